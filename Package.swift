@@ -1,0 +1,46 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Backbeat",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Backbeat", targets: ["Backbeat"]),
+        .executable(name: "backbeat", targets: ["backbeat"]),
+        .executable(name: "drumpad", targets: ["drumpad"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenAL", pkgConfig: "openal",
+            providers: [.apt(["libopenal-dev"])]),
+        .systemLibrary(
+            name: "CVorbis", pkgConfig: "vorbisfile",
+            providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(
+            name: "CSndfile", pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CSamplerate", pkgConfig: "samplerate",
+            providers: [.apt(["libsamplerate0-dev"])]),
+        .target(
+            name: "Backbeat",
+            dependencies: ["COpenAL", "CVorbis", "CSndfile", "CSamplerate"]),
+        .executableTarget(
+            name: "backbeat",
+            dependencies: [
+                "Backbeat",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "drumpad",
+            dependencies: ["Backbeat"],
+            path: "Demo/drumpad"),
+        .testTarget(
+            name: "BackbeatTests",
+            dependencies: ["Backbeat"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

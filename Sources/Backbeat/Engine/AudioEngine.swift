@@ -1,0 +1,290 @@
+import Foundation
+
+/// The audio engine: one OpenAL device and context, one clock, one update loop.
+///
+/// An engine renders to one of three outputs: the system's device in real time,
+/// memory (`.offline`), or a WAV file (`.file`). Everything above the engine —
+/// voices, buses, players, the session — behaves identically on all three.
+///
+/// Engine time is the only clock. It counts frames rendered (or, on a device,
+/// frames the device has played), and every fade, queue advance and completion
+/// is scheduled on it. In `.offline` and fast `.file` output, time moves only
+/// when you call ``render(frames:)`` or ``advance(by:)``, so tests are exact.
+///
+/// ```swift
+/// let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+/// let samples = try engine.render(frames: 4_800)   // 100 ms, interleaved Float32
+/// engine.shutdown()
+/// ```
+public final class AudioEngine: @unchecked Sendable {
+    // @unchecked: all mutable state is guarded by `device`'s recursive lock
+    // (`withLock`), which also serialises every OpenAL call.
+
+    /// The output this engine was opened on.
+    public let output: Output
+    /// Output frames per second.
+    public let sampleRate: Int
+    /// Output channels (interleaved in rendered samples).
+    public let channelCount: Int
+    /// Frames between two update steps: about 5 ms. Fades, refills and
+    /// completion checks happen on these boundaries.
+    public let updateInterval: Int
+
+    let device: ALDevice
+    private var fileWriter: SoundFileWriter?
+    private var framesRendered: Int64 = 0
+    private var nextUpdateFrame: Int64 = 0
+    private var components: [WeakComponent] = []
+    private var isShutDown = false
+    private var scratch: [Float] = []
+    private var realTimeThread: Thread?
+    private let realTimeStop = NSCondition()
+    private var realTimeRunning = false
+    private var clockOrigin: Int64 = 0
+    /// The first error an update step hit on a real-time thread, reported by the next call.
+    private var deferredError: BackbeatError?
+
+    /// Opens an engine on `output`.
+    ///
+    /// - Throws: ``BackbeatError`` with ``BackbeatError/Code/deviceUnavailable``
+    ///   when the device cannot be opened (it names the device and OpenAL's
+    ///   reason), ``BackbeatError/Code/invalidArgument`` for a sample rate or
+    ///   channel count out of range, ``BackbeatError/Code/writeFailed`` when a
+    ///   `.file` output cannot be created.
+    public init(output: Output) throws {
+        self.output = output
+        switch output {
+        case .device(let name, let latency):
+            ALConfig.prepare(latency)
+            device = try ALDevice.openPlayback(name: name)
+        case .offline(let rate, let channels):
+            try Self.validate(sampleRate: rate, channels: channels)
+            ALConfig.prepare(.default)
+            device = try ALDevice.openLoopback(sampleRate: rate, channels: channels)
+        case .file(let url, let rate, _):
+            try Self.validate(sampleRate: rate, channels: 2)
+            ALConfig.prepare(.default)
+            let device = try ALDevice.openLoopback(sampleRate: rate, channels: 2)
+            self.fileWriter = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: rate, channelCount: 2, overwrite: true)
+            self.device = device
+        }
+        sampleRate = device.sampleRate
+        channelCount = device.channelCount
+        updateInterval = max(64, sampleRate / 200)
+        if case .device = output {
+            clockOrigin = device.clockNanoseconds() ?? 0
+            startRealTimeThread(rendering: false)
+        } else if case .file(_, _, .realTime) = output {
+            startRealTimeThread(rendering: true)
+        }
+    }
+
+    deinit { shutdown() }
+
+    private static func validate(sampleRate: Int, channels: Int) throws {
+        guard sampleRate > 0 else {
+            throw BackbeatError(.invalidArgument, operation: "AudioEngine.init", reason: "sample rate must be positive, got \(sampleRate)")
+        }
+        guard (8_000...384_000).contains(sampleRate) else {
+            throw BackbeatError(.unsupportedFormat, operation: "AudioEngine.init", reason: "sample rate \(sampleRate) Hz (8000...384000)")
+        }
+        guard [1, 2, 4, 6].contains(channels) else {
+            throw BackbeatError(.unsupportedFormat, operation: "AudioEngine.init", reason: "\(channels) channels (1, 2, 4 or 6)")
+        }
+    }
+
+    // MARK: Time
+
+    /// Engine time: frames rendered (or played, on a device) since the engine opened.
+    public var currentTime: MediaTime {
+        MediaTime(frames: currentFrame, sampleRate: sampleRate)
+    }
+
+    /// Engine time in frames.
+    var currentFrame: Int64 {
+        withLock {
+            if case .device = output {
+                let ns = (device.clockNanoseconds() ?? clockOrigin) - clockOrigin
+                return Int64((Double(ns) * Double(sampleRate) / 1e9).rounded(.down))
+            }
+            return framesRendered
+        }
+    }
+
+    // MARK: Rendering
+
+    /// Renders `frames` frames and returns them as interleaved Float32.
+    ///
+    /// Update steps run on their fixed boundaries inside the span, so the
+    /// result does not depend on how rendering is split into calls.
+    /// On a `.file` output the frames are also written to the file.
+    ///
+    /// - Throws: ``BackbeatError/Code/invalidArgument`` when `frames` is zero
+    ///   or negative, ``BackbeatError/Code/wrongOutput`` on a device or paced
+    ///   file output, ``BackbeatError/Code/engineShutDown`` after shutdown.
+    public func render(frames: Int) throws -> [Float] {
+        var samples = [Float](repeating: 0, count: max(0, frames) * channelCount)
+        try render(frames: frames, into: &samples)
+        return samples
+    }
+
+    /// Renders `duration` of engine time, discarding the samples (a `.file`
+    /// output still writes them). Use it to move time forward cheaply.
+    public func advance(by duration: MediaTime) throws {
+        let frames = duration.frames(atSampleRate: sampleRate, rounding: .nearest)
+        guard frames > 0 else { return }
+        var remaining = frames
+        while remaining > 0 {
+            let chunk = Int(min(remaining, 8_192))
+            if scratch.count < chunk * channelCount { scratch = [Float](repeating: 0, count: chunk * channelCount) }
+            try render(frames: chunk, into: &scratch)
+            remaining -= Int64(chunk)
+        }
+    }
+
+    /// Renders into `samples`, which must hold `frames * channelCount` floats.
+    func render(frames: Int, into samples: inout [Float]) throws {
+        guard frames > 0 else {
+            throw BackbeatError(.invalidArgument, operation: "render(frames:)", reason: "frames must be positive, got \(frames)")
+        }
+        try withLock {
+            try checkUsable("render(frames:)")
+            switch output {
+            case .device, .file(_, _, .realTime):
+                throw BackbeatError(.wrongOutput, operation: "render(frames:)", reason: "this output renders on its own in real time")
+            case .offline, .file:
+                try renderLocked(frames: frames, into: &samples)
+            }
+        }
+    }
+
+    /// The render loop: update steps on absolute boundaries, OpenAL mixing between them.
+    private func renderLocked(frames: Int, into samples: inout [Float]) throws {
+        var done = 0
+        while done < frames {
+            if framesRendered == nextUpdateFrame {
+                try runUpdate(at: framesRendered)
+                nextUpdateFrame += Int64(updateInterval)
+            }
+            let chunk = min(frames - done, Int(nextUpdateFrame - framesRendered))
+            device.render(frames: chunk, into: &samples, at: done * channelCount)
+            done += chunk
+            framesRendered += Int64(chunk)
+        }
+        try fileWriter?.write(samples[0..<(frames * channelCount)])
+    }
+
+    // MARK: Update step
+
+    /// Adds a component to the update loop.
+    func register(_ component: any EngineComponent) {
+        withLock { components.append(WeakComponent(component: component)) }
+    }
+
+    private func runUpdate(at frame: Int64) throws {
+        try device.withContext("update") {
+            var index = 0
+            while index < components.count {
+                if let component = components[index].component {
+                    try component.update(at: frame)
+                    index += 1
+                } else {
+                    components.remove(at: index)
+                }
+            }
+        }
+    }
+
+    // MARK: Real-time outputs
+
+    private func startRealTimeThread(rendering: Bool) {
+        realTimeRunning = true
+        let period = Double(updateInterval) / Double(sampleRate)
+        let stop = realTimeStop
+        let samplesPerStep = updateInterval * channelCount
+        // The thread holds the engine weakly between steps, so dropping the
+        // last reference still shuts the engine down.
+        let thread = Thread { [weak self] in
+            let start = DispatchTime.now().uptimeNanoseconds
+            var steps: UInt64 = 0
+            var buffer = [Float](repeating: 0, count: samplesPerStep)
+            while let engine = self, engine.realTimeStep(rendering: rendering, buffer: &buffer) {
+                steps += 1
+                let deadline = start + UInt64(Double(steps) * period * 1e9)
+                let now = DispatchTime.now().uptimeNanoseconds
+                guard deadline > now else { continue }
+                stop.lock()
+                _ = stop.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
+                stop.unlock()
+            }
+            ALDevice.clearThreadContext()
+        }
+        thread.name = "Backbeat engine"
+        thread.qualityOfService = .userInteractive
+        realTimeThread = thread
+        thread.start()
+    }
+
+    /// One step of a real-time output: an update step when the device clock
+    /// has reached the next boundary, or (for a paced file) one rendered
+    /// update period. Behaviour reads only engine time; the wall clock only
+    /// decides when the thread wakes. Returns false once the engine stops.
+    private func realTimeStep(rendering: Bool, buffer: inout [Float]) -> Bool {
+        withLock {
+            guard realTimeRunning else { return false }
+            do {
+                if rendering {
+                    try renderLocked(frames: updateInterval, into: &buffer)
+                } else {
+                    let frame = currentFrame
+                    if frame >= nextUpdateFrame {
+                        try runUpdate(at: frame)
+                        nextUpdateFrame = frame + Int64(updateInterval)
+                    }
+                }
+            } catch let error as BackbeatError {
+                if deferredError == nil { deferredError = error }
+            } catch {}
+            return true
+        }
+    }
+
+    private func stopRealTimeThread() {
+        guard let thread = realTimeThread else { return }
+        withLock { realTimeRunning = false }
+        realTimeStop.lock(); realTimeStop.broadcast(); realTimeStop.unlock()
+        while !thread.isFinished { usleep(500) }
+        realTimeThread = nil
+    }
+
+    // MARK: Shutdown
+
+    /// Stops every sound, releases every OpenAL source, buffer, context and
+    /// device, and completes a `.file` output. Idempotent. Any use of the
+    /// engine afterwards throws ``BackbeatError/Code/engineShutDown``.
+    public func shutdown() {
+        stopRealTimeThread()
+        withLock {
+            guard !isShutDown else { return }
+            isShutDown = true
+            components.removeAll()
+            device.close()
+            do { try fileWriter?.finish() } catch let error as BackbeatError { deferredError = error } catch {}
+            fileWriter = nil
+        }
+    }
+
+    /// Whether ``shutdown()`` has run.
+    public var isRunning: Bool { withLock { !isShutDown } }
+
+    // MARK: Locking
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        try device.withLockOnly(body)
+    }
+
+    func checkUsable(_ operation: String) throws {
+        if isShutDown { throw BackbeatError(.engineShutDown, operation: operation) }
+        if let error = deferredError { deferredError = nil; throw error }
+    }
+}
