@@ -30,6 +30,12 @@ public final class AudioEngine: @unchecked Sendable {
     /// completion checks happen on these boundaries.
     public let updateInterval: Int
 
+    /// The fixed delay between mixing a frame and its appearance in the
+    /// output: OpenAL Soft's output limiter looks 1 ms ahead. Scheduled
+    /// starts (`play(at:)`) compensate for it.
+    public let outputLatency: MediaTime
+    let latencyFrames: Int64
+
     let device: ALDevice
     private var fileWriter: SoundFileWriter?
     private var framesRendered: Int64 = 0
@@ -44,6 +50,20 @@ public final class AudioEngine: @unchecked Sendable {
     /// The first error an update step hit on a real-time thread, reported by the next call.
     private var deferredError: BackbeatError?
 
+    /// The bus every other bus feeds.
+    public let masterBus: Bus
+    /// The bus music players play on.
+    public let musicBus: Bus
+    /// The bus sound effects play on unless told otherwise.
+    public let effectsBus: Bus
+    /// Every bus, parents before children.
+    var buses: [Bus]
+    var voicePool: VoicePool!
+    var effectCache: SoundCache!
+    var pendingEvents: [PendingDelivery] = []
+    var eventHandlers: [@Sendable (PlaybackEvent) -> Void] = []
+    var eventContinuations: [AsyncStream<PlaybackEvent>.Continuation] = []
+
     /// Opens an engine on `output`.
     ///
     /// - Throws: ``BackbeatError`` with ``BackbeatError/Code/deviceUnavailable``
@@ -51,7 +71,11 @@ public final class AudioEngine: @unchecked Sendable {
     ///   reason), ``BackbeatError/Code/invalidArgument`` for a sample rate or
     ///   channel count out of range, ``BackbeatError/Code/writeFailed`` when a
     ///   `.file` output cannot be created.
-    public init(output: Output) throws {
+    /// - Parameters:
+    ///   - output: where the sound goes.
+    ///   - maximumVoices: caps the sources the voice pool takes from the
+    ///     device (nil: all it grants, less a reserve for music streams).
+    public init(output: Output, maximumVoices: Int? = nil) throws {
         self.output = output
         switch output {
         case .device(let name, let latency):
@@ -71,6 +95,22 @@ public final class AudioEngine: @unchecked Sendable {
         sampleRate = device.sampleRate
         channelCount = device.channelCount
         updateInterval = max(64, sampleRate / 200)
+        let fixedLatency = device.isLoopback ? (device.latencyNanoseconds() ?? 0) : 0
+        latencyFrames = Int64((Double(fixedLatency) * Double(device.sampleRate) / 1e9).rounded(.down))
+        outputLatency = MediaTime(frames: latencyFrames, sampleRate: device.sampleRate)
+        masterBus = Bus(name: "master", parent: nil)
+        musicBus = Bus(name: "music", parent: masterBus)
+        effectsBus = Bus(name: "effects", parent: masterBus)
+        buses = [masterBus, musicBus, effectsBus]
+        for bus in buses { bus.engine = self }
+        effectCache = SoundCache(engine: self, budget: 64 << 20)
+        do {
+            voicePool = try VoicePool(engine: self, device: device, limit: maximumVoices)
+        } catch {
+            device.close()
+            throw error
+        }
+        register(voicePool)
         if case .device = output {
             clockOrigin = device.clockNanoseconds() ?? 0
             startRealTimeThread(rendering: false)
@@ -133,6 +173,7 @@ public final class AudioEngine: @unchecked Sendable {
     public func advance(by duration: MediaTime) throws {
         let frames = duration.frames(atSampleRate: sampleRate, rounding: .nearest)
         guard frames > 0 else { return }
+        defer { deliverPendingEvents() }
         var remaining = frames
         while remaining > 0 {
             let chunk = Int(min(remaining, 8_192))
@@ -147,6 +188,7 @@ public final class AudioEngine: @unchecked Sendable {
         guard frames > 0 else {
             throw BackbeatError(.invalidArgument, operation: "render(frames:)", reason: "frames must be positive, got \(frames)")
         }
+        defer { deliverPendingEvents() }
         try withLock {
             try checkUsable("render(frames:)")
             switch output {
@@ -182,7 +224,7 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     private func runUpdate(at frame: Int64) throws {
-        try device.withContext("update") {
+        try device.batch {
             var index = 0
             while index < components.count {
                 if let component = components[index].component {
@@ -209,6 +251,7 @@ public final class AudioEngine: @unchecked Sendable {
             var steps: UInt64 = 0
             var buffer = [Float](repeating: 0, count: samplesPerStep)
             while let engine = self, engine.realTimeStep(rendering: rendering, buffer: &buffer) {
+                engine.deliverPendingEvents()
                 steps += 1
                 let deadline = start + UInt64(Double(steps) * period * 1e9)
                 let now = DispatchTime.now().uptimeNanoseconds
@@ -267,15 +310,23 @@ public final class AudioEngine: @unchecked Sendable {
         withLock {
             guard !isShutDown else { return }
             isShutDown = true
+            try? device.withContext { voicePool.stopAll() }
             components.removeAll()
             device.close()
             do { try fileWriter?.finish() } catch let error as BackbeatError { deferredError = error } catch {}
             fileWriter = nil
         }
+        deliverPendingEvents()
+        let continuations = withLock {
+            defer { eventContinuations.removeAll() }
+            return eventContinuations
+        }
+        for continuation in continuations { continuation.finish() }
     }
 
-    /// Whether ``shutdown()`` has run.
+    /// Whether ``shutdown()`` has not run yet.
     public var isRunning: Bool { withLock { !isShutDown } }
+    var isRunningLocked: Bool { !isShutDown }
 
     // MARK: Locking
 

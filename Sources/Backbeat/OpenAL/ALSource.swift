@@ -28,7 +28,7 @@ struct ALSource: Hashable, Sendable {
     /// Resets a source to a known, non-spatial state: listener-relative at the
     /// origin, no distance attenuation, gain 1, pitch 1, not looping, no buffer.
     func reset() {
-        alSourceStop(name)
+        alSourceRewind(name)
         alSourcei(name, AL_BUFFER, 0)
         alSourcei(name, AL_SOURCE_RELATIVE, 1)
         alSource3f(name, AL_POSITION, 0, 0, 0)
@@ -81,3 +81,6 @@ struct ALSource: Hashable, Sendable {
         return names
     }
 }
+
+/// An OpenAL buffer name, as the layers above the door hold it.
+typealias ALBufferName = UInt32

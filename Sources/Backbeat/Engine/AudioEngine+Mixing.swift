@@ -1,0 +1,28 @@
+extension AudioEngine {
+    /// Makes a bus for a group of sounds (dialogue, UI, ambience) feeding
+    /// `parent` (default: the master bus).
+    public func makeBus(named name: String, parent: Bus? = nil) -> Bus {
+        let bus = Bus(name: name, parent: parent ?? masterBus)
+        bus.engine = self
+        withLock { buses.append(bus) }
+        return bus
+    }
+
+    /// The byte budget of the sound effect cache (default 64 MiB). Lowering it
+    /// evicts at the next load; a sound larger than the budget fails to load.
+    public var effectCacheBudget: Int {
+        get { withLock { effectCache.budget } }
+        set { withLock { effectCache.budget = max(0, newValue) } }
+    }
+
+    /// OpenAL sources the voice pool owns (what the device grants, less a
+    /// reserve for music streams).
+    public var voiceSourceCount: Int { voicePool.sourceCount }
+
+    /// Applies every voice and bus change made in `body` together, on the
+    /// same mixed frame (AL_SOFT_deferred_updates).
+    public func performBatchUpdates<T>(_ body: () throws -> T) throws -> T {
+        defer { deliverPendingEvents() }
+        return try device.batch(body)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Testing
+@testable import Backbeat
+
+@Suite("SoundEffect and Voice")
+struct SoundEffectTests {
+    @Test("A one-shot is audible within one update of play(), silent after its length, and completes once")
+    func oneShot() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.25), name: "sine", engine: engine)
+            let tally = Tally()
+            _ = try engine.render(frames: 1_000)   // start mid-stream, off an update boundary
+            let voice = sound.play { tally.record($0) }
+            let out = try engine.render(frames: 24_000)
+            let first = try #require(Signal.firstAudibleFrame(out, channels: 2))
+            #expect(first < engine.updateInterval)
+            // Sample 0 of a sine is 0: the first audible frame is the second.
+            #expect(Int64(first) == engine.latencyFrames + 1, "heard after the limiter's lookahead only")
+            let last = try #require(Signal.lastAudibleFrame(out, channels: 2))
+            #expect(abs(last - first - 12_000) <= 2)
+            #expect(voice.isFinished)
+            #expect(tally.all == [true])
+            _ = try engine.render(frames: 4_800)
+            #expect(tally.all == [true])
+        }
+    }
+
+    @Test("Loop counts: n repeats n more times", arguments: [0, 1, 3])
+    func loopCounts(loops: Int) throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: Signal.constant(0.5, frames: 4_800), name: "dc", engine: engine)
+            let voice = sound.play(numberOfLoops: loops)
+            let out = try engine.render(frames: 4_800 * (loops + 3))
+            let first = try #require(Signal.firstAudibleFrame(out, channels: 2))
+            let last = try #require(Signal.lastAudibleFrame(out, channels: 2))
+            #expect(last - first + 1 == 4_800 * (loops + 1))
+            // Continuous through the seams: no gap between the copies.
+            let left = Signal.channel(out, 0, of: 2)
+            #expect(left[(first + 1)..<last].allSatisfy { $0 > 0.25 })
+            #expect(voice.isFinished)
+        }
+    }
+
+    @Test("numberOfLoops -1 loops until stopped, then fades out without a click")
+    func infiniteLoop() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: Signal.sine(frequency: 500, seconds: 0.01 * 9.6), name: "loop", engine: engine)
+            let voice = sound.play(numberOfLoops: -1)
+            let before = try engine.render(frames: 48_000)
+            #expect(Signal.rms(Signal.channel(before, 0, of: 2)[40_000...]) > 0.1)
+            #expect(voice.state == .playing)
+            voice.stop()
+            let after = try engine.render(frames: 4_800)
+            #expect(voice.isFinished)
+            let tail = Array(after[(2_400 * 2)...])
+            #expect(Signal.peak(tail) == 0)
+            // A 500 Hz sine at 0.298 moves at most 0.0195 per sample; a dead stop would jump 0.3.
+            #expect(Signal.maxJump(before.suffix(200) + after, channels: 2) < 0.03)
+        }
+    }
+
+    @Test("Pan right puts the energy in the right channel", arguments: [1, 2])
+    func panRight(channels: Int) throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.2, channels: channels),
+                                        name: "pan", engine: engine)
+            sound.play(pan: 1)
+            let out = try engine.render(frames: 10_000)
+            let left = Signal.rms(Signal.channel(out, 0, of: 2)), right = Signal.rms(Signal.channel(out, 1, of: 2))
+            #expect(right > 0.1)
+            #expect(left < right * 0.05)
+            sound.play(pan: -1)
+            let mirrored = try engine.render(frames: 10_000)
+            #expect(Signal.rms(Signal.channel(mirrored, 0, of: 2)) > Signal.rms(Signal.channel(mirrored, 1, of: 2)) * 20)
+        }
+    }
+
+    @Test("play(at:) starts on its exact frame")
+    func scheduledStart() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: Signal.constant(0.5, frames: 1_000), name: "click", engine: engine)
+            _ = try engine.render(frames: 777)
+            for target in [Int64(1_000), 5_003, 20_011] {
+                sound.play(at: MediaTime(frames: target, sampleRate: 48_000))
+            }
+            let out = try engine.render(frames: 30_000)
+            let left = Signal.channel(out, 0, of: 2)
+            for target in [1_000, 5_003, 20_011] {
+                let i = target - 777
+                #expect(left[i - 1] == 0, "silent just before \(target)")
+                #expect(left[i] > 0.1, "sounding on \(target)")
+            }
+        }
+    }
+
+    @Test("Pause and resume continue mid-sound; currentTime holds while paused")
+    func pauseResume() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: Signal.sine(frequency: 300, seconds: 1), name: "s", engine: engine)
+            let voice = sound.play()
+            _ = try engine.render(frames: 12_000)
+            try voice.pause()
+            _ = try engine.render(frames: 2_400)
+            #expect(voice.state == .paused)
+            let held = voice.currentTime
+            let silence = try engine.render(frames: 24_000)
+            #expect(Signal.peak(silence) == 0)
+            #expect(voice.currentTime == held)
+            #expect(abs(held.seconds - 0.26) < 0.02)
+            try voice.resume()
+            let more = try engine.render(frames: 4_800)
+            #expect(Signal.rms(more) > 0.1)
+            #expect(voice.currentTime > held)
+        }
+    }
+
+    @Test("A voice used after it finished: stop is a no-op, pause and resume throw voiceFinished")
+    func finishedVoice() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: Signal.constant(0.1, frames: 100), name: "tick", engine: engine)
+            let voice = sound.play()
+            _ = try engine.render(frames: 2_000)
+            #expect(voice.isFinished)
+            voice.stop()
+            voice.volume = 0.5
+            let error = try #require(throws: BackbeatError.self) { try voice.pause() }
+            #expect(error.code == .voiceFinished)
+            #expect(throws: BackbeatError.self) { try voice.resume() }
+        }
+    }
+
+    @Test("NaN, infinite and negative volume, pan and rate are clamped or ignored")
+    func clamping() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.5), name: "s", engine: engine)
+            let voice = sound.play(volume: .nan, pan: .infinity, rate: -3)
+            #expect(voice.volume == 1)
+            #expect(voice.pan == 1)
+            #expect(voice.rate == 0.5)
+            voice.volume = -.infinity
+            #expect(voice.volume == 0)
+            voice.volume = .nan
+            #expect(voice.volume == 0)
+            voice.pan = .nan
+            #expect(voice.pan == 1)
+            voice.rate = .infinity
+            #expect(voice.rate == 2)
+            let out = try engine.render(frames: 4_800)
+            #expect(out.allSatisfy { $0.isFinite })
+        }
+    }
+
+    @Test("A zero-frame sound is a typed error")
+    func zeroFrames() throws {
+        try withOfflineEngine { engine in
+            let empty = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: [])
+            let error = try #require(throws: BackbeatError.self) { try SoundEffect(buffer: empty, name: "empty", engine: engine) }
+            #expect(error.code == .emptySound)
+        }
+    }
+
+    @Test("A sound loads from a file in the background; play on a miss starts when the load completes")
+    func loadFromFile() async throws {
+        try await withTemporaryDirectoryAsync { dir in
+            let url = dir.appendingPathComponent("beep.wav")
+            try writeWAV(Signal.sine(frequency: 440, seconds: 0.1), to: url)
+            let engine = try AudioEngine(output: .offline())
+            defer { engine.shutdown() }
+            let recorder = EventRecorder(engine)
+            let sound = SoundEffect(contentsOf: url, engine: engine)
+            #expect(!sound.isLoaded)
+            let voice = sound.play()
+            try await waitUntil { sound.isLoaded }
+            let out = try engine.render(frames: 9_600)
+            #expect(Signal.rms(out) > 0.05)
+            #expect(recorder.events.contains { if case .voiceStarted(voice.id, _, _, true) = $0 { true } else { false } })
+        }
+    }
+
+    @Test("Playing a sound whose file has vanished is refused with fileNotFound")
+    func vanishedFile() async throws {
+        let engine = try AudioEngine(output: .offline())
+        defer { engine.shutdown() }
+        let recorder = EventRecorder(engine)
+        let sound = SoundEffect(contentsOf: URL(fileURLWithPath: "/no/such/sound.wav"), engine: engine)
+        let voice = sound.play()
+        try await waitUntil { voice.isFinished }
+        let refusal = recorder.events.compactMap { event -> BackbeatError? in
+            if case .voiceRefused(_, _, .loadFailed(let error)) = event { error } else { nil }
+        }.first
+        #expect(refusal?.code == .fileNotFound)
+        let error = await #expect(throws: BackbeatError.self) { try await sound.preload() }
+        #expect(error?.code == .fileNotFound)
+        #expect(error?.description.contains("sound.wav") == true)
+    }
+
+    @Test("A cache budget smaller than one sound fails its load with cacheBudgetExceeded")
+    func budgetTooSmall() async throws {
+        let engine = try AudioEngine(output: .offline())
+        defer { engine.shutdown() }
+        engine.effectCacheBudget = 1_000
+        let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.1), name: "big", engine: engine)
+        let error = await #expect(throws: BackbeatError.self) { try await sound.preload() }
+        #expect(error?.code == .cacheBudgetExceeded)
+    }
+
+    @Test("The cache evicts the least recently used sound that is not playing")
+    func eviction() async throws {
+        let engine = try AudioEngine(output: .offline())
+        defer { engine.shutdown() }
+        let bytes = 4_800 * 4
+        engine.effectCacheBudget = bytes * 2
+        let a = try SoundEffect(buffer: Signal.constant(0.1, frames: 4_800), name: "a", engine: engine)
+        let b = try SoundEffect(buffer: Signal.constant(0.1, frames: 4_800), name: "b", engine: engine)
+        let c = try SoundEffect(buffer: Signal.constant(0.1, frames: 4_800), name: "c", engine: engine)
+        try await a.preload()
+        try await b.preload()
+        a.play()   // a is playing and more recent: b goes
+        try await c.preload()
+        #expect(a.isLoaded)
+        #expect(!b.isLoaded)
+        #expect(c.isLoaded)
+    }
+}
+
+/// Writes a mono or stereo buffer as a 32-bit float WAV.
+func writeWAV(_ pcm: PCMBuffer, to url: URL) throws {
+    let writer = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: pcm.format.sampleRate,
+                                     channelCount: pcm.format.channelCount, overwrite: true)
+    try writer.write(pcm.interleavedFloats[...])
+    try writer.finish()
+}
+
+/// Polls `condition` (a background load's result), yielding between checks; fails after 10 s.
+func waitUntil(_ condition: () -> Bool) async throws {
+    for _ in 0..<10_000 {
+        if condition() { return }
+        try await Task.sleep(nanoseconds: 1_000_000)
+    }
+    Issue.record("condition never became true")
+}
+
+func withTemporaryDirectoryAsync<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}
