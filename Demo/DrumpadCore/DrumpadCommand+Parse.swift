@@ -45,14 +45,11 @@ extension DrumpadCommand {
             words.append(String(decoding: word, as: UTF8.self))
         }
         guard let first = words.first else { return nil }
-        do {
-            return try command(asciiLowercased(first), Array(words.dropFirst()))
-        } catch let error where error.reason == .unknownCommand("") {
-            throw DrumpadCommandError(.unknownCommand(excerpt(first)))  // quoted as typed
-        }
+        return try command(first, Array(words.dropFirst()))
     }
 
-    private static func command(_ keyword: String, _ arguments: [String]) throws(DrumpadCommandError) -> DrumpadCommand {
+    private static func command(_ word: String, _ arguments: [String]) throws(DrumpadCommandError) -> DrumpadCommand {
+        let keyword = asciiLowercased(word)
         func bad(_ expected: String) -> DrumpadCommandError {
             DrumpadCommandError(.badArguments(command: keyword, expected: expected,
                                               got: excerpt(arguments.joined(separator: " "))))
@@ -120,7 +117,7 @@ extension DrumpadCommand {
         case "env":
             return .environment(try environment(arguments.map(asciiLowercased), bad))
         default:
-            throw DrumpadCommandError(.unknownCommand(""))
+            throw DrumpadCommandError(.unknownCommand(excerpt(word)))  // quoted as typed
         }
     }
 
