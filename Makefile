@@ -5,7 +5,7 @@ APT_PACKAGES := pkg-config libopenal-dev libvorbis-dev libsndfile1-dev libsample
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test demo bench clean
+.PHONY: all deps build release test demo bench assets clean
 
 all: build
 
@@ -34,6 +34,10 @@ demo: release
 
 bench: release
 	.build/release/backbeat bench
+
+# Regenerates the demo's drums and music library (deterministic; see Assets/README.md).
+assets: deps
+	python3 Assets/generate.py
 
 clean:
 	rm -rf .build out

@@ -34,13 +34,17 @@ let package = Package(
                 "Backbeat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        .target(
+            name: "DrumpadCore",
+            dependencies: ["Backbeat"],
+            path: "Demo/DrumpadCore"),
         .executableTarget(
             name: "drumpad",
-            dependencies: ["Backbeat"],
+            dependencies: ["Backbeat", "DrumpadCore"],
             path: "Demo/drumpad"),
         .testTarget(
             name: "BackbeatTests",
-            dependencies: ["Backbeat"]),
+            dependencies: ["Backbeat", "DrumpadCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Backbeat
+import DrumpadCore
 import Foundation
 
 // The drum pad demo. Reads commands from stdin (or --script FILE), one per line,
@@ -43,7 +44,9 @@ func openEngine(_ options: Options) throws -> (AudioEngine, String) {
 
 func readLines(_ options: Options) throws -> AnySequence<String> {
     if let script = options.script {
-        let text = try String(contentsOfFile: script, encoding: .utf8)
+        // Bytes decoded lossily: a script with invalid UTF-8 still runs, its bad lines refused one by one.
+        let data = try Data(contentsOf: URL(fileURLWithPath: script))
+        let text = String(decoding: data, as: UTF8.self)
         return AnySequence(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
     return AnySequence(AnyIterator { readLine(strippingNewline: true) })
@@ -52,22 +55,22 @@ func readLines(_ options: Options) throws -> AnySequence<String> {
 do {
     let options = try Options(CommandLine.arguments)
     let (engine, destination) = try openEngine(options)
-    for raw in try readLines(options) {
-        let line = raw.trimmingCharacters(in: .whitespaces)
-        if line.isEmpty || line.hasPrefix("#") { continue }
-        let words = line.split(separator: " ")
-        switch words.first {
-        case "wait":
-            if words.count == 2, let seconds = Double(words[1]), seconds.isFinite, seconds >= 0 {
-                if case .file = engine.output { try engine.advance(by: MediaTime(seconds: seconds)) }
-                else { Thread.sleep(forTimeInterval: seconds) }
-            } else {
-                print("wait: expected a duration in seconds, got \"\(line.prefix(80))\"")
-            }
-        case "quit": break
-        default: print("unknown command: \(line.prefix(80))")
+    lines: for line in try readLines(options) {
+        let command: DrumpadCommand?
+        do {
+            command = try DrumpadCommand.parse(line)
+        } catch {
+            print(error)
+            continue
         }
-        if words.first == "quit" { break }
+        switch command {
+        case nil: continue
+        case let .wait(time):
+            if case .file = engine.output { try engine.advance(by: time) }
+            else { Thread.sleep(forTimeInterval: time.seconds) }
+        case .quit: break lines
+        case let other?: print("not yet wired: \(other)")
+        }
     }
     let seconds = engine.currentTime.seconds
     engine.shutdown()

@@ -1,0 +1,92 @@
+import Backbeat
+
+/// One line of the drum pad demo's command language, parsed.
+///
+/// Every command a person can type at the demo, or put in a script, has one
+/// case here. ``parse(_:)`` turns a line into a command; ``description`` turns
+/// a command back into the canonical line that parses to it again.
+///
+/// Times are exact ``MediaTime`` values at a microsecond timescale, never
+/// floating point, so a scripted `wait 1.5s` is exactly 72,000 frames at 48 kHz.
+public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
+    /// Hits a pad. `velocity` is a MIDI-style 0–127 integer (127 when not typed);
+    /// ``Pad/gain(forVelocity:)`` maps it to a linear gain.
+    case pad(Pad, velocity: Int)
+    /// Starts or resumes the music.
+    case play
+    /// Pauses the music.
+    case pause
+    /// Plays when paused, pauses when playing.
+    case toggle
+    /// Skips to the next song in the queue.
+    case next
+    /// Goes back to the previous song (or the start of this one).
+    case previous
+    /// Moves the playhead of the current song to a time from its start.
+    case seek(MediaTime)
+    /// Stops the music and rewinds the queue.
+    case stop
+    /// Sets the music player's repeat mode.
+    case repeatMode(RepeatMode)
+    /// Sets the music player's shuffle mode.
+    case shuffle(ShuffleMode)
+    /// Plays a random song, from one genre when `genre` is not nil (matched by the library, as typed).
+    case random(genre: String?)
+    /// Opens the terminal media picker.
+    case pick
+    /// Shows the now-playing title, album, artist and artwork.
+    case nowPlaying
+    /// Changes the audio session's category, and for playback its mixing option.
+    case session(SessionCategory, SessionOption?)
+    /// Simulates an event from the environment (a call, headphones, the silent switch, other apps).
+    case environment(EnvironmentEvent)
+    /// Lets engine time pass before the next command.
+    case wait(MediaTime)
+    /// Fades the music out and ends the demo.
+    case quit
+
+    /// The canonical command line, which parses back to this command.
+    public var description: String {
+        switch self {
+        case let .pad(pad, velocity): "\(pad.rawValue) \(velocity)"
+        case .play: "play"
+        case .pause: "pause"
+        case .toggle: "toggle"
+        case .next: "next"
+        case .previous: "prev"
+        case let .seek(time): "seek \(Self.clock(time))"
+        case .stop: "stop"
+        case let .repeatMode(mode): "repeat \(mode.rawValue)"
+        case let .shuffle(mode): "shuffle \(mode.rawValue)"
+        case let .random(genre): genre.map { "random \($0)" } ?? "random"
+        case .pick: "pick"
+        case .nowPlaying: "now"
+        case let .session(category, option): option.map { "session \(category.rawValue) \($0.rawValue)" }
+            ?? "session \(category.rawValue)"
+        case let .environment(event): "env \(event.description)"
+        case let .wait(time): "wait \(Self.seconds(time))s"
+        case .quit: "quit"
+        }
+    }
+
+    /// `m:ss` or `h:mm:ss`, with the fraction of a second when there is one.
+    static func clock(_ time: MediaTime) -> String {
+        let micros = time.converted(to: 1_000_000).value
+        let fraction = micros % 1_000_000
+        return fraction == 0 ? time.formatted : time.formatted + fractionDigits(fraction)
+    }
+
+    /// Decimal seconds without trailing zeros: `1.5`, `0.25`, `3`.
+    static func seconds(_ time: MediaTime) -> String {
+        let micros = time.converted(to: 1_000_000).value
+        return "\(micros / 1_000_000)" + fractionDigits(micros % 1_000_000)
+    }
+
+    private static func fractionDigits(_ micros: Int64) -> String {
+        guard micros != 0 else { return "" }
+        var digits = String(micros)
+        digits = String(repeating: "0", count: 6 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "." + digits
+    }
+}

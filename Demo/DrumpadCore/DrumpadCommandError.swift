@@ -1,0 +1,37 @@
+/// Why a line is not a drum pad command: one line a person can read and act on.
+///
+/// ``description`` names what was expected and quotes (a bounded, printable
+/// excerpt of) what was typed.
+public struct DrumpadCommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    enum Reason: Sendable, Hashable {
+        /// The first word is no command.
+        case unknownCommand(String)
+        /// A command's arguments are wrong; `expected` is the usage.
+        case badArguments(command: String, expected: String, got: String)
+        /// The line is longer than ``DrumpadCommand/maximumLineLength``.
+        case lineTooLong(Int)
+    }
+
+    let reason: Reason
+
+    init(_ reason: Reason) { self.reason = reason }
+
+    /// The command word the error is about, or nil when the word itself was not understood.
+    public var command: String? {
+        if case let .badArguments(command, _, _) = reason { return command }
+        return nil
+    }
+
+    /// One line, no newline: what was expected and what was typed.
+    public var description: String {
+        switch reason {
+        case let .unknownCommand(word):
+            "unknown command \"\(word)\"; expected a pad (1-4, snare, bass, tambourine, maraca), play, pause, "
+                + "toggle, next, prev, seek, stop, repeat, shuffle, random, pick, now, session, env, wait or quit"
+        case let .badArguments(command, expected, got):
+            got.isEmpty ? "\(command): expected \(expected)" : "\(command): expected \(expected), got \"\(got)\""
+        case let .lineTooLong(length):
+            "line too long (\(length) bytes); a command is at most \(DrumpadCommand.maximumLineLength) bytes"
+        }
+    }
+}
