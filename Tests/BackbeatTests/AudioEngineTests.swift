@@ -131,8 +131,10 @@ struct AudioEngineTests {
     @Test("Shutdown releases every source and buffer")
     func shutdownReleases() throws {
         let engine = try AudioEngine(output: .offline())
+        let pooled = engine.device.liveSources.count
+        #expect(pooled == engine.voiceSourceCount)
         try playRaw(Signal.sine(frequency: 440, seconds: 0.1), on: engine)
-        #expect(engine.device.liveSources.count == 1)
+        #expect(engine.device.liveSources.count == pooled + 1)
         #expect(engine.device.liveBuffers.count == 1)
         engine.shutdown()
         #expect(engine.device.liveSources.isEmpty)
