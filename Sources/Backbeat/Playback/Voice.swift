@@ -79,7 +79,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var lastUpdateFrame: Int64 = 0
     /// The frame a voice waiting for its load or a source should start on.
     var scheduledTarget: Int64 = 0
-    var completedNaturally = false
+    /// It stole a source and waits for the victim's fade-out.
+    var awaitingHandoff = false
+    /// It is in the pool's list and counted per sound.
+    var isCounted = false
 
     init(sound: SoundEffect, volume: Float, pan: Float, rate: Float, numberOfLoops: Int, priority: Int,
          completion: (@Sendable (Bool) -> Void)?) {

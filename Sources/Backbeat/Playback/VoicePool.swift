@@ -55,12 +55,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Logical voices alive (pending, playing, paused or virtual).
     var liveVoiceCount: Int { voices.count }
 
-    /// Voices holding a source and not handing it off.
-    private var audibleCount: Int {
-        voices.reduce(0) { n, v in
-            switch v.phase { case .playing, .pausing, .paused: n + 1; default: n }
-        }
-    }
+    /// Voices fading out on their source before giving it up.
+    private var stoppingCount = 0
+    /// Voices that stole a source and wait for its fade-out to end.
+    private var claimCount = 0
+
+    /// Voices holding a source (not fading it out) or promised one: O(1).
+    private var audibleCount: Int { sourceCount - free.count - stoppingCount + claimCount }
 
     /// Counts of voices by public state.
     var stateCounts: [Voice.State: Int] {
@@ -97,6 +98,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             }
             sound.lastStartFrame = target
             voices.append(voice)
+            voice.isCounted = true
             activeBySound[ObjectIdentifier(sound), default: 0] += 1
             voice.phase = .scheduled(target)
             if case .loaded = sound.loadState {
@@ -147,10 +149,12 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 release(victim, now: now, becomeVirtual: false)
             }
         }
-        if audibleCount >= capacity {
+        if !voice.awaitingHandoff && audibleCount >= capacity {
             if let victim = stealCandidate(below: voice.priority) {
                 engine.post(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
                 release(victim, now: now, becomeVirtual: victim.numberOfLoops < 0)
+                voice.awaitingHandoff = true
+                claimCount += 1
             } else if voice.numberOfLoops < 0 {
                 voice.phase = .virtual
                 voice.position = 0
@@ -168,6 +172,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.scheduledTarget = target
             return
         }
+        dropClaim(of: voice)
         let outputToSound = Double(resident.sampleRate) / Double(engine.sampleRate)
         let leadIn = Int((Double(target - now) * outputToSound).rounded())
         attach(voice, to: source, resident: resident, leadIn: leadIn, startPosition: 0, fadeIn: false)
@@ -249,6 +254,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         source.setGain(0)
         voice.appliedGain = 0
         voice.phase = .stopping(until: now + rampFrames, thenVirtual: becomeVirtual)
+        stoppingCount += 1
+    }
+
+    private func dropClaim(of voice: Voice) {
+        guard voice.awaitingHandoff else { return }
+        voice.awaitingHandoff = false
+        claimCount -= 1
     }
 
     private func freeSource(of voice: Voice) {
@@ -267,7 +279,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Ends a voice: its completion runs once, outside the lock.
     private func finish(_ voice: Voice, completed: Bool) {
         guard voice.phase != .finished else { return }
-        let wasCounted = voices.contains { $0 === voice }
+        let wasCounted = voice.isCounted
+        voice.isCounted = false
+        dropClaim(of: voice)
+        if case .stopping = voice.phase, voice.source != nil { stoppingCount -= 1; freeSource(of: voice) }
         voice.phase = .finished
         if wasCounted {
             let key = ObjectIdentifier(voice.sound)
@@ -394,6 +409,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 applyGain(voice, at: frame)
             case .stopping(let until, let thenVirtual):
                 guard frame >= until else { break }
+                stoppingCount -= 1
                 freeSource(of: voice)
                 if thenVirtual {
                     voice.phase = .virtual
@@ -437,8 +453,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Stops every voice at once, without ramps (engine shutdown).
     func stopAll() {
         for voice in voices {
-            freeSource(of: voice)
             finish(voice, completed: false)
+            freeSource(of: voice)
         }
         voices.removeAll()
     }
