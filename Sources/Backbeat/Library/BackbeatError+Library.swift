@@ -15,8 +15,6 @@ extension BackbeatError.Code {
     public static let invalidPlaylist = Self("invalid playlist")
     /// An image could not be decoded or encoded.
     public static let invalidImage = Self("invalid image")
-    /// The operation was cancelled.
-    public static let cancelled = Self("cancelled")
     /// Decoding an archive needs a library in the decoder's `userInfo`.
     public static let libraryMissing = Self("no library to decode against")
 }

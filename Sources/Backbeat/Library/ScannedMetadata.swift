@@ -23,40 +23,37 @@ struct ScannedMetadata: Sendable, Equatable {
     /// so a hostile megabyte-long tag cannot bloat the index.
     static let maximumValueBytes = 1024
 
-    /// Sets a field from a raw tag `key=value` (Vorbis comment names, case-insensitive).
-    /// Invalid UTF-8 is repaired with U+FFFD; overlong values are cut.
-    mutating func apply(key rawKey: String, value rawValue: [UInt8]) {
-        var bytes = rawValue[...]
-        if bytes.count > Self.maximumValueBytes {
-            warnings.append("tag \(rawKey) is \(bytes.count) bytes, cut to \(Self.maximumValueBytes)")
-            bytes = bytes.prefix(Self.maximumValueBytes)
-        }
-        let value = String(decoding: bytes, as: UTF8.self)
-        if value.contains("\u{FFFD}"), String(validating: bytes, as: UTF8.self) == nil {
-            warnings.append("tag \(rawKey) is not valid UTF-8; repaired")
-        }
-        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines.union(.controlCharacters))
-        guard !trimmed.isEmpty else { return }
-        switch rawKey.uppercased() {
-        case "TITLE": title = title ?? trimmed
-        case "ARTIST": artist = artist ?? trimmed
-        case "ALBUM": albumTitle = albumTitle ?? trimmed
-        case "ALBUMARTIST", "ALBUM ARTIST", "ALBUM_ARTIST": albumArtist = albumArtist ?? trimmed
-        case "GENRE": genre = genre ?? trimmed
-        case "COMPOSER": composer = composer ?? trimmed
-        case "TRACKNUMBER", "TRACK": trackNumber = Self.leadingNumber(trimmed)
-        case "DISCNUMBER", "DISC": discNumber = Self.leadingNumber(trimmed)
-        case "DATE", "YEAR": releaseDate = releaseDate ?? Self.date(trimmed)
-        case "COMPILATION":
-            isCompilation = ["1", "true", "yes"].contains(trimmed.lowercased())
-        default: break
-        }
-    }
+    init() {}
 
-    /// `"3/12"` → 3; anything unparsable → 0.
-    static func leadingNumber(_ text: String) -> Int {
-        let digits = text.prefix(while: \.isASCII).prefix(while: \.isNumber).prefix(6)
-        return Int(digits) ?? 0
+    /// Maps the Media layer's tags, cutting overlong values and noting repaired ones.
+    init(tags: AudioTags, duration: MediaTime, artworkErrors: [String]) {
+        var warnings: [String] = []
+        func clean(_ value: String?, _ name: String) -> String? {
+            guard var value else { return nil }
+            if value.utf8.count > Self.maximumValueBytes {
+                warnings.append("tag \(name) is \(value.utf8.count) bytes, cut to \(Self.maximumValueBytes)")
+                value = String(decoding: value.utf8.prefix(Self.maximumValueBytes), as: UTF8.self)
+            }
+            if value.contains("\u{FFFD}") { warnings.append("tag \(name) is not valid UTF-8; repaired") }
+            value = value.filter { !$0.isNewline && !($0.unicodeScalars.first.map { CharacterSet.controlCharacters.contains($0) } ?? false) }
+            value = value.trimmingCharacters(in: .whitespaces)
+            return value.isEmpty ? nil : value
+        }
+        title = clean(tags.title, "TITLE")
+        artist = clean(tags.artist, "ARTIST")
+        albumTitle = clean(tags.albumTitle, "ALBUM")
+        albumArtist = clean(tags.albumArtist, "ALBUMARTIST")
+        genre = clean(tags.genre, "GENRE")
+        composer = clean(tags.composer, "COMPOSER")
+        trackNumber = max(0, min(tags.trackNumber ?? 0, 99_999))
+        discNumber = max(0, min(tags.discNumber ?? 0, 99_999))
+        releaseDate = clean(tags.date, "DATE").flatMap(Self.date)
+        isCompilation = tags.isCompilation ?? false
+        self.duration = duration
+        let picture = tags.artwork.first { $0.pictureType == Artwork.frontCover } ?? tags.artwork.first
+        embeddedPicture = picture?.data
+        warnings += artworkErrors.map { "embedded picture ignored: \($0)" }
+        self.warnings = warnings
     }
 
     /// `YYYY`, `YYYY-MM` or `YYYY-MM-DD` (UTC), else nil.
