@@ -82,9 +82,11 @@ enum PlaylistReader {
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.delegate = delegate
-        guard parser.parse(), !delegate.sawForeignRoot else {
+        let parsedOK = parser.parse()
+        guard parsedOK, !delegate.sawForeignRoot, delegate.sawRoot, delegate.isBalanced else {
             let reason = delegate.sawForeignRoot ? "root element is not <playlist>"
-                : "malformed XML at line \(parser.lineNumber): \(parser.parserError?.localizedDescription ?? "parse error")"
+                : !parsedOK ? "malformed XML at line \(parser.lineNumber): \(parser.parserError?.localizedDescription ?? "parse error")"
+                : !delegate.sawRoot ? "no <playlist> element" : "document ends inside an element"
             throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url, reason: reason)
         }
         return delegate.parsed
@@ -95,7 +97,9 @@ enum PlaylistReader {
 private final class XSPFDelegate: NSObject, XMLParserDelegate {
     var parsed = PlaylistReader.Parsed()
     var sawForeignRoot = false
+    var sawRoot = false
     private var path: [String] = []
+    var isBalanced: Bool { path.isEmpty }
     private var text = ""
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
@@ -104,6 +108,7 @@ private final class XSPFDelegate: NSObject, XMLParserDelegate {
             sawForeignRoot = true
             parser.abortParsing()
         }
+        if path.isEmpty { sawRoot = true }
         path.append(elementName)
         text = ""
     }
