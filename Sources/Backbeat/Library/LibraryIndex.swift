@@ -92,14 +92,16 @@ final class LibraryIndex: Sendable {
                 album_artist_key TEXT NOT NULL, genre_key TEXT NOT NULL, composer_key TEXT NOT NULL,
                 title_sort TEXT NOT NULL, artist_sort TEXT NOT NULL, album_sort TEXT NOT NULL,
                 album_artist_sort TEXT NOT NULL, genre_sort TEXT NOT NULL, composer_sort TEXT NOT NULL,
-                album_group TEXT NOT NULL);
+                album_group INTEGER NOT NULL);
             CREATE INDEX items_artist ON items(artist_key);
             CREATE INDEX items_album ON items(album_key);
             CREATE INDEX items_album_artist ON items(album_artist_key);
             CREATE INDEX items_genre ON items(genre_key);
             CREATE INDEX items_composer ON items(composer_key);
             CREATE INDEX items_title_order ON items(title_sort, artist_sort, album_sort);
-            CREATE INDEX items_album_order ON items(album_sort, album_group, disc, track, title_sort);
+            CREATE INDEX items_album_order ON items(album_sort, album_group, disc, track, title_sort, media_type, compilation);
+            CREATE TABLE generation (value INTEGER NOT NULL);
+            INSERT INTO generation (value) VALUES (0);
             CREATE TABLE play_stats (id INTEGER PRIMARY KEY, play_count INTEGER NOT NULL DEFAULT 0,
                 skip_count INTEGER NOT NULL DEFAULT 0, last_played REAL);
             CREATE TABLE analysis (id INTEGER PRIMARY KEY, integrated_lufs REAL NOT NULL, true_peak_dbtp REAL NOT NULL);
@@ -118,9 +120,27 @@ final class LibraryIndex: Sendable {
     }
 
     /// Runs a write transaction, turning database errors into ``BackbeatError``.
-    func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
-        try Self.wrap(operation, nil) { try writer.write(body) }
+    /// Unless told otherwise, the write counts as a change to items (see ``ItemCache``).
+    func write<T>(_ operation: String, changesItems: Bool = true, _ body: (Database) throws -> T) throws -> T {
+        try Self.wrap(operation, nil) {
+            try writer.write { db in
+                let result = try body(db)
+                if changesItems { try Self.bumpGeneration(db) }
+                return result
+            }
+        }
     }
+
+    /// Marks the items as changed, so cached items are not reused.
+    static func bumpGeneration(_ db: Database) throws {
+        try db.execute(sql: "UPDATE generation SET value = value + 1")
+    }
+
+    static func generation(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT value FROM generation") ?? 0
+    }
+
+    let cache = ItemCache()
 
     static func wrap<T>(_ operation: String, _ url: URL?, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as BackbeatError { throw error } catch let error as DatabaseError {

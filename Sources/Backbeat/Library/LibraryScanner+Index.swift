@@ -30,7 +30,7 @@ extension LibraryScanner {
         let results = extractAll(toRead)
         let parsedPlaylists = walked.playlists.map { file in (file, Result { try PlaylistReader.read(URL(fileURLWithPath: file.path)) }) }
 
-        report = try index.write("update index") { db in
+        report = try index.write("update index", changesItems: false) { db in
             var report = report
             // Old rows of gone and changed files go first, so a moved file can take its ID back.
             for path in gone {
@@ -88,6 +88,7 @@ extension LibraryScanner {
             }
             try applyPlaylists(parsedPlaylists, db: db, report: &report)
             if report.hasChanges {
+                try LibraryIndex.bumpGeneration(db)
                 try LibraryIndex.setMeta(db, "last_modified", String(now.timeIntervalSince1970))
             }
             return report
@@ -110,7 +111,9 @@ extension LibraryScanner {
         }
         let fold = { (s: String?) in s.map(TextFolding.fold) ?? "" }
         let albumKey = fold(m.albumTitle)
-        let albumGroup = albumKey + "\u{1F}" + (m.isCompilation ? "" : fold(albumArtist))
+        var groupHasher = Hasher64()
+        groupHasher.combine(albumKey + "\u{1F}" + (m.isCompilation ? "" : fold(albumArtist)))
+        let albumGroup = Int64(bitPattern: groupHasher.value)
         let values: [(any DatabaseValueConvertible)?] = [
             Int64(bitPattern: e.id), e.file.path, e.file.size, e.file.mtime, mediaType.rawValue, title, m.artist,
             m.albumTitle, m.albumArtist, m.genre, m.composer, m.trackNumber, m.discNumber,

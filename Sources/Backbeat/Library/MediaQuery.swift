@@ -112,7 +112,7 @@ public struct MediaQuery: Sendable {
             if groupingType == .playlist {
                 return Self.sections(try items.map { TextFolding.sortKey($0.title) })
             }
-            return Self.sections(try grouped().map(\.sortKey))
+            return Self.sections(try grouped(withSortKeys: true).map(\.sortKey))
         }
     }
 
@@ -120,7 +120,7 @@ public struct MediaQuery: Sendable {
     public var collectionSections: [MediaQuerySection] {
         get throws {
             if groupingType == .playlist { return Self.sections(try playlists.map { TextFolding.sortKey($0.name) }) }
-            return Self.sections(try groups().map(\.sortKey))
+            return Self.sections(try groups(withSortKeys: true).map(\.sortKey))
         }
     }
 
@@ -169,28 +169,37 @@ public struct MediaQuery: Sendable {
         let sortKey: String
     }
 
-    func grouped() throws -> [GroupedItem] {
+    /// The matching items in order, with their group keys (and sort keys when `withSortKeys`).
+    /// SQLite filters and orders IDs; the items come from the library's ``ItemCache``.
+    func grouped(withSortKeys: Bool = false) throws -> [GroupedItem] {
         let (clause, arguments) = try whereClause()
         let plan = groupingType.plan
         let sql = """
-            SELECT \(LibraryIndex.itemColumns), \(plan.groupKey), \(plan.sortKey) FROM items i \(LibraryIndex.itemJoins)
+            SELECT i.id, \(plan.groupKey)\(withSortKeys ? ", \(plan.sortKey)" : "") FROM items i
             \(clause.isEmpty ? "" : "WHERE \(clause)") ORDER BY \(plan.orderBy)
             """
-        return try library.index.read("query") { db in
-            var result: [GroupedItem] = []
+        let index = library.index
+        return try index.read("query") { db in
+            let generation = try LibraryIndex.generation(db)
+            var ids: [Int64] = [], keys: [DatabaseValue] = [], sortKeys: [String] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
-                result.append(GroupedItem(item: LibraryIndex.item(from: row), groupKey: row[LibraryIndex.columnCount],
-                                          sortKey: row[LibraryIndex.columnCount + 1]))
+                ids.append(row[0])
+                keys.append(row[1])
+                if withSortKeys { sortKeys.append(row[2]) }
             }
-            return result
+            let items = try index.cache.items(ids, generation: generation, db: db)
+            guard items.count == ids.count else {
+                throw BackbeatError(.indexFailed, operation: "query", reason: "items vanished during the query")
+            }
+            return items.indices.map { GroupedItem(item: items[$0], groupKey: keys[$0], sortKey: withSortKeys ? sortKeys[$0] : "") }
         }
     }
 
-    func groups() throws -> [(items: [MediaItem], sortKey: String)] {
+    func groups(withSortKeys: Bool = false) throws -> [(items: [MediaItem], sortKey: String)] {
         var groups: [(items: [MediaItem], sortKey: String)] = []
         var currentKey: DatabaseValue?
-        for entry in try grouped() {
+        for entry in try grouped(withSortKeys: withSortKeys) {
             if let currentKey, currentKey == entry.groupKey {
                 groups[groups.count - 1].items.append(entry.item)
             } else {
