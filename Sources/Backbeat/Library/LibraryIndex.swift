@@ -98,8 +98,8 @@ final class LibraryIndex: Sendable {
             CREATE INDEX items_album_artist ON items(album_artist_key);
             CREATE INDEX items_genre ON items(genre_key);
             CREATE INDEX items_composer ON items(composer_key);
-            CREATE INDEX items_title_order ON items(title_sort, artist_sort, album_sort);
-            CREATE INDEX items_album_order ON items(album_sort, album_group, disc, track, title_sort, media_type, compilation);
+            CREATE INDEX items_title_order ON items(title_sort, artist_sort, album_sort, id, media_type);
+            CREATE INDEX items_album_order ON items(album_sort, album_group, disc, track, title_sort, id, media_type, compilation);
             CREATE TABLE generation (value INTEGER NOT NULL);
             INSERT INTO generation (value) VALUES (0);
             CREATE TABLE play_stats (id INTEGER PRIMARY KEY, play_count INTEGER NOT NULL DEFAULT 0,

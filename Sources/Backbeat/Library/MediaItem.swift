@@ -6,45 +6,110 @@ import Foundation
 /// Items are values. Archive one with `Codable` (it encodes as its
 /// ``persistentID``) and decode it against a library to find it again.
 public struct MediaItem: Hashable, Sendable, Identifiable {
+    /// The item's values, shared: copying an item (queries copy many) costs one reference count.
+    final class Storage: Sendable {
+        let persistentID: UInt64
+        let mediaType: MediaType
+        let title: String
+        let artist: String?
+        let albumTitle: String?
+        let albumArtistTag: String?
+        let genre: String?
+        let composer: String?
+        let albumTrackNumber: Int
+        let discNumber: Int
+        let playbackDuration: MediaTime
+        let releaseDate: Date?
+        let isCompilation: Bool
+        let path: String
+        let playCount: Int
+        let skipCount: Int
+        let lastPlayedDate: Date?
+        let loudness: Loudness?
+        let artworkSource: MediaItemArtwork.Source?
+        let artworkWidth: Int
+        let artworkHeight: Int
+        init(persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?, albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int, playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int, skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?, artworkWidth: Int, artworkHeight: Int) {
+            self.persistentID = persistentID
+            self.mediaType = mediaType
+            self.title = title
+            self.artist = artist
+            self.albumTitle = albumTitle
+            self.albumArtistTag = albumArtistTag
+            self.genre = genre
+            self.composer = composer
+            self.albumTrackNumber = albumTrackNumber
+            self.discNumber = discNumber
+            self.playbackDuration = playbackDuration
+            self.releaseDate = releaseDate
+            self.isCompilation = isCompilation
+            self.path = path
+            self.playCount = playCount
+            self.skipCount = skipCount
+            self.lastPlayedDate = lastPlayedDate
+            self.loudness = loudness
+            self.artworkSource = artworkSource
+            self.artworkWidth = artworkWidth
+            self.artworkHeight = artworkHeight
+        }
+    }
+
+    let storage: Storage
+
+    init(persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?, albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int, playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int, skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?, artworkWidth: Int, artworkHeight: Int) {
+        storage = Storage(persistentID: persistentID, mediaType: mediaType, title: title, artist: artist, albumTitle: albumTitle, albumArtistTag: albumArtistTag, genre: genre, composer: composer, albumTrackNumber: albumTrackNumber, discNumber: discNumber, playbackDuration: playbackDuration, releaseDate: releaseDate, isCompilation: isCompilation, path: path, playCount: playCount, skipCount: skipCount, lastPlayedDate: lastPlayedDate, loudness: loudness, artworkSource: artworkSource, artworkWidth: artworkWidth, artworkHeight: artworkHeight)
+    }
+
     /// The identifier derived from the file's audio content; it survives a
     /// rescan, a rename and a move. Rewriting the file (such as editing its tags)
     /// gives it a new identity; the library carries play statistics over.
-    public let persistentID: UInt64
+    public var persistentID: UInt64 { storage.persistentID }
     /// Music, podcast or audiobook.
-    public let mediaType: MediaType
+    public var mediaType: MediaType { storage.mediaType }
     /// The title, or the file name without extension when the file has none.
-    public let title: String
+    public var title: String { storage.title }
     /// The performing artist.
-    public let artist: String?
+    public var artist: String? { storage.artist }
     /// The album's title.
-    public let albumTitle: String?
-    let albumArtistTag: String?
+    public var albumTitle: String? { storage.albumTitle }
+    var albumArtistTag: String? { storage.albumArtistTag }
     /// The genre.
-    public let genre: String?
+    public var genre: String? { storage.genre }
     /// The composer.
-    public let composer: String?
+    public var composer: String? { storage.composer }
     /// The track number on its disc; 0 when unknown.
-    public let albumTrackNumber: Int
+    public var albumTrackNumber: Int { storage.albumTrackNumber }
     /// The disc number; 0 when unknown.
-    public let discNumber: Int
+    public var discNumber: Int { storage.discNumber }
     /// The duration.
-    public let playbackDuration: MediaTime
+    public var playbackDuration: MediaTime { storage.playbackDuration }
     /// The release date; tags often give only a year, which becomes 1 January of it.
-    public let releaseDate: Date?
+    public var releaseDate: Date? { storage.releaseDate }
     /// Whether the item belongs to a compilation.
-    public let isCompilation: Bool
-    let path: String
+    public var isCompilation: Bool { storage.isCompilation }
+    var path: String { storage.path }
     /// How many times it was played to the end.
-    public let playCount: Int
+    public var playCount: Int { storage.playCount }
     /// How many times it was skipped.
-    public let skipCount: Int
+    public var skipCount: Int { storage.skipCount }
     /// When it was last played.
-    public let lastPlayedDate: Date?
+    public var lastPlayedDate: Date? { storage.lastPlayedDate }
     /// Loudness measured by ``MediaLibrary/analyze()``, or nil before analysis.
-    public let loudness: Loudness?
-    let artworkSource: MediaItemArtwork.Source?
-    let artworkWidth: Int
-    let artworkHeight: Int
+    public var loudness: Loudness? { storage.loudness }
+    var artworkSource: MediaItemArtwork.Source? { storage.artworkSource }
+    var artworkWidth: Int { storage.artworkWidth }
+    var artworkHeight: Int { storage.artworkHeight }
+
+    public static func == (lhs: MediaItem, rhs: MediaItem) -> Bool {
+        let a = lhs.storage, b = rhs.storage
+        return a === b || (a.persistentID == b.persistentID && a.mediaType == b.mediaType && a.title == b.title && a.artist == b.artist && a.albumTitle == b.albumTitle && a.albumArtistTag == b.albumArtistTag && a.genre == b.genre && a.composer == b.composer && a.albumTrackNumber == b.albumTrackNumber && a.discNumber == b.discNumber && a.playbackDuration == b.playbackDuration && a.releaseDate == b.releaseDate && a.isCompilation == b.isCompilation && a.path == b.path && a.playCount == b.playCount && a.skipCount == b.skipCount && a.lastPlayedDate == b.lastPlayedDate && a.loudness == b.loudness && a.artworkSource == b.artworkSource && a.artworkWidth == b.artworkWidth && a.artworkHeight == b.artworkHeight)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(persistentID)
+        hasher.combine(path)
+        hasher.combine(playCount)
+    }
 
     /// `Identifiable`: the persistent ID.
     public var id: UInt64 { persistentID }
