@@ -8,7 +8,16 @@ import Synchronization
 public final class MediaPicker: Sendable {
     /// A way to browse.
     public enum Category: String, CaseIterable, Sendable {
-        case playlists, artists, albums, songs, genres
+        /// One row per playlist.
+        case playlists
+        /// One row per artist.
+        case artists
+        /// One row per album.
+        case albums
+        /// One row per song.
+        case songs
+        /// One row per genre.
+        case genres
     }
 
     /// How the picker ended.
