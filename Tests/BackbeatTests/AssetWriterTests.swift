@@ -104,8 +104,8 @@ import Testing
 
     /// A cancelled or failed write, or a dropped writer, leaves nothing behind.
     @Test(arguments: [AudioFileType.wav, .oggVorbis])
-    func cancelledOrFailedWritesLeaveNothing(type: AudioFileType) async throws {
-        try await withTemporaryDirectory { dir in
+    func cancelledOrFailedWritesLeaveNothing(type: AudioFileType) throws {
+        try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("x.\(type.pathExtension)")
             let writer = try AssetWriter(outputURL: url, fileType: type)
             let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 44_100, channelCount: 2))

@@ -39,6 +39,29 @@ import Testing
         }
     }
 
+    /// Ogg Opus and MP3 decode through libsndfile; the fixtures are written by libsndfile's own encoders.
+    @Test(arguments: [("opus.ogg", SoundFileWriter.FileType(major: Int32(0x200000), subtype: Int32(0x0064)), "Ogg", "Opus"),
+                      ("a.mp3", SoundFileWriter.FileType(major: Int32(0x230000), subtype: Int32(0x0082)), "MP3", "MP3")])
+    func readsOpusAndMP3(name: String, type: SoundFileWriter.FileType, container: String, codec: String) async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent(name)
+            let sine = Signal.sine(frequency: 1000, seconds: 1, sampleRate: 48_000)
+            let writer = try SoundFileWriter(url: url, type: type, sampleRate: 48_000, channelCount: 1, overwrite: false)
+            try writer.write(sine.interleavedFloats[...])
+            try writer.finish()
+            let asset = AudioAsset(url: url)
+            #expect(try await asset.load(.containerFormat) == container)
+            #expect(try await asset.load(.codec) == codec)
+            #expect(try await asset.load(.sampleRate) == 48_000)
+            let read = try Media.read(url, settings: AudioFormat(sampleRate: 48_000, channelCount: 1))
+            // Lossy codecs add priming and padding; the tone itself must come through.
+            #expect(abs(read.floats.count - 48_000) < 4_000, "\(read.floats.count) frames")
+            let middle = read.floats[12_000..<36_000]
+            #expect(abs(Signal.risingZeroCrossings(middle) - 500) <= 2)
+            #expect(abs(Signal.peak(middle) - 0.5) < 0.1)
+        }
+    }
+
     static func expectError(_ url: URL, _ code: BackbeatError.Code, reason: String? = nil,
                             sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
