@@ -81,6 +81,25 @@ import Testing
         }
     }
 
+    @Test func completionHandlerReportsTheOutcome() async throws {
+        try await withTemporaryDirectory { dir in
+            let source = dir.appendingPathComponent("a.wav")
+            try await Media.write(Media.int16Signal(frames: 1000), to: source, as: .wav)
+            let session = AssetExportSession(asset: AudioAsset(url: source), preset: .flac)
+            let outcome: BackbeatError?? = await withCheckedContinuation { continuation in
+                session.exportAsynchronously(to: dir.appendingPathComponent("b.flac")) { continuation.resume(returning: $0) }
+            }
+            #expect(outcome == .some(nil))
+            #expect(session.status == .completed)
+            let failing = AssetExportSession(asset: AudioAsset(url: dir.appendingPathComponent("none.wav")), preset: .flac)
+            let error: BackbeatError? = await withCheckedContinuation { continuation in
+                failing.exportAsynchronously(to: dir.appendingPathComponent("c.flac")) { continuation.resume(returning: $0) }
+            }
+            #expect(error?.code == .fileNotFound)
+            #expect(Media.listing(dir) == ["a.wav", "b.flac"])
+        }
+    }
+
     @Test func cancelledExportLeavesNothing() async throws {
         try await withTemporaryDirectory { dir in
             let source = dir.appendingPathComponent("a.wav")

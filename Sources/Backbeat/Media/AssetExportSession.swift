@@ -113,6 +113,20 @@ public final class AssetExportSession: Sendable {
         }
     }
 
+    /// Starts the export in a new task and calls `completionHandler` when it ends, with nil on success.
+    /// ``status``, ``progress`` and ``cancelExport()`` work as with ``export(to:as:overwrite:)``.
+    public func exportAsynchronously(to url: URL, as fileType: AudioFileType? = nil, overwrite: Bool = false,
+                                     completionHandler: @escaping @Sendable (BackbeatError?) -> Void) {
+        Task {
+            do {
+                try await export(to: url, as: fileType, overwrite: overwrite)
+                completionHandler(nil)
+            } catch {
+                completionHandler(error as? BackbeatError ?? BackbeatError(.writeFailed, operation: "export", url: url, reason: "\(error)"))
+            }
+        }
+    }
+
     private func checkCancelled(_ url: URL) throws {
         if Task.isCancelled || state.withLock({ $0.cancelRequested }) {
             throw BackbeatError(.cancelled, operation: "export", url: url, reason: "the export was cancelled")
