@@ -68,3 +68,86 @@ extension BackbeatError.Code {
     /// For `#expect(throws:)` matching on the code alone.
     func matches(_ error: any Error) -> Bool { (error as? BackbeatError)?.code == self }
 }
+
+enum Media {
+    /// Writes `buffer` to `url` with the asset writer.
+    static func write(_ buffer: PCMBuffer, to url: URL, as type: AudioFileType, commonFormat: AudioFormat.CommonFormat? = nil,
+                      tags: AudioTags = AudioTags(), quality: Double = 0.5, overwrite: Bool = false) async throws {
+        let writer = try AssetWriter(outputURL: url, fileType: type, overwrite: overwrite)
+        writer.metadata = tags
+        var settings = buffer.format
+        if let commonFormat { settings.commonFormat = commonFormat }
+        let input = AssetWriterInput(outputSettings: settings, quality: quality)
+        try writer.add(input)
+        try writer.startWriting()
+        // Append in uneven pieces, as a game would.
+        let channels = buffer.format.channelCount
+        var start = 0
+        var piece = 1000
+        let frames = buffer.frameCount
+        while start < frames {
+            let end = min(frames, start + piece)
+            let slice: PCMBuffer
+            switch buffer.samples {
+            case .float32(let s): slice = try PCMBuffer(format: buffer.format, floats: Array(s[start * channels..<end * channels]))
+            case .int16(let s): slice = try PCMBuffer(format: buffer.format, int16s: Array(s[start * channels..<end * channels]))
+            }
+            #expect(input.isReadyForMoreMediaData)
+            try input.append(slice)
+            start = end
+            piece = piece == 1000 ? 4567 : 1000
+        }
+        input.markAsFinished()
+        try await writer.finishWriting()
+        #expect(writer.status == .completed)
+    }
+
+    /// Reads a whole file with the asset reader, checking each buffer's presentation time.
+    static func read(_ url: URL, settings: AudioFormat? = nil, timeRange: MediaTimeRange? = nil,
+                     framesPerBuffer: Int = 4096) throws -> (format: AudioFormat, floats: [Float], int16s: [Int16], buffers: [PCMBuffer]) {
+        let reader = try AssetReader(asset: AudioAsset(url: url))
+        reader.timeRange = timeRange
+        let output = AssetReaderTrackOutput(outputSettings: settings)
+        output.framesPerBuffer = framesPerBuffer
+        try reader.add(output)
+        try reader.startReading()
+        var floats: [Float] = [], ints: [Int16] = [], buffers: [PCMBuffer] = []
+        while let buffer = try output.copyNextSampleBuffer() {
+            buffers.append(buffer)
+            switch buffer.samples {
+            case .float32(let s): floats += s
+            case .int16(let s): ints += s
+            }
+        }
+        #expect(reader.status == .completed)
+        return (try #require(output.outputFormat), floats, ints, buffers)
+    }
+
+    /// Deterministic Int16 noise-and-tone, stereo unless asked.
+    static func int16Signal(frames: Int, channels: Int = 2, sampleRate: Int = 44_100) -> PCMBuffer {
+        var seed: UInt32 = 7
+        var s = [Int16](repeating: 0, count: frames * channels)
+        for i in 0..<s.count {
+            seed = seed &* 1_103_515_245 &+ 12345
+            let tone = 12000 * sin(Double(i / channels) * 0.05)
+            s[i] = Int16(clamping: Int(tone) + Int(seed >> 20) - 2048)
+        }
+        s[0] = .min; s[1] = .max
+        return try! PCMBuffer(format: AudioFormat(sampleRate: sampleRate, channelCount: channels, commonFormat: .int16), int16s: s)
+    }
+
+    /// Files in a directory, hidden ones included.
+    static func listing(_ dir: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted()
+    }
+
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8(($0 * 7) & 0xFF) })
+}
+
+/// Async variant of the temporary directory helper.
+func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}

@@ -95,7 +95,7 @@ enum AudioDecoders {
             }
             return try SndfileDecoder(url: url)
         case .wave:
-            try probe.checkRIFFSizes()
+            try probe.checkWave()
             return try SndfileDecoder(url: url)
         case .flac, .other:
             return try SndfileDecoder(url: url)

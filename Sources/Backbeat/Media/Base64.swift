@@ -61,19 +61,18 @@ enum Base64 {
 
     /// Encodes with padding, no line breaks.
     static func encode(_ data: Data) -> String {
+        let bytes = [UInt8](data)
         var out = [UInt8]()
-        out.reserveCapacity((data.count + 2) / 3 * 4)
-        var i = data.startIndex
-        while i < data.endIndex {
-            let b0 = UInt32(data[i])
-            let b1 = data.index(after: i) < data.endIndex ? UInt32(data[data.index(after: i)]) : nil
-            let b2 = data.index(i, offsetBy: 2) < data.endIndex ? UInt32(data[data.index(i, offsetBy: 2)]) : nil
-            let n = b0 << 16 | (b1 ?? 0) << 8 | (b2 ?? 0)
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i < bytes.count {
+            let remaining = bytes.count - i
+            let n = UInt32(bytes[i]) << 16 | (remaining > 1 ? UInt32(bytes[i + 1]) << 8 : 0) | (remaining > 2 ? UInt32(bytes[i + 2]) : 0)
             out.append(alphabet[Int(n >> 18 & 63)])
             out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(b1 == nil ? UInt8(ascii: "=") : alphabet[Int(n >> 6 & 63)])
-            out.append(b2 == nil ? UInt8(ascii: "=") : alphabet[Int(n & 63)])
-            i = data.index(i, offsetBy: 3, limitedBy: data.endIndex) ?? data.endIndex
+            out.append(remaining > 1 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(remaining > 2 ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
+            i += 3
         }
         return String(decoding: out, as: UTF8.self)
     }

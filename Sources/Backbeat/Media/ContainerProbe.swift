@@ -91,10 +91,16 @@ struct ContainerProbe {
         BackbeatError(.truncatedFile, operation: "open", url: url, reason: reason)
     }
 
-    /// Throws `.truncatedFile` when a WAV's RIFF or data chunk size claims
+    /// WAVE format tags libsndfile decodes: PCM, MS ADPCM, IEEE float, A-law,
+    /// µ-law, IMA ADPCM, GSM 6.10, G.721, MPEG, MPEG layer 3, extensible.
+    static let decodableWaveTags: Set<UInt16> = [0x0001, 0x0002, 0x0003, 0x0006, 0x0007, 0x0011, 0x0031, 0x0040, 0x0050, 0x0055, 0xFFFE]
+    static let waveTagNames: [UInt16: String] = [0x00FF: "AAC", 0x0161: "WMA", 0x0162: "WMA Pro", 0x2000: "AC-3", 0x0092: "Dolby AC-3 SPDIF"]
+
+    /// Throws `.unsupportedCodec` for a WAV codec libsndfile does not decode, and
+    /// `.truncatedFile` when a WAV's RIFF or data chunk size claims
     /// more bytes than the file holds. Sizes of 0 or 0xFFFFFFFF (streamed
     /// WAVs) and RF64 files are not checked.
-    func checkRIFFSizes() throws {
+    func checkWave() throws {
         guard head.count >= 12, head.starts(with: Array("RIFF".utf8)) else { return }
         func le32(_ o: Int) -> UInt32 {
             UInt32(head[o]) | UInt32(head[o + 1]) << 8 | UInt32(head[o + 2]) << 16 | UInt32(head[o + 3]) << 24
@@ -107,6 +113,14 @@ struct ContainerProbe {
         while offset + 8 <= head.count {
             let id = String(decoding: head[offset..<offset + 4], as: UTF8.self)
             let chunk = le32(offset + 4)
+            if id == "fmt ", offset + 10 <= head.count {
+                let tag = UInt16(head[offset + 8]) | UInt16(head[offset + 9]) << 8
+                if !Self.decodableWaveTags.contains(tag) {
+                    let name = Self.waveTagNames[tag].map { " (\($0))" } ?? ""
+                    throw BackbeatError(.unsupportedCodec, operation: "open", url: url,
+                                        reason: "WAV codec 0x\(String(tag, radix: 16, uppercase: true))\(name) is not supported")
+                }
+            }
             if id == "data" {
                 let available = size - Int64(offset + 8)
                 if chunk != 0, chunk != 0xFFFF_FFFF, Int64(chunk) > available {

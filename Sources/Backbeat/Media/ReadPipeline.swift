@@ -8,6 +8,9 @@ final class ReadPipeline {
     private let resampler: Resampler?
     private let startFrame: Int64
     private let endFrame: Int64
+    /// Where reading stops: the range's end, or never before the decoder's end when there is no range
+    /// (so an estimated frame count, as for MP3, cannot cut the song short).
+    private let stopFrame: Int64
     private let outputStartFrame: Int64
     private var emitted: Int64 = 0
     private var finished = false
@@ -28,10 +31,12 @@ final class ReadPipeline {
             let end = max(start, min(range.end.frames(atSampleRate: rate, rounding: .nearest), decoder.frameCount))
             startFrame = start
             endFrame = end
+            stopFrame = end
             if start > 0 { try decoder.seek(toFrame: start) }
         } else {
             startFrame = 0
             endFrame = decoder.frameCount
+            stopFrame = .max
         }
         outputStartFrame = MediaTime(frames: startFrame, sampleRate: rate).frames(atSampleRate: output.sampleRate, rounding: .nearest)
         resampler = output.sampleRate == rate ? nil
@@ -43,7 +48,7 @@ final class ReadPipeline {
     /// The next buffer of about `frames` source frames, or nil at the end.
     func next(frames: Int) throws -> PCMBuffer? {
         while !finished {
-            let remaining = endFrame - startFrame - sourceFramesRead
+            let remaining = stopFrame == .max ? Int64.max : stopFrame - startFrame - sourceFramesRead
             let want = Int(min(Int64(frames), max(0, remaining)))
             let channels = decoder.channelCount
 
