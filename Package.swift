@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -25,9 +26,18 @@ let package = Package(
         .systemLibrary(
             name: "CSamplerate", pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(
+            name: "CStb", pkgConfig: "stb",
+            providers: [.apt(["libstb-dev"])]),
+        .systemLibrary(
+            name: "CEbur128", pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]),
         .target(
             name: "Backbeat",
-            dependencies: ["COpenAL", "CVorbis", "CSndfile", "CSamplerate"]),
+            dependencies: [
+                "COpenAL", "CVorbis", "CSndfile", "CSamplerate", "CStb", "CEbur128",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .executableTarget(
             name: "backbeat",
             dependencies: [

@@ -1,12 +1,41 @@
 import ArgumentParser
 import Backbeat
+import Foundation
 
-struct InfoCommand: ParsableCommand {
+struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Print OpenAL's version, the extensions Backbeat relies on, and the outputs available.")
+        abstract: "Print a file's format, duration, tags and artwork; with no file, OpenAL's version, extensions and outputs.",
+        discussion: "Like afinfo. Exits non-zero if any file cannot be read, after reporting the others.")
 
-    func run() throws {
+    @Argument(help: "Audio files to describe (Ogg Vorbis, WAV, AIFF, CAF, FLAC, MP3, Opus).")
+    var files: [String] = []
+
+    @Flag(help: "Print a JSON array with one object per file.")
+    var json = false
+
+    func run() async throws {
+        guard !files.isEmpty else { return printOpenALInfo() }
+        var objects: [[String: Any]] = []
+        var failed = false
+        for path in files {
+            let url = URL(fileURLWithPath: path)
+            do {
+                let info = try await FileInfo.load(url)
+                if json { objects.append(info.jsonObject(path: path)) } else { info.printText(path: path) }
+            } catch {
+                failed = true
+                printError(error)
+            }
+        }
+        if json {
+            let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
+        }
+        if failed { throw ExitCode.failure }
+    }
+
+    private func printOpenALInfo() {
         let caps = AudioEngine.capabilities()
         print("OpenAL: \(caps.version)")
         print("Sources per context: \(caps.maxSources)")
@@ -33,5 +62,70 @@ struct InfoCommand: ParsableCommand {
         if let reported = caps.deviceLatency {
             print("Device reports: \(String(format: "%.1f", reported.seconds * 1000)) ms")
         }
+    }
+}
+
+/// Writes one line, `backbeat: <error>`, to standard error.
+func printError(_ error: any Error) {
+    let line = (error as? BackbeatError)?.description ?? "\(error)"
+    FileHandle.standardError.write(Data("backbeat: \(line.replacingOccurrences(of: "\n", with: " "))\n".utf8))
+}
+
+/// What `info` reports about one file.
+struct FileInfo {
+    let container: String
+    let codec: String
+    let format: AudioFormat
+    let frames: Int64
+    let duration: MediaTime
+    let tags: AudioTags
+
+    static func load(_ url: URL) async throws -> FileInfo {
+        let asset = AudioAsset(url: url)
+        let (container, codec, format) = try await asset.load(.containerFormat, .codec, .format)
+        let (frames, duration, tags) = try await asset.load(.frameCount, .duration, .tags)
+        return FileInfo(container: container, codec: codec, format: format, frames: frames, duration: duration, tags: tags)
+    }
+
+    func printText(path: String) {
+        print("File:        \(path)")
+        print("Format:      \(container), \(codec)")
+        print("Data format: \(format.channelCount) ch, \(format.sampleRate) Hz")
+        print("Frames:      \(frames)")
+        print("Duration:    \(duration.formatted) (\(String(format: "%.3f", duration.seconds)) s)")
+        let fields: [(String, String?)] = [
+            ("Title", tags.title), ("Artist", tags.artist), ("Album", tags.albumTitle), ("Album artist", tags.albumArtist),
+            ("Genre", tags.genre), ("Composer", tags.composer), ("Track", tags.trackNumber.map(String.init)),
+            ("Disc", tags.discNumber.map(String.init)), ("Date", tags.date),
+            ("Compilation", tags.isCompilation.map { $0 ? "yes" : "no" }),
+        ]
+        for case let (name, value?) in fields {
+            print("\((name + ":").padding(toLength: 13, withPad: " ", startingAt: 0))\(value)")
+        }
+        for (i, art) in tags.artwork.enumerated() {
+            print("Artwork \(i + 1):   \(art.mimeType), \(art.width)x\(art.height), \(art.data.count) bytes, type \(art.pictureType)")
+        }
+        print("")
+    }
+
+    func jsonObject(path: String) -> [String: Any] {
+        func value(_ v: (any Sendable)?) -> Any { v.map { $0 as Any } ?? NSNull() }
+        let tagObject: [String: Any] = [
+            "title": value(tags.title), "artist": value(tags.artist), "album": value(tags.albumTitle),
+            "albumArtist": value(tags.albumArtist), "genre": value(tags.genre), "composer": value(tags.composer),
+            "trackNumber": value(tags.trackNumber), "discNumber": value(tags.discNumber), "date": value(tags.date),
+            "compilation": value(tags.isCompilation),
+        ]
+        return [
+            "path": path,
+            "format": container,
+            "codec": codec,
+            "sampleRate": format.sampleRate,
+            "channels": format.channelCount,
+            "frames": frames,
+            "durationSeconds": duration.seconds,
+            "tags": tagObject,
+            "artwork": tags.artwork.map { ["width": $0.width, "height": $0.height, "mimeType": $0.mimeType, "bytes": $0.data.count] as [String: Any] },
+        ]
     }
 }

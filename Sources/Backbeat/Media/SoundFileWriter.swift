@@ -12,51 +12,84 @@ final class SoundFileWriter {
         let subtype: Int32
         static let wavFloat = FileType(major: Int32(SF_FORMAT_WAV), subtype: Int32(SF_FORMAT_FLOAT))
         static let wav16 = FileType(major: Int32(SF_FORMAT_WAV), subtype: Int32(SF_FORMAT_PCM_16))
+        static let aiffFloat = FileType(major: Int32(SF_FORMAT_AIFF), subtype: Int32(SF_FORMAT_FLOAT))
+        static let aiff16 = FileType(major: Int32(SF_FORMAT_AIFF), subtype: Int32(SF_FORMAT_PCM_16))
+        static let cafFloat = FileType(major: Int32(SF_FORMAT_CAF), subtype: Int32(SF_FORMAT_FLOAT))
+        static let caf16 = FileType(major: Int32(SF_FORMAT_CAF), subtype: Int32(SF_FORMAT_PCM_16))
+        static let flac16 = FileType(major: Int32(SF_FORMAT_FLAC), subtype: Int32(SF_FORMAT_PCM_16))
+        static let flac24 = FileType(major: Int32(SF_FORMAT_FLAC), subtype: Int32(SF_FORMAT_PCM_24))
+
+        /// Whether samples are stored as 16-bit integers (written exactly from Int16).
+        var isInt16: Bool { subtype == Int32(SF_FORMAT_PCM_16) }
     }
 
     let url: URL
-    let temporaryURL: URL
+    var temporaryURL: URL { output.temporaryURL }
     let channelCount: Int
+    let type: FileType
+    private let output: OutputFile
     private var handle: OpaquePointer?
     private(set) var framesWritten: Int64 = 0
 
     /// Opens the temporary file. Throws if the directory is missing, or if
     /// `url` exists and `overwrite` is false.
-    init(url: URL, type: FileType, sampleRate: Int, channelCount: Int, overwrite: Bool) throws {
+    convenience init(url: URL, type: FileType, sampleRate: Int, channelCount: Int, overwrite: Bool) throws {
+        try self.init(url: url, type: type, sampleRate: sampleRate, channelCount: channelCount, overwrite: overwrite, tags: AudioTags())
+    }
+
+    /// Opens the temporary file and sets the tags libsndfile can store for this container.
+    init(url: URL, type: FileType, sampleRate: Int, channelCount: Int, overwrite: Bool, tags: AudioTags) throws {
         self.url = url
         self.channelCount = channelCount
-        let directory = url.deletingLastPathComponent()
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw BackbeatError(.writeFailed, operation: "open", url: url, reason: "directory does not exist")
-        }
-        if !overwrite, FileManager.default.fileExists(atPath: url.path) {
-            throw BackbeatError(.fileExists, operation: "open", url: url, reason: "use overwrite to replace it")
-        }
-        temporaryURL = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).partial")
+        self.type = type
+        output = try OutputFile(url: url, overwrite: overwrite)
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
         info.format = type.major | type.subtype
-        guard let handle = sf_open(temporaryURL.path, Int32(SFM_WRITE), &info) else {
+        guard sf_format_check(&info) != 0 else {
+            throw BackbeatError(.unsupportedFormat, operation: "sf_format_check", url: url,
+                                reason: "\(channelCount) channels at \(sampleRate) Hz cannot be written in this format")
+        }
+        guard let handle = sf_open(output.temporaryURL.path, Int32(SFM_WRITE), &info) else {
             let reason = String(cString: sf_strerror(nil))
-            try? FileManager.default.removeItem(at: temporaryURL)
+            output.discard()
             throw BackbeatError(.writeFailed, operation: "sf_open", url: url, reason: reason)
         }
         self.handle = handle
+        // libsndfile stores strings before the audio, so they are set first.
+        let strings: [(Int32, String?)] = [
+            (Int32(SF_STR_TITLE), tags.title), (Int32(SF_STR_ARTIST), tags.artist), (Int32(SF_STR_ALBUM), tags.albumTitle),
+            (Int32(SF_STR_GENRE), tags.genre), (Int32(SF_STR_DATE), tags.date),
+            (Int32(SF_STR_TRACKNUMBER), tags.trackNumber.map(String.init)),
+        ]
+        for case let (key, value?) in strings { _ = sf_set_string(handle, key, value) }
     }
 
     deinit { cancel() }
 
     /// Appends interleaved Float32 frames.
     func write(_ samples: ArraySlice<Float>) throws {
+        if type.isInt16 { return try write(ReadPipeline.toInt16(Array(samples))[...]) }
         guard let handle else { throw BackbeatError(.writeFailed, operation: "sf_writef_float", url: url, reason: "writer is closed") }
         let frames = samples.count / channelCount
         let written = samples.withUnsafeBufferPointer { sf_writef_float(handle, $0.baseAddress, sf_count_t(frames)) }
+        try check(written, frames, "sf_writef_float")
+    }
+
+    /// Appends interleaved Int16 frames.
+    func write(_ samples: ArraySlice<Int16>) throws {
+        guard let handle else { throw BackbeatError(.writeFailed, operation: "sf_writef_short", url: url, reason: "writer is closed") }
+        let frames = samples.count / channelCount
+        let written = samples.withUnsafeBufferPointer { sf_writef_short(handle, $0.baseAddress, sf_count_t(frames)) }
+        try check(written, frames, "sf_writef_short")
+    }
+
+    private func check(_ written: sf_count_t, _ frames: Int, _ operation: String) throws {
         guard written == frames else {
             let reason = String(cString: sf_strerror(handle))
             cancel()
-            throw BackbeatError(.writeFailed, operation: "sf_writef_float", url: url, reason: reason)
+            throw BackbeatError(.writeFailed, operation: operation, url: url, reason: reason)
         }
         framesWritten += Int64(frames)
     }
@@ -66,16 +99,11 @@ final class SoundFileWriter {
         guard let handle else { return }
         self.handle = nil
         let status = sf_close(handle)
-        do {
-            guard status == 0 else {
-                throw BackbeatError(.writeFailed, operation: "sf_close", url: url, reason: String(cString: sf_error_number(status)))
-            }
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-            try FileManager.default.moveItem(at: temporaryURL, to: url)
-        } catch {
-            try? FileManager.default.removeItem(at: temporaryURL)
-            throw error as? BackbeatError ?? BackbeatError(.writeFailed, operation: "rename", url: url, reason: "\(error)")
+        guard status == 0 else {
+            output.discard()
+            throw BackbeatError(.writeFailed, operation: "sf_close", url: url, reason: String(cString: sf_error_number(status)))
         }
+        try output.commit()
     }
 
     /// Abandons the file; nothing is left on disk.
@@ -83,6 +111,6 @@ final class SoundFileWriter {
         guard let handle else { return }
         self.handle = nil
         sf_close(handle)
-        try? FileManager.default.removeItem(at: temporaryURL)
+        output.discard()
     }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+
+extension MediaLibrary {
+    /// Fills the index with `count` synthetic items (`artists` artists, albums of
+    /// `tracksPerAlbum` tracks), built exactly as the scanner builds rows, for the
+    /// benchmark's 100,000-item queries. The paths name no files. Package-only.
+    package func insertSyntheticItemsForBenchmark(count: Int, artists: Int, tracksPerAlbum: Int) throws {
+        try index.write("insert synthetic items") { db in
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO items (id, path, size, mtime, media_type, title, artist, album, album_artist, genre,
+                    composer, track, disc, duration_value, duration_timescale, release_date, compilation, artwork_kind,
+                    artwork_path, artwork_width, artwork_height, title_key, artist_key, album_key, album_artist_key,
+                    genre_key, composer_key, title_sort, artist_sort, album_sort, album_artist_sort, genre_sort,
+                    composer_sort, album_group)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            let genres = ["Rock", "Pop", "Jazz", "Électro", "Folk", "Hip-Hop", "Classical", "Soul"]
+            for i in 0..<count {
+                let album = i / tracksPerAlbum
+                let artist = album % artists
+                var metadata = ScannedMetadata()
+                metadata.title = "Song \(i) Ça Va"
+                metadata.artist = artist % 3 == 0 ? "The Artist \(artist)" : "Artist \(artist)"
+                metadata.albumTitle = "Album \(album)"
+                metadata.genre = genres[artist % genres.count]
+                metadata.composer = "Composer \(artist % 97)"
+                metadata.trackNumber = i % tracksPerAlbum + 1
+                metadata.discNumber = 1
+                metadata.duration = MediaTime(seconds: 180)
+                var hasher = Hasher64()
+                hasher.combine(UInt64(i))
+                let file = LibraryScanner.FoundFile(path: "/synthetic/\(artist)/\(album)/\(i).ogg", size: 1, mtime: 0, cover: nil)
+                let extracted = LibraryScanner.Extracted(file: file, id: hasher.value, metadata: metadata, embeddedArtworkSize: nil)
+                try insert.execute(arguments: LibraryScanner.rowArguments(extracted))
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// A container Backbeat writes, like `AVFileType`.
+public struct AudioFileType: Sendable, Hashable, CustomStringConvertible {
+    /// The usual file extension, without the dot.
+    public let pathExtension: String
+    let name: String
+
+    /// RIFF WAVE (little-endian PCM), through libsndfile.
+    public static let wav = AudioFileType(pathExtension: "wav", name: "WAV")
+    /// AIFF (big-endian PCM), through libsndfile.
+    public static let aiff = AudioFileType(pathExtension: "aiff", name: "AIFF")
+    /// Core Audio Format, through libsndfile.
+    public static let caf = AudioFileType(pathExtension: "caf", name: "CAF")
+    /// FLAC (lossless, 16 or 24 bits), through libsndfile.
+    public static let flac = AudioFileType(pathExtension: "flac", name: "FLAC")
+    /// Ogg Vorbis (lossy), through vorbisenc.
+    public static let oggVorbis = AudioFileType(pathExtension: "ogg", name: "Ogg")
+
+    /// Every type Backbeat writes.
+    public static let all: [AudioFileType] = [.wav, .aiff, .caf, .flac, .oggVorbis]
+
+    /// The type for a file extension (`wav`, `wave`, `aif`, `aiff`, `aifc`, `caf`, `flac`, `ogg`, `oga`), case-insensitive.
+    public init?(pathExtension: String) {
+        switch pathExtension.lowercased() {
+        case "wav", "wave": self = .wav
+        case "aif", "aiff", "aifc": self = .aiff
+        case "caf": self = .caf
+        case "flac": self = .flac
+        case "ogg", "oga": self = .oggVorbis
+        default: return nil
+        }
+    }
+
+    private init(pathExtension: String, name: String) {
+        self.pathExtension = pathExtension
+        self.name = name
+    }
+
+    /// Whether the type stores PCM samples as they are (WAV, AIFF, CAF).
+    public var isPCM: Bool { self == .wav || self == .aiff || self == .caf }
+
+    /// The container name, as ``AudioAsset`` reports it (`WAV`, `AIFF`, `CAF`, `FLAC`, `Ogg`).
+    public var description: String { name }
+}

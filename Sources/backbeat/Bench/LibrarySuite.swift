@@ -1,0 +1,113 @@
+import Backbeat
+import Foundation
+import Synchronization
+
+/// The media library: a cold scan and an unchanged rescan of generated,
+/// tagged WAV files (written by Backbeat's own writer), then predicate
+/// queries and album grouping over 100,000 indexed items.
+struct LibrarySuite: BenchSuite {
+    let name = "library"
+    let summary = "scan 10,000 tagged files cold and unchanged; query and group 100,000 items"
+
+    func run(quick: Bool, log: (String) -> Void) throws -> [Figure] {
+        let fileCount = quick ? 200 : 10_000
+        let itemCount = quick ? 2_000 : 100_000
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-bench-library-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let root = directory.appendingPathComponent("music")
+
+        log("writing \(fileCount) tagged WAV files")
+        try Self.blocking { try await Self.writeFiles(count: fileCount, root: root) }
+
+        let library = try MediaLibrary(roots: [root], index: .file(directory.appendingPathComponent("scan.sqlite")))
+        var start = monotonicNanoseconds()
+        let cold = try library.scan()
+        let coldSeconds = Double(monotonicNanoseconds() - start) / 1e9
+        guard cold.added == fileCount else {
+            throw LibraryBenchError("cold scan indexed \(cold.added) of \(fileCount) files; skipped: \(cold.skipped.prefix(3))")
+        }
+        log("cold scan: \(fileCount) files in \(String(format: "%.3f", coldSeconds)) s")
+
+        start = monotonicNanoseconds()
+        let rescan = try library.scan()
+        let rescanSeconds = Double(monotonicNanoseconds() - start) / 1e9
+        guard rescan.unchanged == fileCount, !rescan.hasChanges else { throw LibraryBenchError("rescan found changes") }
+        log("unchanged rescan: \(String(format: "%.3f", rescanSeconds)) s")
+
+        log("indexing \(itemCount) items")
+        let big = try MediaLibrary(roots: [], index: .file(directory.appendingPathComponent("big.sqlite")))
+        let artists = itemCount / 100
+        try big.insertSyntheticItemsForBenchmark(count: itemCount, artists: artists, tracksPerAlbum: 10)
+
+        var queryTimes: [Double] = []
+        var matched = 0
+        for i in 0..<(quick ? 20 : 200) {
+            let artist = (i * 7919) % artists
+            let name = artist % 3 == 0 ? "the artist \(artist)" : "ARTIST \(artist)"
+            start = monotonicNanoseconds()
+            var query = MediaQuery.songs(in: big)
+            try query.addFilterPredicate(MediaPropertyPredicate(value: name, property: .artist))
+            matched = try query.items.count
+            queryTimes.append(Double(monotonicNanoseconds() - start) / 1e6)
+        }
+        guard matched == itemCount / artists else { throw LibraryBenchError("artist query matched \(matched) items") }
+        log("artist query: \(matched) items, median \(String(format: "%.3f", percentile(queryTimes, 0.5))) ms")
+
+        var groupTimes: [Double] = []
+        var albumCount = 0
+        for _ in 0..<(quick ? 2 : 7) {
+            start = monotonicNanoseconds()
+            albumCount = try MediaQuery.albums(in: big).collections.count
+            groupTimes.append(Double(monotonicNanoseconds() - start) / 1e6)
+        }
+        guard albumCount == itemCount / 10 else { throw LibraryBenchError("grouping made \(albumCount) albums") }
+        log("album grouping: \(albumCount) albums, first (decodes every item) \(String(format: "%.1f", groupTimes[0])) ms, median \(String(format: "%.1f", percentile(groupTimes, 0.5))) ms")
+
+        return [
+            Figure(key: "scan_files_per_s", value: Double(fileCount) / coldSeconds, unit: "files/s, cold scan (target ≥ 2000)"),
+            Figure(key: "rescan_s", value: rescanSeconds, unit: "s, unchanged rescan of \(fileCount) files (target < 1)"),
+            Figure(key: "query_median_ms", value: percentile(queryTimes, 0.5), unit: "ms, artist predicate over \(itemCount) items (target < 5)"),
+            Figure(key: "group_albums_ms", value: percentile(groupTimes, 0.5), unit: "ms, albums of \(itemCount) items (target < 50)"),
+            Figure(key: "group_albums_first_ms", value: groupTimes[0], unit: "ms, the same, first run after the index changed"),
+        ]
+    }
+
+    /// 100 artists, albums of 10 tracks; each file 0.05 s of a distinct tone.
+    static func writeFiles(count: Int, root: URL) async throws {
+        let genres = ["Rock", "Pop", "Jazz", "Folk"]
+        for i in 0..<count {
+            let album = i / 10, artist = album % 100
+            let folder = root.appendingPathComponent("artist\(artist)/album\(album)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let writer = try AssetWriter(outputURL: folder.appendingPathComponent("\(i % 10 + 1).wav"), fileType: .wav, overwrite: true)
+            writer.metadata = AudioTags(title: "Song \(i)", artist: "Artist \(artist)", albumTitle: "Album \(album)",
+                                        genre: genres[artist % 4], trackNumber: i % 10 + 1, date: "2009")
+            let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 8_000, channelCount: 1, commonFormat: .int16))
+            try writer.add(input)
+            try writer.startWriting()
+            let frequency = 100 + Double(i % 3000)
+            let samples = (0..<400).map { Float(0.3 * sin(2 * Double.pi * frequency * Double($0) / 8_000)) }
+            try input.append(try PCMBuffer(format: AudioFormat(sampleRate: 8_000, channelCount: 1), floats: samples))
+            input.markAsFinished()
+            try await writer.finishWriting()
+        }
+    }
+
+    /// Runs async work from this synchronous benchmark and waits for it.
+    static func blocking(_ work: @escaping @Sendable () async throws -> Void) throws {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<(any Error)?>(nil)
+        Task.detached {
+            do { try await work() } catch { outcome.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.withLock({ $0 }) { throw error }
+    }
+}
+
+struct LibraryBenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
