@@ -77,6 +77,10 @@ public final class AudioSession: Sendable {
         if target != nil { bringTargetUpToDate() }
     }
 
+    deinit {
+        for continuation in state.withLock({ $0.continuations.values }) { continuation.finish() }
+    }
+
     // MARK: Reading
 
     /// The category; ``Category/soloAmbient`` until changed.
