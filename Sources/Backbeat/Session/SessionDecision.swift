@@ -1,0 +1,36 @@
+/// What the engine must do for a category, its options and the environment.
+///
+/// ``SessionPolicy/decide(category:options:environment:)`` makes it; the engine
+/// applies it and nothing else decides. "Muted" keeps time running, so unmuting
+/// continues mid-sound; "paused" stops time where it was.
+public struct SessionDecision: Sendable, Hashable {
+    /// Whether the game's audio plays mixed with other audio (the table's third column).
+    public var mixesWithOthers: Bool
+    /// Whether the silent switch mutes the game's own sounds in this category.
+    public var silentSwitchMutesOwnSounds: Bool
+    /// What activating the session asks of other audio.
+    public var otherAudioRequest: OtherAudioRequest
+    /// Whether effects are muted (silent switch), time running.
+    public var effectsMuted: Bool
+    /// Whether effects are paused (interruption).
+    public var effectsPaused: Bool
+    /// Whether the game's own music (the queue player, the ambient soundtrack) is
+    /// held back because other audio plays in an ambient session.
+    public var gameMusicHeldBack: Bool
+    /// Whether the game's own music is muted, time running: by the silent switch or held back.
+    public var gameMusicMuted: Bool
+    /// Whether music players must be in the `interrupted` state.
+    public var musicInterrupted: Bool
+    /// Whether `MusicPlayer` ignores the silent switch. It does, in every category,
+    /// as the iPod did: the player's music is the user's choice, not the game's sound.
+    public var musicPlayerIgnoresSilentSwitch: Bool
+    /// Whether other audio is playing that the game's secondary audio should give way to.
+    public var secondaryAudioShouldBeSilencedHint: Bool
+
+    /// Whether effects can be heard.
+    public var effectsAudible: Bool { !effectsMuted && !effectsPaused }
+    /// Whether the queue player (the game's own music) can be heard.
+    public var gameMusicAudible: Bool { !gameMusicMuted && !musicInterrupted }
+    /// Whether `MusicPlayer` can be heard.
+    public var musicPlayerAudible: Bool { !musicInterrupted }
+}
