@@ -146,17 +146,28 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Decodes the sound (off the caller's thread, from the cache's loader).
+    /// Decodes the sound whole (off the caller's thread, on the cache's loader).
+    /// Effects are short; music streams instead.
     func decode() throws -> PCMBuffer {
         switch origin {
-        case .buffer(let buffer): return buffer
+        case .buffer(let buffer):
+            return buffer
         case .file(let url):
-            let pcm = try SoundFileReader.readAll(url)
-            guard pcm.format.channelCount <= 2 else {
+            let decoder = try AudioDecoders.open(url)
+            defer { decoder.close() }
+            guard decoder.channelCount <= 2 else {
                 throw BackbeatError(.unsupportedFormat, operation: "SoundEffect", url: url,
-                                    reason: "\(pcm.format.channelCount) channels (mono or stereo only)")
+                                    reason: "\(decoder.channelCount) channels (mono or stereo only)")
             }
-            return pcm
+            var samples: [Float] = []
+            samples.reserveCapacity(Int(max(0, decoder.frameCount)) * decoder.channelCount)
+            var chunk: [Float] = []
+            while try decoder.read(frames: 8_192, into: &chunk) > 0 { samples += chunk }
+            guard !samples.isEmpty else {
+                throw BackbeatError(.emptySound, operation: "SoundEffect", url: url, reason: "no frames decoded")
+            }
+            return try PCMBuffer(format: AudioFormat(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount),
+                                 floats: samples)
         }
     }
 
