@@ -38,10 +38,13 @@ let package = Package(
                 "COpenAL", "CVorbis", "CSndfile", "CSamplerate", "CStb", "CEbur128",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        .target(
+            name: "BackbeatBench",
+            dependencies: ["Backbeat"]),
         .executableTarget(
             name: "backbeat",
             dependencies: [
-                "Backbeat",
+                "Backbeat", "BackbeatBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
@@ -55,6 +58,9 @@ let package = Package(
         .testTarget(
             name: "BackbeatTests",
             dependencies: ["Backbeat", "DrumpadCore"]),
+        .testTarget(
+            name: "BackbeatBenchTests",
+            dependencies: ["Backbeat", "BackbeatBench"]),
     ],
     swiftLanguageModes: [.v6]
 )

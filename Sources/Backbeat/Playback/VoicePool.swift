@@ -25,6 +25,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Frames between setting a gain to zero and stopping the source: at least 5 ms.
     let rampFrames: Int64
     private var voices: [Voice] = []
+    /// Sources that ran dry between update steps and were restarted (effect underruns).
+    private(set) var restarts = 0
     private var activeBySound: [ObjectIdentifier: Int] = [:]
 
     /// Sources left for music streams and other owners outside the pool.
@@ -385,6 +387,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 if source.state == .stopped {
                     if voice.playsToQueue > 0 {
                         source.play()  // ran dry between updates: restart
+                        restarts += 1
                     } else {
                         freeSource(of: voice)
                         finish(voice, completed: true)

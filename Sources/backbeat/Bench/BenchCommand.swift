@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackbeatBench
 import Foundation
 
 struct BenchCommand: ParsableCommand {
@@ -16,10 +17,16 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Tiny sizes, for a smoke run.")
     var quick = false
 
+    @Option(help: "Length of the soak suite in seconds of real time (default 600).")
+    var seconds: Double?
+
     func validate() throws {
         let known = Set(BenchSuites.all.map(\.name))
         for name in suites where !known.contains(name) {
             throw ValidationError("unknown suite \"\(name)\" (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        if let seconds, !(seconds.isFinite && seconds >= 1) {
+            throw ValidationError("--seconds must be at least 1, got \(seconds)")
         }
     }
 
@@ -31,7 +38,7 @@ struct BenchCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("[\(suite.name)] \(line)\n".utf8))
             }
             log(suite.summary)
-            results.append((suite.name, try suite.run(quick: quick, log: log)))
+            results.append((suite.name, try suite.run(BenchOptions(quick: quick, seconds: seconds), log: log)))
         }
         if json {
             var object: [String: [String: Double]] = [:]

@@ -5,11 +5,15 @@ import Synchronization
 /// The media library: a cold scan and an unchanged rescan of generated,
 /// tagged WAV files (written by Backbeat's own writer), then predicate
 /// queries and album grouping over 100,000 indexed items.
-struct LibrarySuite: BenchSuite {
-    let name = "library"
-    let summary = "scan 10,000 tagged files cold and unchanged; query and group 100,000 items"
+public struct LibrarySuite: BenchSuite {
+    public let name = "library"
+    public let summary = "scan 10,000 tagged files cold and unchanged; query and group 100,000 items"
 
-    func run(quick: Bool, log: (String) -> Void) throws -> [Figure] {
+    /// The suite.
+    public init() {}
+
+    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+        let quick = options.quick
         let fileCount = quick ? 200 : 10_000
         let itemCount = quick ? 2_000 : 100_000
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-bench-library-\(UUID().uuidString)")

@@ -1,0 +1,110 @@
+import COpenAL
+
+/// Raw OpenAL, driven the way a game without Backbeat would drive it: the
+/// reference side of the `mix` and `trigger` benchmarks.
+///
+/// It opens its own loopback device with the same attributes as an offline
+/// ``AudioEngine`` (output limiter on, no HRTF), uploads sounds into plain
+/// buffers, and gives each voice a source set up with direct `al*` calls:
+/// listener-relative, no distance attenuation, the gain and pan, and
+/// `AL_LOOPING` for loops. No pool, no update step, no queueing. Pan uses the
+/// same geometry as Backbeat's voices, so the two sides render the same scene.
+///
+/// Not thread-safe: drive one baseline from one thread.
+@_spi(Benchmark)
+public final class OpenALBaseline {
+    private let device: ALDevice
+    private var buffers: [ALuint] = []
+    private var sources: [ALuint] = []
+    /// Output frames per second.
+    public let sampleRate: Int
+    /// Output channels (interleaved in rendered samples).
+    public let channelCount: Int
+
+    /// Opens a loopback device rendering Float32 at `sampleRate` with `channels` channels.
+    ///
+    /// - Throws: ``BackbeatError`` when OpenAL has no loopback device or refuses the format.
+    public init(sampleRate: Int = 48_000, channels: Int = 2) throws {
+        device = try ALDevice.openLoopback(sampleRate: sampleRate, channels: channels)
+        self.sampleRate = sampleRate
+        self.channelCount = channels
+    }
+
+    deinit { device.close() }
+
+    /// Mono plus stereo sources the context grants.
+    public var maximumSources: Int { device.maxSources }
+
+    /// Sources alive on this device.
+    public var liveSourceCount: Int { device.withLockOnly { device.liveSources.count } }
+    /// Buffers alive on this device.
+    public var liveBufferCount: Int { device.withLockOnly { device.liveBuffers.count } }
+
+    /// Uploads `pcm` into a new buffer and returns its index for ``addVoice(sound:gain:pan:looping:)``.
+    public func addSound(_ pcm: PCMBuffer) throws -> Int {
+        buffers.append(try device.generateBuffer(pcm))
+        return buffers.count - 1
+    }
+
+    /// Generates a source for sound `sound` and sets it up (not playing yet).
+    /// Returns the voice's index.
+    public func addVoice(sound: Int, gain: Float, pan: Float, looping: Bool) throws -> Int {
+        let source = try device.generateSource()
+        let buffer = buffers[sound]
+        try device.withContext("OpenALBaseline.addVoice") {
+            alSourcei(source, AL_SOURCE_RELATIVE, 1)
+            alSourcef(source, AL_ROLLOFF_FACTOR, 0)
+            ALSource(name: source).setPan(pan)
+            alSourcef(source, AL_GAIN, gain)
+            alSourcei(source, AL_LOOPING, looping ? 1 : 0)
+            alSourcei(source, AL_BUFFER, ALint(bitPattern: buffer))
+            try device.check("OpenALBaseline.addVoice")
+        }
+        sources.append(source)
+        return sources.count - 1
+    }
+
+    /// `alSourcePlay` on voice `index`: nothing else, so timing it measures OpenAL alone.
+    public func play(_ index: Int) {
+        let source = sources[index]
+        _ = try? device.withContext { alSourcePlay(source) }
+    }
+
+    /// Plays every voice, in the order they were added.
+    public func playAll() {
+        _ = try? device.withContext { for source in sources { alSourcePlay(source) } }
+    }
+
+    /// Whether voice `index` is playing.
+    public func isPlaying(_ index: Int) -> Bool {
+        let source = sources[index]
+        return (try? device.withContext { ALSource(name: source).state == .playing }) ?? false
+    }
+
+    /// Renders `frames` interleaved Float32 frames into `samples` from index 0,
+    /// in calls of at most `chunk` frames. `samples` must hold `frames * channelCount` floats.
+    public func render(frames: Int, into samples: inout [Float], chunk: Int) {
+        var done = 0
+        while done < frames {
+            let n = min(chunk, frames - done)
+            device.render(frames: n, into: &samples, at: done * channelCount)
+            done += n
+        }
+    }
+
+    /// Renders `frames` frames and returns them interleaved.
+    public func render(frames: Int, chunk: Int) -> [Float] {
+        var samples = [Float](repeating: 0, count: frames * channelCount)
+        render(frames: frames, into: &samples, chunk: chunk)
+        return samples
+    }
+
+    /// Deletes every source and buffer, then the device. Idempotent.
+    public func close() {
+        for source in sources { device.deleteSource(source) }
+        for buffer in buffers { device.deleteBuffer(buffer) }
+        sources.removeAll()
+        buffers.removeAll()
+        device.close()
+    }
+}

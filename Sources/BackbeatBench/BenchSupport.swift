@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A benchmark could not measure: its reference tool is missing, or a side failed.
+public struct BenchError: Error, CustomStringConvertible {
+    /// What went wrong, in one line.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs async work from the synchronous bench, on the global executor, and waits for it.
+func blocking(_ body: @escaping @Sendable () async throws -> Void) throws {
+    let done = DispatchSemaphore(value: 0)
+    let failure = FailureBox()
+    Task.detached {
+        do { try await body() } catch { failure.set(error) }
+        done.signal()
+    }
+    done.wait()
+    if let error = failure.error { throw error }
+}
+
+/// Hands an error from the detached task to the waiting thread.
+final class FailureBox: @unchecked Sendable {
+    // Safe: every access goes through `lock`, and the semaphore orders the write before the read.
+    private let lock = NSLock()
+    private var stored: (any Error)?
+    func set(_ e: any Error) { lock.lock(); stored = e; lock.unlock() }
+    var error: (any Error)? { lock.lock(); defer { lock.unlock() }; return stored }
+}
+
+/// This executable's path.
+func selfPath() throws -> String {
+    guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+        throw BenchError("cannot find the backbeat executable")
+    }
+    return path
+}
+
+/// Spawns a program with stdout and stderr sent to /dev/null, waits, and returns its status and resource usage (wait4).
+func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, usage: rusage) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    guard rc == 0 else { throw BenchError("cannot start \(path): \(String(cString: strerror(rc)))") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 {
+        guard errno == EINTR else { throw BenchError("wait4 failed: \(String(cString: strerror(errno)))") }
+    }
+    let exited = (status & 0x7F) == 0
+    return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), usage)
+}

@@ -1,0 +1,163 @@
+@_spi(Benchmark) import Backbeat
+import Foundation
+
+/// The scene the `mix` suite renders twice, once through Backbeat and once
+/// through raw OpenAL: a few generated sounds (mono and stereo, one at
+/// 44.1 kHz so OpenAL resamples it) and voices that loop them at seeded
+/// gains and pans. Every voice loops, so the voice count holds for the whole
+/// render.
+public struct MixScene: Sendable {
+    /// One voice: which sound, at what gain and pan, looping or not.
+    public struct VoiceSpec: Sendable {
+        /// Index into ``MixScene/sounds``.
+        public let sound: Int
+        /// Linear gain, 0...1.
+        public let gain: Float
+        /// -1 (left) ... 1 (right).
+        public let pan: Float
+        /// Loops until stopped (Backbeat: `numberOfLoops: -1`; raw: `AL_LOOPING`).
+        public let looping: Bool
+    }
+
+    /// The sounds, decoded.
+    public let sounds: [PCMBuffer]
+    /// The voices, in the order both sides start them.
+    public let voices: [VoiceSpec]
+    /// Output rate of both sides.
+    public let sampleRate: Int
+
+    /// A scene of `voiceCount` looping voices, the same for the same seed.
+    public init(voiceCount: Int, seed: UInt64 = 0x5EED, sampleRate: Int = 48_000) {
+        self.sampleRate = sampleRate
+        sounds = MixScene.makeSounds()
+        var random = SeededRandom(seed: seed)
+        voices = (0..<voiceCount).map { i in
+            VoiceSpec(sound: i % 4,
+                      gain: Float(0.1 + 0.8 * random.nextUnit()),
+                      pan: Float(2 * random.nextUnit() - 1),
+                      looping: true)
+        }
+    }
+
+    private static func makeSounds() -> [PCMBuffer] {
+        var random = SeededRandom(seed: 42)
+        func mono(rate: Int, seconds: Double, _ sample: (Double) -> Double) -> PCMBuffer {
+            let frames = Int(seconds * Double(rate))
+            let floats = (0..<frames).map { Float(sample(Double($0) / Double(rate))) }
+            return try! PCMBuffer(format: AudioFormat(sampleRate: rate, channelCount: 1), floats: floats)
+        }
+        let tone = mono(rate: 48_000, seconds: 1) { t in
+            0.4 * sin(2 * .pi * 220 * t) + 0.2 * sin(2 * .pi * 660 * t)
+        }
+        let frames = 36_000
+        var noise = [Float](repeating: 0, count: frames * 2)
+        for i in 0..<frames {
+            let envelope = 0.5 + 0.5 * sin(2 * .pi * 3 * Double(i) / 48_000)
+            noise[2 * i] = Float(0.3 * envelope * (2 * random.nextUnit() - 1))
+            noise[2 * i + 1] = Float(0.3 * envelope * (2 * random.nextUnit() - 1))
+        }
+        let stereoNoise = try! PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 2), floats: noise)
+        let resampled = mono(rate: 44_100, seconds: 0.5) { t in 0.5 * sin(2 * .pi * 330 * t) }
+        let chirpFrames = 60_000
+        var chirp = [Float](repeating: 0, count: chirpFrames * 2)
+        for i in 0..<chirpFrames {
+            let t = Double(i) / 48_000
+            let phase = 2 * .pi * (200 * t + 300 * t * t)
+            chirp[2 * i] = Float(0.4 * sin(phase))
+            chirp[2 * i + 1] = Float(0.4 * cos(phase))
+        }
+        let stereoChirp = try! PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 2), floats: chirp)
+        return [tone, stereoNoise, resampled, stereoChirp]
+    }
+
+    // MARK: The two sides
+
+    /// The Backbeat side, ready to render: an offline engine with the scene's
+    /// sounds resident and every voice started, in order.
+    public final class BackbeatSide {
+        /// The engine rendering the scene.
+        public let engine: AudioEngine
+        /// Kept alive: a sound's buffer goes with it.
+        let effects: [SoundEffect]
+        /// The voices, in scene order.
+        public let voices: [Voice]
+
+        init(_ scene: MixScene) throws {
+            let engine = try AudioEngine(output: .offline(sampleRate: scene.sampleRate, channels: 2))
+            self.engine = engine
+            do {
+                let effects = try scene.sounds.enumerated().map { i, pcm in
+                    try SoundEffect(buffer: pcm, name: "mix\(i)", engine: engine)
+                }
+                self.effects = effects
+                voices = scene.voices.map { spec in
+                    effects[spec.sound].play(volume: spec.gain, pan: spec.pan, numberOfLoops: spec.looping ? -1 : 0)
+                }
+            } catch {
+                engine.shutdown()
+                throw error
+            }
+            guard voices.allSatisfy({ $0.state == .playing }) else {
+                let audible = voices.filter { $0.state == .playing }.count
+                engine.shutdown()
+                throw BenchError("Backbeat made \(audible) of \(scene.voices.count) voices audible")
+            }
+        }
+
+        /// Frames per render call (one update period, as a device would mix).
+        public var chunk: Int { engine.updateInterval }
+
+        /// Renders `frames` frames into `samples` (reused).
+        public func render(frames: Int, into samples: inout [Float]) throws {
+            try engine.render(frames: frames, reusing: &samples)
+        }
+
+        /// Shuts the engine down.
+        public func close() { engine.shutdown() }
+    }
+
+    /// The raw-OpenAL side, ready to render: a loopback device with the
+    /// scene's sounds in buffers and every voice playing, in order.
+    public final class RawSide {
+        let baseline: OpenALBaseline
+        /// Frames per render call: the same as the Backbeat side's update period.
+        public let chunk: Int
+
+        init(_ scene: MixScene, chunk: Int) throws {
+            baseline = try OpenALBaseline(sampleRate: scene.sampleRate, channels: 2)
+            self.chunk = chunk
+            for pcm in scene.sounds { _ = try baseline.addSound(pcm) }
+            for spec in scene.voices {
+                _ = try baseline.addVoice(sound: spec.sound, gain: spec.gain, pan: spec.pan, looping: spec.looping)
+            }
+            baseline.playAll()
+        }
+
+        /// Renders `frames` frames into `samples` (reused).
+        public func render(frames: Int, into samples: inout [Float]) {
+            baseline.render(frames: frames, into: &samples, chunk: chunk)
+        }
+
+        /// Closes the device.
+        public func close() { baseline.close() }
+    }
+
+    /// Starts the scene through Backbeat.
+    public func startBackbeat() throws -> BackbeatSide { try BackbeatSide(self) }
+
+    /// Starts the scene through raw OpenAL, rendering in calls of `chunk` frames.
+    public func startRaw(chunk: Int) throws -> RawSide { try RawSide(self, chunk: chunk) }
+
+    /// Renders `frames` frames of the scene on both sides and returns both outputs.
+    public func renderBoth(frames: Int) throws -> (backbeat: [Float], raw: [Float]) {
+        let a = try startBackbeat()
+        defer { a.close() }
+        let b = try startRaw(chunk: a.chunk)
+        defer { b.close() }
+        var left = [Float](repeating: 0, count: frames * 2)
+        var right = left
+        try a.render(frames: frames, into: &left)
+        b.render(frames: frames, into: &right)
+        return (left, right)
+    }
+}

@@ -1,0 +1,168 @@
+@_spi(Benchmark) import Backbeat
+import Foundation
+
+/// What one call costs the game loop: `SoundEffect.play()` on a cached sound
+/// against a raw `alSourcePlay` on a prepared source, timed call by call in
+/// alternating blocks, with rendering between triggers so voices come and go
+/// as in a game. Then how many frames pass between `play()` and the first
+/// sample out, and whether `play(at:)` lands on its frame.
+public struct TriggerSuite: BenchSuite {
+    public let name = "trigger"
+    public let summary = "cost of SoundEffect.play() vs raw alSourcePlay (p50/p99), trigger-to-first-sample latency, play(at:) accuracy"
+
+    /// The suite.
+    public init() {}
+
+    /// Per-call costs in microseconds.
+    public struct Costs: Sendable {
+        /// `play()` costs, in call order.
+        public let backbeat: [Double]
+        /// `alSourcePlay` costs, in call order.
+        public let raw: [Double]
+    }
+
+    /// Times `triggers` calls on each side, alternating blocks of `block` calls.
+    /// Every fourth call renders one update period.
+    public func measureCosts(triggers: Int, block: Int = 1_000) throws -> Costs {
+        let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+        defer { engine.shutdown() }
+        let click = Self.click()
+        let sound = try SoundEffect(buffer: click, name: "click", engine: engine)
+        let baseline = try OpenALBaseline(sampleRate: 48_000, channels: 2)
+        defer { baseline.close() }
+        let rawSound = try baseline.addSound(click)
+        let rawSources = 64
+        for i in 0..<rawSources {
+            _ = try baseline.addVoice(sound: rawSound, gain: 0.5, pan: Self.pans[i % Self.pans.count], looping: false)
+        }
+        let chunk = engine.updateInterval
+        var scratch = [Float](repeating: 0, count: chunk * 2)
+        var backbeat: [Double] = [], raw: [Double] = []
+        backbeat.reserveCapacity(triggers)
+        raw.reserveCapacity(triggers)
+
+        func backbeatBlock(_ count: Int, record: Bool) throws {
+            for i in 0..<count {
+                let pan = Self.pans[i % Self.pans.count]
+                let start = monotonicNanoseconds()
+                sound.play(volume: 0.5, pan: pan)
+                let end = monotonicNanoseconds()
+                if record { backbeat.append(Double(end - start) / 1e3) }
+                if i % 4 == 3 { try engine.render(frames: chunk, reusing: &scratch) }
+            }
+        }
+        func rawBlock(_ count: Int, record: Bool, from offset: Int) {
+            for i in 0..<count {
+                let start = monotonicNanoseconds()
+                baseline.play((offset + i) % rawSources)
+                let end = monotonicNanoseconds()
+                if record { raw.append(Double(end - start) / 1e3) }
+                if i % 4 == 3 { baseline.render(frames: chunk, into: &scratch, chunk: chunk) }
+            }
+        }
+        // Warm up both sides (allocations, caches) before recording.
+        try backbeatBlock(min(block, 500), record: false)
+        rawBlock(min(block, 500), record: false, from: 0)
+        var done = 0
+        var round = 0
+        while done < triggers {
+            let n = min(block, triggers - done)
+            if round % 2 == 0 {
+                try backbeatBlock(n, record: true); rawBlock(n, record: true, from: done)
+            } else {
+                rawBlock(n, record: true, from: done); try backbeatBlock(n, record: true)
+            }
+            done += n
+            round += 1
+        }
+        return Costs(backbeat: backbeat, raw: raw)
+    }
+
+    /// Frames from `play()` (called between two renders, mid update period)
+    /// to the first non-zero output frame, for Backbeat and for raw OpenAL.
+    public func measureLatency() throws -> (backbeat: Int, raw: Int, outputLatency: Int) {
+        let tick = Self.tick()
+        let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+        defer { engine.shutdown() }
+        let sound = try SoundEffect(buffer: tick, name: "tick", engine: engine)
+        _ = try engine.render(frames: 1_000)
+        sound.play()
+        let backbeat = Self.firstAudibleFrame(try engine.render(frames: 2_000), channels: 2) ?? -1
+
+        let baseline = try OpenALBaseline(sampleRate: 48_000, channels: 2)
+        defer { baseline.close() }
+        _ = try baseline.addVoice(sound: try baseline.addSound(tick), gain: 1, pan: 0, looping: false)
+        _ = baseline.render(frames: 1_000, chunk: engine.updateInterval)
+        baseline.play(0)
+        let raw = Self.firstAudibleFrame(baseline.render(frames: 2_000, chunk: engine.updateInterval), channels: 2) ?? -1
+        return (backbeat, raw, engine.outputLatencyFrames)
+    }
+
+    /// The largest distance in frames between a `play(at:)` target and the
+    /// first frame heard, over `trials` seeded targets from 1 frame to 0.5 s ahead.
+    public func measureScheduleError(trials: Int) throws -> Int {
+        let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+        defer { engine.shutdown() }
+        let sound = try SoundEffect(buffer: Self.tick(), name: "tick", engine: engine)
+        var random = SeededRandom(seed: 9)
+        _ = try engine.render(frames: 137)
+        var worst = 0
+        for _ in 0..<trials {
+            let now = engine.currentTime.frames(atSampleRate: 48_000, rounding: .nearest)
+            let ahead = random.next(in: 1..<24_000)
+            sound.play(at: MediaTime(frames: now + Int64(ahead), sampleRate: 48_000))
+            let out = try engine.render(frames: ahead + 1_000)
+            let heard = Self.firstAudibleFrame(out, channels: 2).map { Int(now) + $0 } ?? Int.max / 2
+            worst = max(worst, abs(heard - (Int(now) + ahead)))
+        }
+        return worst
+    }
+
+    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+        let triggers = options.quick ? 400 : 20_000
+        let costs = try measureCosts(triggers: triggers, block: options.quick ? 100 : 1_000)
+        let p50 = percentile(costs.backbeat, 0.5), p99 = percentile(costs.backbeat, 0.99)
+        let rawP50 = percentile(costs.raw, 0.5), rawP99 = percentile(costs.raw, 0.99)
+        log("play(): p50 \(fmt(p50)) µs, p99 \(fmt(p99)) µs, max \(fmt(costs.backbeat.max() ?? 0)) µs over \(triggers)")
+        log("alSourcePlay: p50 \(fmt(rawP50)) µs, p99 \(fmt(rawP99)) µs, max \(fmt(costs.raw.max() ?? 0)) µs over \(triggers)")
+        let latency = try measureLatency()
+        log("first sample after play(): Backbeat \(latency.backbeat) frames, raw \(latency.raw) frames (limiter lookahead \(latency.outputLatency))")
+        let scheduleError = try measureScheduleError(trials: options.quick ? 10 : 200)
+        log("play(at:): worst error \(scheduleError) frames")
+        return [
+            Figure(key: "p50_us", value: p50, unit: "µs, SoundEffect.play() on a cached sound, median of \(triggers)"),
+            Figure(key: "p99_us", value: p99, unit: "µs, the same, 99th percentile (goal < 500)"),
+            Figure(key: "raw_p50_us", value: rawP50, unit: "µs, raw alSourcePlay, median of \(triggers)"),
+            Figure(key: "raw_p99_us", value: rawP99, unit: "µs, raw alSourcePlay, 99th percentile"),
+            Figure(key: "latency_frames", value: Double(latency.backbeat), unit: "frames from play() to first sample at 48 kHz"),
+            Figure(key: "raw_latency_frames", value: Double(latency.raw), unit: "frames from alSourcePlay to first sample (limiter lookahead \(latency.outputLatency))"),
+            Figure(key: "schedule_error_frames", value: Double(scheduleError), unit: "frames, worst play(at:) error over \(options.quick ? 10 : 200) targets (goal 0)"),
+        ]
+    }
+
+    // MARK: Sounds
+
+    static let pans: [Float] = [-1, -0.5, 0, 0.5, 1, 0.25, -0.75, 0.8]
+
+    /// A 10 ms decaying click, mono 48 kHz.
+    static func click() -> PCMBuffer {
+        let floats = (0..<480).map { (i: Int) -> Float in
+            let t = Double(i)
+            let envelope: Double = 0.8 * exp(-t / 80)
+            return Float(envelope * sin(2 * Double.pi * 2_000 * t / 48_000 + 0.5))
+        }
+        return try! PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: floats)
+    }
+
+    /// 200 frames of a constant 0.5: audible from its first frame.
+    static func tick() -> PCMBuffer {
+        try! PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: [Float](repeating: 0.5, count: 200))
+    }
+
+    /// The index of the first frame with a non-zero sample.
+    public static func firstAudibleFrame(_ samples: [Float], channels: Int) -> Int? {
+        samples.firstIndex { $0 != 0 }.map { $0 / channels }
+    }
+
+    private func fmt(_ v: Double) -> String { String(format: "%.2f", v) }
+}
