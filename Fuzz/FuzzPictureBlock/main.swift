@@ -1,0 +1,14 @@
+// libFuzzer entry: METADATA_BLOCK_PICTURE, raw (FLAC) and base64 (Vorbis comment).
+@testable import Backbeat
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPictureBlock(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Data(UnsafeBufferPointer(start: data, count: size))
+    if case .success(let artwork) = PictureBlock.parse(bytes) {
+        // What parses must serialise and parse back.
+        _ = PictureBlock.parse(PictureBlock.serialise(artwork))
+    }
+    _ = PictureBlock.parseBase64(Array(bytes))
+    return 0
+}

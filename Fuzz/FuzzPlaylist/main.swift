@@ -1,0 +1,13 @@
+// libFuzzer entry: the same bytes as an M3U, a PLS and an XSPF playlist.
+@testable import Backbeat
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPlaylist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Data(UnsafeBufferPointer(start: data, count: size))
+    let text = PlaylistReader.text(bytes)
+    _ = PlaylistReader.parseM3U(text)
+    _ = PlaylistReader.parsePLS(text)
+    _ = try? PlaylistReader.parseXSPF(bytes, url: URL(fileURLWithPath: "/fuzz/input.xspf"))
+    return 0
+}

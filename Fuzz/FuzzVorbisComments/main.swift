@@ -1,0 +1,11 @@
+// libFuzzer entry: Vorbis comments (`KEY=value`, one per line of the input) to tags.
+@testable import Backbeat
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzVorbisComments(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let comments = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+    let reading = VorbisComments.read(comments)
+    _ = VorbisComments.comments(for: reading.tags)
+    return 0
+}
