@@ -2,10 +2,11 @@
 
 APT_PACKAGES := pkg-config libopenal-dev libvorbis-dev libsndfile1-dev libsamplerate0-dev \
                 libstb-dev libebur128-dev vorbis-tools sox
+SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test demo bench assets clean
+.PHONY: all deps build release test test-tsan sanitize fuzz fuzz-build demo bench assets clean
 
 all: build
 
@@ -28,6 +29,39 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	$(MAKE) test-tsan
+
+# The thread sanitizer over the suites that drive the engine, session,
+# library and sound loader from several threads (its own scratch path).
+TSAN_FILTER ?= SessionConcurrencyTests|SessionLifetimeTests|MediaLibraryTests|SoundEffectTests|VoicePoolTests|AudioEngineTests
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
+
+# The whole test suite under the thread sanitizer, then the address sanitizer.
+sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
+
+# libFuzzer: each fuzzer runs FUZZ_TIME seconds from its committed seeds in
+# Fuzz/Corpus (new inputs go to .build-fuzz/corpus; crashes to .build-fuzz/artifacts).
+FUZZERS := FuzzVorbisComments FuzzPictureBlock FuzzOggAsset FuzzWAVAsset FuzzPlaylist FuzzDrumpadCommand
+FUZZ_TIME ?= 60
+FUZZ_BUILD := BACKBEAT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+fuzz-build: deps
+	@set -e; for f in $(FUZZERS); do $(FUZZ_BUILD) --product $$f 2>&1 | grep -v "Cannot export local symbol"; done
+
+fuzz: fuzz-build
+	@set -e; mkdir -p .build-fuzz/artifacts; for f in $(FUZZERS); do \
+		mkdir -p .build-fuzz/corpus/$$f; echo "== $$f: $(FUZZ_TIME) s"; \
+		SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp:print_suppressions=0 \
+		.build-fuzz/debug/$$f -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+			-artifact_prefix=.build-fuzz/artifacts/$$f- .build-fuzz/corpus/$$f Fuzz/Corpus/$$f 2>&1 \
+			| grep -E "^#[0-9]+ +DONE|^stat::number_of_executed_units|ERROR|SUMMARY|Test unit written"; \
+		status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "$$f failed (status $$status)"; exit 1; }; \
+	done
 
 demo: release
 	.build/release/drumpad --script Demo/demo.script
@@ -40,4 +74,4 @@ assets: deps
 	python3 Assets/generate.py
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-tsan .build-asan .build-fuzz out

@@ -65,17 +65,18 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Fuzz targets (libFuzzer entry points, no `main`): only when asked for, so a
-// normal build never tries to link them. `make fuzz` sets BACKBEAT_FUZZ=1 and
+// Fuzz targets (each runs libFuzzer's driver): only when asked for, so a
+// normal build never needs libFuzzer. `make fuzz` sets BACKBEAT_FUZZ=1 and
 // builds them with -sanitize=fuzzer,address in their own scratch path.
 if Context.environment["BACKBEAT_FUZZ"] == "1" {
+    package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
     let fuzzers: [(String, Target.Dependency)] = [
         ("FuzzVorbisComments", "Backbeat"), ("FuzzPictureBlock", "Backbeat"),
         ("FuzzOggAsset", "Backbeat"), ("FuzzWAVAsset", "Backbeat"),
         ("FuzzPlaylist", "Backbeat"), ("FuzzDrumpadCommand", "DrumpadCore"),
     ]
     for (name, dependency) in fuzzers {
-        package.targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))
+        package.targets.append(.executableTarget(name: name, dependencies: [dependency, "CLibFuzzer"], path: "Fuzz/\(name)"))
         package.products.append(.executable(name: name, targets: [name]))
     }
 }

@@ -1,6 +1,7 @@
 // libFuzzer entry: METADATA_BLOCK_PICTURE, raw (FLAC) and base64 (Vorbis comment).
 @testable import Backbeat
 import Foundation
+import CLibFuzzer
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPictureBlock(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -12,3 +13,12 @@ public func fuzzPictureBlock(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     _ = PictureBlock.parseBase64(Array(bytes))
     return 0
 }
+
+// Whichever main the link keeps (SwiftPM's renamed entry point or
+// libFuzzer's), the driver runs the function above.
+var argc = CommandLine.argc
+var argv = Optional(CommandLine.unsafeArgv)
+exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+    guard let data else { return 0 }
+    return fuzzPictureBlock(data, size)
+})

@@ -1,5 +1,7 @@
 // libFuzzer entry: Vorbis comments (`KEY=value`, one per line of the input) to tags.
 @testable import Backbeat
+import CLibFuzzer
+import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVorbisComments(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -9,3 +11,12 @@ public func fuzzVorbisComments(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     _ = VorbisComments.comments(for: reading.tags)
     return 0
 }
+
+// Whichever main the link keeps (SwiftPM's renamed entry point or
+// libFuzzer's), the driver runs the function above.
+var argc = CommandLine.argc
+var argv = Optional(CommandLine.unsafeArgv)
+exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+    guard let data else { return 0 }
+    return fuzzVorbisComments(data, size)
+})

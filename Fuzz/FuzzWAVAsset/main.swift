@@ -2,6 +2,7 @@
 // asset: probe, decoder, every frame, tags, a seek.
 @testable import Backbeat
 import Foundation
+import CLibFuzzer
 
 private let path = FileManager.default.temporaryDirectory
     .appendingPathComponent("backbeat-fuzz-\(ProcessInfo.processInfo.processIdentifier).wav")
@@ -25,3 +26,12 @@ public func fuzzWAVAsset(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Whichever main the link keeps (SwiftPM's renamed entry point or
+// libFuzzer's), the driver runs the function above.
+var argc = CommandLine.argc
+var argv = Optional(CommandLine.unsafeArgv)
+exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+    guard let data else { return 0 }
+    return fuzzWAVAsset(data, size)
+})

@@ -78,6 +78,19 @@ enum PlaylistReader {
     }
 
     static func parseXSPF(_ data: Data, url: URL) throws -> Parsed {
+        // FoundationXML traps on a name that is not valid UTF-8, which libxml2
+        // passes through from a UTF-8 document: refuse such bytes unread.
+        // (UTF-16 and declared 8-bit documents reach the parser as libxml2's
+        // own transcoding, which is always valid UTF-8.)
+        if !declaresTranscodedEncoding(data), String(validating: data, as: UTF8.self) == nil {
+            throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url, reason: "not valid UTF-8")
+        }
+        // FoundationXML also crashes on a processing instruction with no data
+        // (`<?name?>`); XSPF has no use for one, so such a document is refused.
+        if let target = dataLessProcessingInstruction(data) {
+            throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url,
+                                reason: "processing instruction <?\(target)?> has no data")
+        }
         let delegate = XSPFDelegate()
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
@@ -90,6 +103,54 @@ enum PlaylistReader {
             throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url, reason: reason)
         }
         return delegate.parsed
+    }
+}
+
+extension PlaylistReader {
+    /// 8-bit encodings libxml2 transcodes every byte of into valid UTF-8.
+    private static let singleByteEncodings: Set<String> = ["iso-8859-1", "latin1", "iso-latin-1", "iso-8859-15", "windows-1252", "cp1252"]
+
+    /// The target of the first `<?target?>` with nothing but spaces after its
+    /// target, anywhere in `data` (comments and CDATA included), or nil.
+    static func dataLessProcessingInstruction(_ data: Data) -> String? {
+        let bytes = [UInt8](data)
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        var i = 0
+        while i + 1 < bytes.count {
+            defer { i += 1 }
+            guard bytes[i] == UInt8(ascii: "<"), bytes[i + 1] == UInt8(ascii: "?") else { continue }
+            var j = i + 2
+            while j < bytes.count, !isSpace(bytes[j]), !(bytes[j] == UInt8(ascii: "?") && j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: ">")) { j += 1 }
+            let target = bytes[(i + 2)..<j]
+            while j < bytes.count, isSpace(bytes[j]) { j += 1 }
+            if j + 1 < bytes.count, bytes[j] == UInt8(ascii: "?"), bytes[j + 1] == UInt8(ascii: ">") {
+                return String(decoding: target.prefix(64), as: UTF8.self)
+            }
+        }
+        return nil
+    }
+
+    /// Whether libxml2 reads `data` as something other than UTF-8 that it
+    /// turns into valid UTF-8 itself: a UTF-16 byte order mark, or a
+    /// well-formed declaration naming one of ``singleByteEncodings``.
+    static func declaresTranscodedEncoding(_ data: Data) -> Bool {
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) { return true }
+        let head = Array(data.prefix(256))
+        guard head.starts(with: Array("<?xml".utf8)), let end = head.firstRange(of: Array("?>".utf8)),
+              let declaration = String(validating: head[..<end.lowerBound], as: UTF8.self) else { return false }
+        // version="…" encoding="NAME": attributes are name = quoted value, separated by spaces.
+        var rest = Substring(declaration.dropFirst(5))
+        while let equals = rest.firstIndex(of: "=") {
+            let name = rest[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = rest[rest.index(after: equals)...].drop { $0 == " " }
+            guard let quote = value.first, quote == "\"" || quote == "'" else { return false }
+            value = value.dropFirst()
+            guard let close = value.firstIndex(of: quote) else { return false }
+            if name == "encoding" { return singleByteEncodings.contains(value[..<close].lowercased()) }
+            guard name == "version" else { return false }
+            rest = value[value.index(after: close)...]
+        }
+        return false
     }
 }
 
