@@ -184,11 +184,14 @@ struct SoundEffectTests {
         let recorder = EventRecorder(engine)
         let sound = SoundEffect(contentsOf: URL(fileURLWithPath: "/no/such/sound.wav"), engine: engine)
         let voice = sound.play()
-        try await waitUntil { voice.isFinished }
-        let refusal = recorder.events.compactMap { event -> BackbeatError? in
-            if case .voiceRefused(_, _, .loadFailed(let error)) = event { error } else { nil }
-        }.first
-        #expect(refusal?.code == .fileNotFound)
+        let refusal = {
+            recorder.events.compactMap { event -> BackbeatError? in
+                if case .voiceRefused(_, _, .loadFailed(let error)) = event { error } else { nil }
+            }.first
+        }
+        // The loader thread delivers the event just after the voice finishes, outside the lock.
+        try await waitUntil { voice.isFinished && refusal() != nil }
+        #expect(refusal()?.code == .fileNotFound)
         let error = await #expect(throws: BackbeatError.self) { try await sound.preload() }
         #expect(error?.code == .fileNotFound)
         #expect(error?.description.contains("sound.wav") == true)
