@@ -331,7 +331,7 @@ public final class AudioEngine: @unchecked Sendable {
     // MARK: Locking
 
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try device.withLockOnly(body)
+        try device.withLockAndContext(body)
     }
 
     func checkUsable(_ operation: String) throws {

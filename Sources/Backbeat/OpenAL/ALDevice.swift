@@ -53,6 +53,17 @@ final class ALDevice: @unchecked Sendable {
         return try body()
     }
 
+    /// Runs `body` under the device lock with this device's context current on
+    /// this thread while the device is open (closed: the lock only). Code under
+    /// the engine lock calls `ALSource` directly, and the thread may be one
+    /// that never used this device, or last used another engine's context.
+    func withLockAndContext<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if let context, alcGetThreadContext() != context { alcSetThreadContext(context) }
+        return try body()
+    }
+
     var isClosed: Bool { lock.withLock { context == nil } }
 
     // MARK: Opening
