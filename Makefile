@@ -60,7 +60,7 @@ fuzz: fuzz-build
 		SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp:print_suppressions=0 \
 		.build-fuzz/debug/$$f -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
 			-artifact_prefix=.build-fuzz/artifacts/$$f- .build-fuzz/corpus/$$f Fuzz/Corpus/$$f 2>&1 \
-			| grep -E "^#[0-9]+ +DONE|^stat::number_of_executed_units|ERROR|SUMMARY|Test unit written"; \
+			| grep -E "^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units|ERROR|SUMMARY|Test unit written"; \
 		status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "$$f failed (status $$status)"; exit 1; }; \
 	done
 

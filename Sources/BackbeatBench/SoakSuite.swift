@@ -40,6 +40,8 @@ public struct SoakSuite: BenchSuite {
         public var rssWarmMiB: Double
         /// The furthest engine time fell behind the wall clock, ms.
         public var maxLagMilliseconds: Double
+        /// Times engine time fell more than 30 ms behind the wall clock.
+        public var lateEpisodes: Int
         /// Frames the file received.
         public var framesRendered: Int64
     }
@@ -64,14 +66,19 @@ public struct SoakSuite: BenchSuite {
         let engineStart = engine.currentTime.seconds
         var ticks = 0
         var rssWarm: Double?
-        var maxLag = 0.0
+        var maxLag = 0.0, maxLagAt = 0.0
+        var lateEpisodes = 0, late = false
         var nextReport = 1.0
         var elapsed = 0.0
         while elapsed < seconds {
             for participant in participants { participant.tick(engine: engine, random: &random, second: elapsed) }
             ticks += 1
             elapsed = Double(monotonicNanoseconds() - start) / 1e9
-            maxLag = max(maxLag, elapsed - (engine.currentTime.seconds - engineStart))
+            let lag = elapsed - (engine.currentTime.seconds - engineStart)
+            if lag > maxLag { maxLag = lag; maxLagAt = elapsed }
+            // A device's buffer (30 ms by default) would have run dry: count each episode once.
+            if lag > 0.03, !late { lateEpisodes += 1 }
+            late = lag > 0.03
             if rssWarm == nil, elapsed >= warmUp { rssWarm = residentMiB() }
             if elapsed >= nextReport {
                 nextReport += seconds >= 60 ? 60 : 1
@@ -104,9 +111,11 @@ public struct SoakSuite: BenchSuite {
             rssGrowthMiB: rssEnd - (rssWarm ?? rssEnd),
             rssWarmMiB: rssWarm ?? rssEnd,
             maxLagMilliseconds: maxLag * 1e3,
+            lateEpisodes: lateEpisodes,
             framesRendered: engine.currentTime.frames(atSampleRate: 48_000, rounding: .down))
         log("after \(fmt(elapsed)) s: \(result.underruns) underruns, \(result.leakedSources) leaked sources, \(result.leakedBuffers) leaked buffers, "
-            + "RSS \(fmt(result.rssWarmMiB)) → \(fmt(rssEnd)) MiB, engine at most \(fmt(result.maxLagMilliseconds)) ms behind the wall clock")
+            + "RSS \(fmt(result.rssWarmMiB)) → \(fmt(rssEnd)) MiB, engine at most \(fmt(result.maxLagMilliseconds)) ms behind the wall clock "
+            + "(at \(fmt(maxLagAt)) s; \(lateEpisodes) times more than 30 ms behind)")
         return result
     }
 
@@ -120,6 +129,7 @@ public struct SoakSuite: BenchSuite {
             Figure(key: "leaked_buffers", value: Double(r.leakedBuffers), unit: "OpenAL buffers alive after the run beyond the baseline (goal 0)"),
             Figure(key: "rss_growth_mib", value: r.rssGrowthMiB, unit: "MiB resident growth from the end of the warm-up to the end (goal ≈ 0)"),
             Figure(key: "max_lag_ms", value: r.maxLagMilliseconds, unit: "ms, furthest engine time fell behind the wall clock (a device buffers 30)"),
+            Figure(key: "late_episodes", value: Double(r.lateEpisodes), unit: "times engine time fell more than 30 ms behind the wall clock"),
         ]
     }
 
