@@ -58,6 +58,11 @@ public final class AudioEngine: @unchecked Sendable {
     public let effectsBus: Bus
     /// Every bus, parents before children.
     var buses: [Bus]
+    /// How this engine's audio shares the machine: category, options, and the
+    /// environment's events. Its decisions are applied to this engine's buses
+    /// and players.
+    public let session: AudioSession
+    let sessionTarget: EngineSessionTarget
     var voicePool: VoicePool!
     var effectCache: SoundCache!
     var pendingEvents: [PendingDelivery] = []
@@ -102,6 +107,9 @@ public final class AudioEngine: @unchecked Sendable {
         musicBus = Bus(name: "music", parent: masterBus)
         effectsBus = Bus(name: "effects", parent: masterBus)
         buses = [masterBus, musicBus, effectsBus]
+        let clock = EngineClock()
+        session = AudioSession(clock: { clock.now })
+        sessionTarget = EngineSessionTarget(engine: nil)
         for bus in buses { bus.engine = self }
         effectCache = SoundCache(engine: self, budget: 64 << 20)
         do {
@@ -111,6 +119,9 @@ public final class AudioEngine: @unchecked Sendable {
             throw error
         }
         register(voicePool)
+        clock.engine = self
+        sessionTarget.engine = self
+        session.attach(target: sessionTarget)
         if case .device = output {
             clockOrigin = device.clockNanoseconds() ?? 0
             startRealTimeThread(rendering: false)
