@@ -417,7 +417,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 }
                 applyGain(voice, at: frame)
             case .pausing(let until):
-                guard let source = voice.source, case .loaded(let r) = voice.sound.loadState else { break }
+                guard let source = voice.source else { break }
                 if !wantsPause {
                     voice.phase = .playing
                     applyGain(voice, at: frame)
