@@ -36,7 +36,8 @@ func openEngine() throws -> (AudioEngine, String) {
     }
     let url = options.output ?? URL(fileURLWithPath: "out/drumpad.wav")
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    return (try AudioEngine(output: .file(url: url)), url.path)
+    // At a terminal a person plays in real time, so the file fills at the pace of a device.
+    return (try AudioEngine(output: .file(url: url, pacing: interactive ? .realTime : .asFastAsPossible)), url.path)
 }
 
 /// Scans the music folder into an in-memory index; nil (with a line saying why) when it cannot.
@@ -57,11 +58,11 @@ func openLibrary(_ folder: URL) -> MediaLibrary? {
     }
 }
 
+let interactive = options.script == nil && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
 let (engine, destination): (AudioEngine, String)
 do { (engine, destination) = try openEngine() } catch { fail("\(error)") }
 let library = openLibrary(options.library ?? assets.appendingPathComponent("Music", isDirectory: true))
 
-let interactive = options.script == nil && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
 let terminal = interactive ? Terminal() : nil
 
 let demo: Drumpad
