@@ -37,7 +37,8 @@ func openEngine() throws -> (AudioEngine, String) {
     let url = options.output ?? URL(fileURLWithPath: "out/drumpad.wav")
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     // At a terminal a person plays in real time, so the file fills at the pace of a device.
-    return (try AudioEngine(output: .file(url: url, pacing: interactive ? .realTime : .asFastAsPossible)), url.path)
+    return (try AudioEngine(output: .file(url: url, pacing: interactive ? .realTime : .asFastAsPossible)),
+            options.output?.path ?? "out/drumpad.wav")
 }
 
 /// Scans the music folder into an in-memory index; nil (with a line saying why) when it cannot.
