@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Backbeat
-import DrumpadCore
+@testable import DrumpadCore
 
 /// The drum pad demo end to end: scripts rendered to WAV by the real engine,
 /// checked on the samples; bad input fed to the built binary.
@@ -249,4 +249,35 @@ import DrumpadCore
         let tags = try await AudioAsset(url: song).load(.tags)
         #expect(tags.beatsPerMinute == Int(try #require(Assets.vorbisComments(song)["BPM"]?.first)))
     }
+}
+
+@Suite struct TerminalPickerTests {
+    @Test func browsesAndPicksOneSongOrSeveral() throws {
+        let library = try #require(DrumpadDemoTests.library)
+        let songs = try MediaQuery.songs(in: library).items
+        var single = TerminalPicker(library: library)
+        #expect(single.handle("4").result == nil)   // songs
+        #expect(single.handle("99").result == nil)  // no such row: refused, still open
+        #expect(single.handle("2").result == .didPick(MediaItemCollection(items: [songs[1]])))
+
+        var multiple = TerminalPicker(library: library)
+        _ = multiple.handle("multi")
+        _ = multiple.handle("3")                    // albums
+        _ = multiple.handle("1")                    // the first album's songs
+        let album = try #require(try library.albumsForTest().first)
+        #expect(multiple.handle("all").result == nil)
+        _ = multiple.handle("back")
+        _ = multiple.handle("back")
+        _ = multiple.handle("\u{1B}[A garbage \u{0}")
+        #expect(multiple.handle("done").result == .didPick(MediaItemCollection(items: album)))
+
+        var cancelled = TerminalPicker(library: library)
+        _ = cancelled.handle("1")
+        #expect(cancelled.handle("cancel").result == .didCancel)
+    }
+}
+
+extension MediaLibrary {
+    /// Each album's songs, in the albums query's order.
+    func albumsForTest() throws -> [[MediaItem]] { try MediaQuery.albums(in: self).collections.map(\.items) }
 }
