@@ -59,13 +59,14 @@ final class MPVPlayer: Sendable {
     init(bus: PrivateBus, files: [URL], paused: Bool = false) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mpv")
-        process.arguments = ["--no-config", "--script=\(Self.plugin ?? "")", "--ao=null", "--vo=null", "--no-terminal",
+        process.arguments = ["--no-config", "--script=\(Self.plugin ?? "")", "--ao=null", "--vo=null", "--no-terminal", 
                              "--idle=no", "--loop-playlist=inf", "--pause=\(paused ? "yes" : "no")"] + files.map(\.path)
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         self.process = process
     }
