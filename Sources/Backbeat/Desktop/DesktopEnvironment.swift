@@ -103,9 +103,19 @@ public final class DesktopEnvironment: Sendable {
         return stream
     }
 
-    /// Keeps `server` alive as long as the environment.
-    func retain(_ server: MPRISServer) {
+    /// Publishes `player` as `org.mpris.MediaPlayer2.backbeat.<name>` for as long
+    /// as the environment lives. The application music player and the demo call this.
+    ///
+    /// - Throws: ``BackbeatError/Code/noDesktopBus`` without a bus;
+    ///   ``BackbeatError/Code/desktopCallFailed`` if the name is taken.
+    @discardableResult
+    func publish(_ player: any MPRISPublishable, name: String, identity: String) throws -> MPRISServer {
+        guard let client else {
+            throw BackbeatError(.noDesktopBus, operation: "publish \(name) on the desktop bus", reason: "no bus")
+        }
+        let server = try MPRISServer(connection: client.connection, name: name, identity: identity, player: player)
         servers.withLock { $0.append(server) }
+        return server
     }
 }
 
