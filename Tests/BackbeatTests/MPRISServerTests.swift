@@ -115,6 +115,24 @@ func playerctl(_ bus: PrivateBus, _ arguments: String...) throws -> String {
         }
     }
 
+    @Test func playersCommandListsThePublishedPlayer() async throws {
+        try await PrivateBus.with { bus in
+            let desktop = DesktopEnvironment(busAddress: bus.address)
+            let player = QueueStandIn(tracks: [NowPlayingInfo(title: "Opening Theme", artist: "Backbeat Band")])
+            try desktop.publish(player, name: "cli", identity: "CLI Game")
+            player.mprisControl(.play)
+            let r = try ConvertCommandTests.backbeat(["players", "--json", "--bus", bus.address])
+            #expect(r.status == 0, "\(r.stderr)")
+            let players = try JSONDecoder().decode([DesktopPlayer].self, from: Data(r.stdout.utf8))
+            #expect(players.map(\.name) == ["backbeat.cli"])
+            #expect(players.first?.playbackStatus == .playing)
+            #expect(players.first?.nowPlaying?.title == "Opening Theme")
+            #expect(players.first?.identity == "CLI Game")
+            let text = try ConvertCommandTests.backbeat(["players", "--bus", bus.address])
+            #expect(text.stdout.contains("backbeat.cli\tplaying\tOpening Theme — Backbeat Band"))
+        }
+    }
+
     @Test func aTakenNameIsATypedError() async throws {
         try await PrivateBus.with { bus in
             let desktop = DesktopEnvironment(busAddress: bus.address)
