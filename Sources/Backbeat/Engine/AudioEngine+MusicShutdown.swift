@@ -14,8 +14,14 @@ extension AudioEngine {
         set { withLock { shutdownFadeStorage = max(.zero, newValue) } }
     }
 
-    /// Starts the fade on every audible music player and lets it play out.
+    /// Fades the music out, then ends the players' event streams.
     func fadeOutMusicBeforeShutdown() {
+        fadeOutAudibleMusic()
+        for player in liveMusicPlayers { player.finishEventStreams() }
+    }
+
+    /// Starts the fade on every audible music player and lets it play out.
+    private func fadeOutAudibleMusic() {
         let (frames, players) = withLock { () -> (Int64, [any SessionMusicPlayer]) in
             guard isRunningLocked else { return (0, []) }
             let frames = shutdownFadeStorage.frames(atSampleRate: sampleRate, rounding: .up)

@@ -204,8 +204,12 @@ final class AudioStream: EngineComponent {
 
     // MARK: Update step
 
+    /// Called first in every update step, under the engine lock (the player's own timing: seeking slices).
+    var onUpdate: (Int64) -> Void = { _ in }
+
     func update(at frame: Int64) throws {
         guard let engine else { return }
+        onUpdate(frame)
         // 1. Played buffers come back. A source that ran dry is rewound, so
         //    buffers queued next count as unplayed.
         let ranDry = running && source.state == .stopped

@@ -300,7 +300,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     /// A new stream of the player's events from now on; it ends when the engine shuts down.
     public func events() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1_024))
-        locked { continuations.append(continuation) }
+        locked { if engine?.isRunningLocked ?? false { continuations.append(continuation) } else { continuation.finish() } }
         return stream
     }
 
@@ -489,6 +489,14 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     func setGameMusicMuted(_ muted: Bool) {
         sessionMuted = muted
         stream.isMuted = userMuted || sessionMuted
+    }
+
+    func finishEventStreams() {
+        let streams = engine?.withLock { () -> [AsyncStream<Event>.Continuation] in
+            defer { continuations.removeAll() }
+            return continuations
+        } ?? []
+        for continuation in streams { continuation.finish() }
     }
 
     func beginShutdownFade(at frame: Int64, frames: Int64) {

@@ -22,6 +22,8 @@ protocol SessionMusicPlayer: AnyObject, Sendable {
     func setGameMusicMuted(_ muted: Bool)
     /// Starts an equal-power fade to silence over `frames`, from `frame`.
     func beginShutdownFade(at frame: Int64, frames: Int64)
+    /// Ends the player's event streams (the engine is shutting down).
+    func finishEventStreams()
     /// Whether it is audible now (worth fading at shutdown).
     var isAudible: Bool { get }
 }
