@@ -330,7 +330,9 @@ final class AudioStream: EngineComponent {
 
     private func applyGain(at frame: Int64, engine: AudioEngine) {
         if wantsPlay && envelope < 1 && running { envelope = min(1, envelope + 0.5) }
-        let player = gain(frame)
+        // The gain for the end of the coming period: OpenAL ramps toward it, so a
+        // fade lands on its target on time instead of one period late.
+        let player = gain(frame + Int64(engine.updateInterval))
         appliedPlayerGain = player
         let bus = engine.musicBus.isEffectivelyPaused ? 0 : engine.musicBus.effectiveGain(at: frame)
         source.setGain(isMuted ? 0 : player * bus * envelope)
