@@ -34,7 +34,8 @@ final class AudioStream: EngineComponent {
     private let source: ALSource
     private var freeBuffers: [ALBufferName] = []
     private let allBuffers: [ALBufferName]
-    private let decodesInline: Bool
+    /// Offline outputs decode a late chunk in the update step; tests may turn it off to starve the stream.
+    var decodesInline: Bool
 
     private struct Queued { let buffer: ALBufferName; let frames: Int; let levels: ChunkLevels }
     private var queued: [Queued] = []
@@ -132,6 +133,7 @@ final class AudioStream: EngineComponent {
         heard = nil
         running = false
         drainedReported = false
+        starved = false
         pausing = false
         envelope = rampIn ? 0 : 1
         feed.reset(entries)
@@ -232,6 +234,8 @@ final class AudioStream: EngineComponent {
         if ranDry {
             source.rewind()
             running = false
+            // It stopped with more to come: the decoder fell behind.
+            starved = !feed.isExhausted
         }
         fireMarks()
 
@@ -245,7 +249,6 @@ final class AudioStream: EngineComponent {
         }
 
         // 3. Refill, then start or restart the source.
-        let exhaustedBefore = feed.isExhausted
         fill()
         fireMarks()
         if queued.isEmpty {
@@ -256,7 +259,8 @@ final class AudioStream: EngineComponent {
         } else {
             drainedReported = false
             if source.state != .playing {
-                if ranDry && !exhaustedBefore {
+                if starved {
+                    starved = false
                     underruns += 1
                     onEvent(.underrun(total: underruns))
                 }
@@ -269,6 +273,8 @@ final class AudioStream: EngineComponent {
     }
 
     private var drainedReported = false
+    /// The source ran dry while more audio was planned; the next start is an underrun's recovery.
+    private var starved = false
 
     private func fill() {
         while !freeBuffers.isEmpty {

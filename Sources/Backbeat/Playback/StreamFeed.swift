@@ -78,6 +78,12 @@ final class StreamFeed: @unchecked Sendable {
     private var decoding: UInt64?
     private var fillScheduled = false
     private var closed = false
+    /// Holds the background decoder back (tests starve a stream with it).
+    var holdsBackground: Bool {
+        get { stateLock.withLock { held } }
+        set { stateLock.withLock { held = newValue } }
+    }
+    private var held = false
 
     private struct Cursor {
         var generation: UInt64 = .max
@@ -167,7 +173,7 @@ final class StreamFeed: @unchecked Sendable {
     /// Starts the background decoder if there is room and work.
     func scheduleFill() {
         let start = stateLock.withLock { () -> Bool in
-            guard !fillScheduled, !closed, !plan.isEmpty, readyAudio < readyLimit else { return false }
+            guard !fillScheduled, !closed, !held, !plan.isEmpty, readyAudio < readyLimit else { return false }
             fillScheduled = true
             return true
         }
