@@ -292,6 +292,38 @@ struct QueuePlayerTests {
         }
     }
 
+    @Test("A crossfade overlaps the next item for the chosen duration, equal-power, without a click")
+    func crossfade() throws {
+        try withTemporaryDirectory { dir in
+            let a = try Songs.constant(0.1, seconds: 1, in: dir, name: "a.wav")
+            let b = try Songs.constant(0.3, seconds: 1, in: dir, name: "b.wav")
+            try withOfflineEngine { engine in
+                let items = [PlayerItem(url: a), PlayerItem(url: b)]
+                let player = try QueuePlayer(engine: engine, items: items)
+                let recorder = PlayerEventRecorder(player)
+                try player.setCrossfadeDuration(MediaTime(seconds: 0.5))
+                #expect(player.crossfadeDuration == MediaTime(seconds: 0.5))
+                player.play()
+                let out = try engine.render(frames: 48_000 * 2)
+                let left = Signal.channel(out, 0, of: 2)
+                let first = try #require(Signal.firstAudibleFrame(left, channels: 1))
+                let last = try #require(Signal.lastAudibleFrame(left, channels: 1))
+                #expect(abs(last - first - 72_000) < 600, "1 s + 1 s − 0.5 s of overlap")
+                #expect(abs(left[first + 12_000] - 0.1) < 1e-3, "a alone")
+                // Halfway through the overlap: 0.1·cos 45° + 0.3·sin 45°.
+                #expect(abs(left[first + 36_000] - 0.2828) < 0.01)
+                #expect(abs(left[first + 60_000] - 0.3) < 1e-3, "b alone")
+                #expect(Signal.maxJump(Array(left[first...last]), channels: 1) < 0.01, "no click")
+                #expect(recorder.events == [
+                    .timeControlStatusChanged(.playing),
+                    .itemDidPlayToEnd(items[0]), .currentItemChanged(items[1]),
+                    .itemDidPlayToEnd(items[1]), .currentItemChanged(nil),
+                    .timeControlStatusChanged(.paused),
+                ])
+            }
+        }
+    }
+
     @Test("Streaming memory stays fixed for a 20-minute song")
     func streamingMemory() throws {
         try withTemporaryDirectory { dir in

@@ -56,7 +56,16 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     }
 
     weak var engine: AudioEngine?
-    let stream: AudioStream
+    /// The stream playing the current item.
+    private(set) var stream: AudioStream
+    /// The second stream a crossfade needs (made on first use), and the one fading out now.
+    private var spareStream: AudioStream?
+    private var outgoing: AudioStream?
+    /// Per-stream crossfade gains, keyed by stream identity.
+    private var crossfadeGains: [ObjectIdentifier: Fade] = [:]
+    private var crossfadeFrames: Int64 = 0
+    /// The current item's length in stream frames, once it started.
+    private var currentFrameCount: Int64?
     let sessionPlayerID = SessionPlayerID.next()
     var isGameMusic: Bool { true }
 
@@ -90,15 +99,29 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         engine.withLock {
             var seen = Set<ObjectIdentifier>()
             queue = items.filter { seen.insert(ObjectIdentifier($0)).inserted }
-            // Weak: the engine may run an update while the player is being released.
-            stream.gain = { [weak self] frame in self?.gain(at: frame) ?? 0 }
-            stream.onEvent = { [weak self] event in self?.handle(event) }
-            stream.onPlanExhausted = { [weak self] in self?.refillPlan() }
+            configure(stream)
         }
         engine.registerMusicPlayer(self)
     }
 
-    deinit { stream.close() }
+    deinit {
+        stream.close()
+        spareStream?.close()
+    }
+
+    private func configure(_ stream: AudioStream) {
+        // Weak: the engine may run an update while the player is being released.
+        stream.gain = { [weak self, weak stream] frame in
+            guard let self, let stream else { return 0 }
+            return self.gain(at: frame) * (self.crossfadeGains[ObjectIdentifier(stream)]?.gain(at: frame) ?? 1)
+        }
+        stream.onEvent = { [weak self, weak stream] event in
+            guard let self, let stream else { return }
+            if stream === self.stream { self.handle(event) } else { self.handleOutgoing(event, from: stream) }
+        }
+        stream.onPlanExhausted = { [weak self, weak stream] in if let self, stream === self.stream { self.refillPlan() } }
+        stream.onUpdate = { [weak self, weak stream] frame in if let self, stream === self.stream { self.checkCrossfade(at: frame) } }
+    }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         guard let engine else { return try body() }
@@ -195,7 +218,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
                 advanceAfterEnd()
             }
             if currentEntry == nil { startCurrent(at: 0) }
-            stream.setPlaying(true)
+            setStreamsPlaying(true)
             setStatus(.playing)
         }
     }
@@ -203,7 +226,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Pauses where it is.
     public func pause() {
         locked {
-            stream.setPlaying(false)
+            setStreamsPlaying(false)
             setStatus(.paused)
         }
     }
@@ -266,13 +289,18 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Silences the player without stopping time.
     public var isMuted: Bool {
         get { locked { userMuted } }
-        set { locked { userMuted = newValue; stream.isMuted = userMuted || sessionMuted } }
+        set { locked { userMuted = newValue; applyMute() } }
     }
 
     /// Whether ``updateMeters()`` measures levels. Default false.
     public var isMeteringEnabled: Bool {
         get { locked { stream.isMeteringEnabled } }
-        set { locked { stream.isMeteringEnabled = newValue; if !newValue { meters.reset() } } }
+        set {
+            locked {
+                for s in [stream, spareStream].compactMap({ $0 }) { s.isMeteringEnabled = newValue }
+                if !newValue { meters.reset() }
+            }
+        }
     }
 
     /// Refreshes the meters from the audio played since the last refresh.
@@ -325,6 +353,10 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         (volumeFade?.gain(at: frame) ?? level) * (shutdownFade?.gain(at: frame) ?? 1)
     }
 
+    private func applyMute() {
+        for s in [stream, spareStream].compactMap({ $0 }) { s.isMuted = userMuted || sessionMuted }
+    }
+
     private func setStatus(_ new: TimeControlStatus) {
         guard new != status else { return }
         status = new
@@ -336,14 +368,21 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         post(.currentItemChanged(queue.first))
     }
 
+    private func setStreamsPlaying(_ play: Bool) {
+        stream.setPlaying(play)
+        outgoing?.setPlaying(play)
+    }
+
     /// (Re)starts the stream on the current item at `frame`, with the plan after it.
     private func startCurrent(at frame: Int64) {
         restingAtEnd = false
+        currentFrameCount = nil
+        cancelCrossfade()
         planned.removeAll()
         guard let item = queue.first else {
             currentEntry = nil
             stream.restart(with: [], rampIn: false)
-            stream.setPlaying(false)
+            setStreamsPlaying(false)
             setStatus(.paused)
             return
         }
@@ -354,8 +393,9 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     }
 
     /// The items that follow the current one when it ends (two at most: the stream looks a third of a second ahead).
+    /// With a crossfade, the next item starts on the other stream instead.
     private func upcomingItems() -> [PlayerItem] {
-        guard action == .advance, !queue.isEmpty else { return [] }
+        guard action == .advance, !queue.isEmpty, crossfadeFrames == 0 else { return [] }
         var next = Array(queue.dropFirst())
         if looping { next.append(queue[0]) }
         return Array(next.prefix(2))
@@ -389,6 +429,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         case .started(let entry, let frameCount):
             guard let engine, let item = item(for: entry) else { return }
             item.markReady(frameCount: frameCount, sampleRate: engine.sampleRate)
+            if entry == currentEntry?.id { currentFrameCount = frameCount }
         case .ended(let entry):
             // Only the current entry can end, and only once: a second end for
             // the same entry (or one for an entry already left) is ignored.
@@ -399,7 +440,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
                 advanceAfterEnd()
             case .pause:
                 advanceAfterEnd()
-                stream.setPlaying(false)
+                setStreamsPlaying(false)
                 setStatus(.paused)
             case .none:
                 restingAtEnd = true
@@ -431,10 +472,86 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         case .drained:
             if restingAtEnd { setStatus(.paused); return }
             if queue.isEmpty || currentEntry == nil {
-                stream.setPlaying(false)
+                setStreamsPlaying(false)
                 setStatus(.paused)
             }
         }
+    }
+
+    // MARK: Crossfade (under the engine lock)
+
+    /// Crossfades into the next item over `duration`, on a second stream, equal-power;
+    /// zero (the default) plays items gaplessly instead. Negative values count as zero.
+    ///
+    /// - Throws: ``BackbeatError/Code/openAL`` when the device has no source left for the second stream.
+    public func setCrossfadeDuration(_ duration: MediaTime) throws {
+        try locked {
+            guard let engine else { return }
+            let frames = max(0, duration.frames(atSampleRate: engine.sampleRate))
+            if frames > 0, spareStream == nil {
+                let spare = try AudioStream(engine: engine)
+                spare.isMeteringEnabled = stream.isMeteringEnabled
+                configure(spare)
+                spareStream = spare
+                applyMute()
+            }
+            crossfadeFrames = frames
+            replan()
+        }
+    }
+
+    /// The crossfade between items; zero when items play gaplessly.
+    public var crossfadeDuration: MediaTime {
+        locked { MediaTime(frames: crossfadeFrames, sampleRate: engine?.sampleRate ?? 48_000) }
+    }
+
+    /// On the current stream's update: start the crossfade when the item is that close to its end.
+    private func checkCrossfade(at frame: Int64) {
+        guard crossfadeFrames > 0, action == .advance, outgoing == nil, status == .playing,
+              let current = currentEntry, let length = currentFrameCount,
+              let position = stream.position, position.entry == current.id,
+              length - position.frame <= crossfadeFrames,
+              queue.count > 1 || (looping && !queue.isEmpty), let spare = spareStream else { return }
+        let fadeFrames = max(1, min(crossfadeFrames, length - position.frame))
+        let finished = queue.removeFirst()
+        if looping { queue.append(finished) }
+        post(.itemDidPlayToEnd(finished))
+        let old = stream
+        stream = spare
+        spareStream = old
+        outgoing = old
+        crossfadeGains[ObjectIdentifier(old)] = Fade(from: 1, to: 0, startFrame: frame, frames: fadeFrames, curve: .equalPower)
+        crossfadeGains[ObjectIdentifier(spare)] = Fade(from: 0, to: 1, startFrame: frame, frames: fadeFrames, curve: .equalPower)
+        currentChanged()
+        guard let item = queue.first else { return }
+        let entry = StreamEntry(id: StreamEntry.nextID(), url: item.url)
+        currentEntry = entry
+        currentFrameCount = nil
+        planned.removeAll()
+        spare.restart(with: [entry], rampIn: false)
+        spare.setPlaying(true)
+    }
+
+    /// Events of the stream fading out: it only has to finish.
+    private func handleOutgoing(_ event: StreamEvent, from old: AudioStream) {
+        switch event {
+        case .ended, .drained, .failed:
+            guard old === outgoing else { return }
+            cancelCrossfade()
+        case .started, .underrun:
+            break
+        }
+    }
+
+    /// Stops the stream fading out, if any.
+    private func cancelCrossfade() {
+        if let old = outgoing {
+            old.restart(with: [], rampIn: false)
+            old.setPlaying(false)
+            crossfadeGains[ObjectIdentifier(old)] = nil
+        }
+        outgoing = nil
+        crossfadeGains[ObjectIdentifier(stream)] = nil
     }
 
     /// The current item ended: move it out (or to the back), and make the next current.
@@ -452,7 +569,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
             currentChanged()
             currentEntry = nil
             if queue.isEmpty {
-                stream.setPlaying(false)
+                setStreamsPlaying(false)
                 setStatus(.paused)
             } else {
                 startCurrent(at: 0)
@@ -464,20 +581,20 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
 
     func sessionInterrupt(reason: String) -> Bool {
         guard status == .playing else { return false }
-        stream.setPlaying(false)
+        setStreamsPlaying(false)
         setStatus(.interrupted)
         return true
     }
 
     func sessionPause(reason: String) {
         guard status == .playing else { return }
-        stream.setPlaying(false)
+        setStreamsPlaying(false)
         setStatus(.paused)
     }
 
     func sessionResume(reason: String) {
         guard status == .interrupted else { return }
-        stream.setPlaying(true)
+        setStreamsPlaying(true)
         setStatus(.playing)
     }
 
@@ -488,7 +605,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
 
     func setGameMusicMuted(_ muted: Bool) {
         sessionMuted = muted
-        stream.isMuted = userMuted || sessionMuted
+        applyMute()
     }
 
     func finishEventStreams() {
