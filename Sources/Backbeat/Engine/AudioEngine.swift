@@ -73,6 +73,9 @@ public final class AudioEngine: @unchecked Sendable {
     var pendingEvents: [PendingDelivery] = []
     var eventHandlers: [@Sendable (PlaybackEvent) -> Void] = []
     var eventContinuations: [AsyncStream<PlaybackEvent>.Continuation] = []
+    /// Music players, for the session and the shutdown fade (see `AudioEngine+MusicShutdown.swift`).
+    var musicPlayers: [WeakMusicPlayer] = []
+    var shutdownFadeStorage = MediaTime(seconds: 1)
 
     /// Opens an engine on `output`.
     ///
@@ -319,10 +322,12 @@ public final class AudioEngine: @unchecked Sendable {
 
     // MARK: Shutdown
 
-    /// Stops every sound, releases every OpenAL source, buffer, context and
-    /// device, and completes a `.file` output. Idempotent. Any use of the
+    /// Fades the music players out (``shutdownFadeDuration``), then stops every
+    /// sound, releases every OpenAL source, buffer, context and device, and
+    /// completes a `.file` output. Idempotent. Any use of the
     /// engine afterwards throws ``BackbeatError/Code/engineShutDown``.
     public func shutdown() {
+        fadeOutMusicBeforeShutdown()
         stopRealTimeThread()
         withLock {
             guard !isShutDown else { return }

@@ -22,7 +22,7 @@ struct Figure {
 
 /// Every suite, in the order `backbeat bench` runs them.
 enum BenchSuites {
-    static let all: [any BenchSuite] = [DecodeSuite(), LibrarySuite()]
+    static let all: [any BenchSuite] = [DecodeSuite(), LibrarySuite(), StreamSuite()]
 }
 
 /// Peak resident memory of this process (VmHWM), in MiB.
