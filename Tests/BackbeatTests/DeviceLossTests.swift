@@ -55,3 +55,30 @@ struct DeviceLossTests {
         }
     }
 }
+
+@Suite("Device loss without a replacement")
+struct DeviceLossFallbackTests {
+    @Test("A route change to a device that cannot be opened: the engine stays usable and says so")
+    func noReplacement() throws {
+        try withOfflineEngine { engine in
+            let recorder = EventRecorder(engine)
+            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.5), name: "beep", engine: engine)
+            sound.play()
+            _ = try engine.render(frames: 2_400)
+            engine.simulateDeviceLoss(reopen: {
+                throw BackbeatError(.deviceUnavailable, operation: "alcOpenDevice", reason: "headphones gone, no speakers")
+            })
+            let lost = recorder.events.compactMap { event -> (String?, String)? in
+                if case .outputLost(_, let replacement, let reason) = event { (replacement, reason) } else { nil }
+            }.last
+            #expect(lost?.0 == nil, "no replacement device")
+            #expect(lost?.1.contains("headphones gone") == true)
+            // Still usable: time moves, sounds play (into the loopback device that stands in).
+            let before = engine.currentTime
+            let out = try engine.render(frames: 4_800)
+            #expect(engine.currentTime > before)
+            #expect(Signal.rms(out) > 0.1)
+            #expect(engine.session.currentRoute.name == "none")
+        }
+    }
+}

@@ -9,21 +9,24 @@ extension AudioEngine {
     /// through a loopback device in real time, with no sound, and says so.
     ///
     /// Runs under the engine lock.
-    func handleDeviceLoss(readPositions: Bool = false) {
+    func handleDeviceLoss(readPositions: Bool = false, reopen: (() throws -> ALDevice)? = nil) {
         let lost = device
         let previous = AudioRoute(name: lost.name)
         let frame = currentFrame
+        let lock = self.lock
+        let reopen = reopen ?? {
+            lost.isLoopback
+                ? try ALDevice.openLoopback(sampleRate: lost.sampleRate, channels: lost.channelCount, lock: lock)
+                : try ALDevice.openPlayback(name: nil, lock: lock)
+        }
         var replacement: ALDevice?
         var fallbackReason: String?
-        if lost.isLoopback {
-            replacement = try? ALDevice.openLoopback(sampleRate: lost.sampleRate, channels: lost.channelCount, lock: lock)
-        } else {
-            do {
-                replacement = try ALDevice.openPlayback(name: nil, lock: lock)
-            } catch {
-                fallbackReason = "\(error)"
-                replacement = try? ALDevice.openLoopback(sampleRate: sampleRate, channels: channelCount, lock: lock)
-            }
+        do {
+            replacement = try reopen()
+        } catch {
+            // No device to move to: keep rendering, unheard, so time and events go on.
+            fallbackReason = "\(error)"
+            replacement = try? ALDevice.openLoopback(sampleRate: sampleRate, channels: channelCount, lock: lock)
         }
         guard let replacement else {
             // Not even a loopback device: nothing more can sound. Keep the state; report.
@@ -62,8 +65,10 @@ extension AudioEngine {
 
     /// Simulates losing the output device, for tests: the same recovery as a
     /// real disconnect, with positions read from the old device first.
-    func simulateDeviceLoss() {
-        withLock { handleDeviceLoss(readPositions: true) }
+    /// `reopen` stands in for opening the replacement (throw to simulate a
+    /// route change to a device that cannot be opened).
+    func simulateDeviceLoss(reopen: (() throws -> ALDevice)? = nil) {
+        withLock { handleDeviceLoss(readPositions: true, reopen: reopen) }
         deliverPendingEvents()
     }
 }

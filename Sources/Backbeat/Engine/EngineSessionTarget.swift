@@ -1,24 +1,19 @@
 /// Applies the session's decisions to this engine: the effects bus for
-/// effects, registered players for music. Nothing else decides.
+/// effects, the registered music players (``AudioEngine/liveMusicPlayers``)
+/// for music. Nothing else decides.
 final class EngineSessionTarget: SessionTarget, @unchecked Sendable {
-    // @unchecked: `players` is read and written only under the engine lock.
+    // @unchecked: `engine` is set once while the engine initialises, before
+    // the session can call; every call below runs under the engine lock.
     weak var engine: AudioEngine?
-    private var players: [WeakPlayer] = []
-
-    private struct WeakPlayer { weak var player: (any SessionMusicPlayer)? }
 
     init(engine: AudioEngine?) { self.engine = engine }
 
-    /// Adds a music player the session acts on.
-    func register(_ player: any SessionMusicPlayer) {
-        engine?.withLock {
-            players.removeAll { $0.player == nil }
-            players.append(WeakPlayer(player: player))
-        }
-    }
-
-    private var livePlayers: [any SessionMusicPlayer] {
-        engine?.withLock { players.compactMap(\.player) } ?? []
+    /// Runs `body` on the live players under the engine lock, then delivers
+    /// the state events the players posted.
+    private func withPlayers<T>(_ body: ([any SessionMusicPlayer]) -> T) -> T? {
+        guard let engine else { return nil }
+        defer { engine.deliverPendingEvents() }
+        return engine.withLock { body(engine.liveMusicPlayers) }
     }
 
     func setEffectsMuted(_ muted: Bool) {
@@ -32,30 +27,29 @@ final class EngineSessionTarget: SessionTarget, @unchecked Sendable {
     }
 
     func setGameMusicMuted(_ muted: Bool) {
-        for player in livePlayers where player.isGameMusic { player.setSessionMuted(muted) }
+        withPlayers { players in for player in players where player.isGameMusic { player.setGameMusicMuted(muted) } }
     }
 
     func markInterrupted(reason: String) -> Set<SessionPlayerID> {
-        var interrupted: Set<SessionPlayerID> = []
-        for player in livePlayers where player.isPlayingForSession {
-            player.sessionPause(interrupted: true, reason: reason)
-            interrupted.insert(player.sessionID)
-        }
-        return interrupted
+        withPlayers { players in
+            Set(players.filter { $0.sessionInterrupt(reason: reason) }.map(\.sessionPlayerID))
+        } ?? []
     }
 
     func pauseMusic(reason: String) {
-        for player in livePlayers where player.isPlayingForSession {
-            player.sessionPause(interrupted: false, reason: reason)
-        }
+        withPlayers { players in for player in players { player.sessionPause(reason: reason) } }
     }
 
     func resumeMusic(_ ids: Set<SessionPlayerID>, reason: String) {
-        for player in livePlayers where ids.contains(player.sessionID) { player.sessionResume(reason: reason) }
+        withPlayers { players in
+            for player in players where ids.contains(player.sessionPlayerID) { player.sessionResume(reason: reason) }
+        }
     }
 
     func keepMusicPaused(_ ids: Set<SessionPlayerID>, reason: String) {
-        for player in livePlayers where ids.contains(player.sessionID) { player.sessionKeepPaused(reason: reason) }
+        withPlayers { players in
+            for player in players where ids.contains(player.sessionPlayerID) { player.sessionKeepPaused(reason: reason) }
+        }
     }
 
     func duckMusic(_ duck: MusicDuck) {

@@ -13,6 +13,9 @@ enum StreamEvent {
     case underrun(total: Int)
     /// Everything planned has played; the stream is idle.
     case drained
+    /// The output device was replaced: the stream has a new source and empty
+    /// buffers, and its owner restarts it at `position` (where it was heard).
+    case deviceReplaced(position: (entry: UInt64, frame: Int64)?)
 }
 
 /// One music stream: one OpenAL source, a ring of OpenAL buffers (about a
@@ -31,9 +34,11 @@ final class AudioStream: EngineComponent {
 
     weak var engine: AudioEngine?
     let feed: StreamFeed
-    private let source: ALSource
+    private var source: ALSource
     private var freeBuffers: [ALBufferName] = []
-    private let allBuffers: [ALBufferName]
+    private var allBuffers: [ALBufferName]
+    /// Where the stream was heard when its device went away.
+    private var positionAtLoss: (entry: UInt64, frame: Int64)?
     /// Offline outputs decode a late chunk in the update step; tests may turn it off to starve the stream.
     var decodesInline: Bool
 
@@ -83,23 +88,26 @@ final class AudioStream: EngineComponent {
         case .offline, .file(_, _, .asFastAsPossible): decodesInline = true
         default: decodesInline = false
         }
-        let device = engine.device
+        (source, allBuffers) = try Self.makeObjects(on: engine.device, sampleRate: rate)
+        freeBuffers = allBuffers
+        engine.register(self)
+    }
+
+    /// One source and the ring of buffers, on `device`.
+    private static func makeObjects(on device: ALDevice, sampleRate: Int) throws -> (ALSource, [ALBufferName]) {
         let name = try device.generateSource()
         let source = ALSource(name: name)
-        self.source = source
         var buffers: [ALBufferName] = []
         do {
-            let silence = try PCMBuffer(format: AudioFormat(sampleRate: rate, channelCount: 2), floats: [0, 0])
-            for _ in 0..<Self.bufferCount { buffers.append(try device.generateBuffer(silence)) }
+            let silence = try PCMBuffer(format: AudioFormat(sampleRate: sampleRate, channelCount: 2), floats: [0, 0])
+            for _ in 0..<bufferCount { buffers.append(try device.generateBuffer(silence)) }
             try device.withContext { source.reset() }
         } catch {
             for b in buffers { device.deleteBuffer(b) }
             device.deleteSource(name)
             throw error
         }
-        allBuffers = buffers
-        freeBuffers = buffers
-        engine.register(self)
+        return (source, buffers)
     }
 
     deinit { close() }
@@ -342,5 +350,23 @@ final class AudioStream: EngineComponent {
         appliedPlayerGain = player
         let bus = engine.musicBus.isEffectivelyPaused ? 0 : engine.musicBus.effectiveGain(at: frame)
         source.setGain(isMuted ? 0 : player * bus * envelope)
+    }
+}
+
+extension AudioStream: DeviceReplacing {
+    func deviceWillBeReplaced(readPositions: Bool) {
+        guard let heard else { positionAtLoss = nil; return }
+        // A real disconnect has already stopped the source: count only whole
+        // buffers heard (at most one buffer, ~83 ms, behind).
+        positionAtLoss = readPositions ? position : (heard.entry, heard.entryFrame + max(0, consumedFrames - heard.global))
+    }
+
+    func deviceWasReplaced() throws {
+        guard let engine else { return }
+        // The old source and buffers went with the old device.
+        (source, allBuffers) = try Self.makeObjects(on: engine.device, sampleRate: engine.sampleRate)
+        restart(with: [], rampIn: false)
+        onEvent(.deviceReplaced(position: positionAtLoss))
+        positionAtLoss = nil
     }
 }

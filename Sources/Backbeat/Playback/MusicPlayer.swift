@@ -233,6 +233,9 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Plays from where it is. With an empty queue it does nothing (the state
     /// stays ``PlaybackState/stopped``; ``prepareToPlay()`` throws instead).
     public func play() {
+        // An interruption that began and never ended must not wedge the game:
+        // asking to play ends it (the session decides; it is a no-op otherwise).
+        engine?.session.playRequested(by: sessionPlayerID)
         locked {
             guard position != nil else { return }
             if !prepared { startStream(at: 0) }
@@ -568,6 +571,10 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
 
     private func handle(_ event: StreamEvent) {
         switch event {
+        case .deviceReplaced(let at):
+            // Carry on from where the lost device was heard.
+            guard prepared else { return }
+            startStream(at: at.flatMap { $0.entry == currentEntry?.id ? $0.frame : nil } ?? 0)
         case .started:
             break
         case .ended(let entry):

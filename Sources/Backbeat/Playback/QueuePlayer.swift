@@ -211,6 +211,9 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Plays from the current position. With an empty queue it does nothing
     /// (``timeControlStatus`` stays ``TimeControlStatus/paused``).
     public func play() {
+        // An interruption that began and never ended must not wedge the game:
+        // asking to play ends it (the session decides; it is a no-op otherwise).
+        engine?.session.playRequested(by: sessionPlayerID)
         locked {
             guard !queue.isEmpty else { return }
             if restingAtEnd {
@@ -426,6 +429,11 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
 
     private func handle(_ event: StreamEvent) {
         switch event {
+        case .deviceReplaced(let position):
+            // Carry on from where the lost device was heard.
+            let frame = position.flatMap { $0.entry == currentEntry?.id ? $0.frame : nil } ?? 0
+            if currentEntry != nil { startCurrent(at: frame) }
+            setStreamsPlaying(status == .playing)
         case .started(let entry, let frameCount):
             guard let engine, let item = item(for: entry) else { return }
             item.markReady(frameCount: frameCount, sampleRate: engine.sampleRate)
@@ -535,7 +543,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Events of the stream fading out: it only has to finish.
     private func handleOutgoing(_ event: StreamEvent, from old: AudioStream) {
         switch event {
-        case .ended, .drained, .failed:
+        case .ended, .drained, .failed, .deviceReplaced:
             guard old === outgoing else { return }
             cancelCrossfade()
         case .started, .underrun:
