@@ -52,10 +52,10 @@ final class SystemNotificationRecorder: Sendable {
                 #expect(system.playerName == nil && system.playbackState == .stopped && system.nowPlayingItem == nil)
                 #expect { try system.play() } throws: { ($0 as? BackbeatError)?.code == .playerNotFound }
 
-                let mpv = try MPVPlayer(bus: bus, files: [first, second])
-                defer { mpv.stop() }
                 system.beginGeneratingPlaybackNotifications()
                 let recorder = SystemNotificationRecorder(system)
+                let mpv = try MPVPlayer(bus: bus, files: [first, second])
+                defer { mpv.stop() }
                 try await eventually("the system player follows mpv, playing First Light") {
                     system.playerName == "mpv" && system.playbackState == .playing && system.nowPlayingItem?.title == "First Light"
                 }
@@ -167,6 +167,47 @@ final class SystemNotificationRecorder: Sendable {
             try await eventually("it is back") { system.playerName == "fleeting" }
             again.close()
             #expect { try system.skipToNextItem() } throws: { ($0 as? BackbeatError)?.code == .playerNotFound }
+        }
+    }
+
+    /// No player with a TrackList is installed here, so a small MPRIS peer
+    /// stands in for one, recording what it is asked.
+    @Test func aQueueGoesToThePlayersTrackListInOrder() async throws {
+        try await PrivateBus.with { bus in
+            let listed = try DBusConnection.open(address: bus.address)
+            defer { listed.close() }
+            let calls = LockedList<String>()
+            try serveMPRIS(on: listed, name: "listed") { call in
+                switch (call.member, call.body.first?.string, call.body.count > 1 ? call.body[1].string : nil) {
+                case ("GetAll"?, DBusNames.mprisPlayer?, _):
+                    return .values([.dictionary(["PlaybackStatus": .string("Stopped")])])
+                case ("GetAll"?, _, _):
+                    return .values([.dictionary(["HasTrackList": .bool(true), "Identity": .string("Listed")])])
+                case ("Get"?, _, "SupportedUriSchemes"?):
+                    return .values([.variant(.strings(["file", "https"]))])
+                case ("Get"?, _, "Tracks"?):
+                    return .values([.variant(.array(element: "o", [.objectPath("/old/1"), .objectPath("/old/2")]))])
+                case ("RemoveTrack"?, _, _):
+                    calls.append("remove \(call.body.first?.string ?? "?")")
+                    return .ok
+                case ("AddTrack"?, _, _):
+                    calls.append("add \(call.body.first?.string ?? "?") current=\(call.body.last?.bool ?? false)")
+                    return .ok
+                default:
+                    return .unknownMethod(call)
+                }
+            }
+            let desktop = DesktopEnvironment(busAddress: bus.address)
+            let system = try MusicPlayer.system(on: desktop, named: "Listed")
+            try await eventually("the player is seen") { system.playerName == "listed" }
+            let a = URL(fileURLWithPath: "/music/a.ogg"), b = URL(string: "https://example.com/b.ogg")!
+            try system.setQueue(urls: [a, b])
+            #expect(calls.all == ["remove /old/1", "remove /old/2",
+                                  "add https://example.com/b.ogg current=false", "add file:///music/a.ogg current=true"])
+            #expect { try system.setQueue(urls: [URL(string: "rtsp://example.com/x")!]) } throws: {
+                ($0 as? BackbeatError)?.code == .unsupportedByPlayer
+            }
+            #expect { try system.play() } throws: { ($0 as? BackbeatError)?.code == .unsupportedByPlayer }
         }
     }
 

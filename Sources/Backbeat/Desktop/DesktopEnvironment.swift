@@ -108,7 +108,8 @@ public final class DesktopEnvironment: Sendable {
     }
 
     /// Publishes `player` as `org.mpris.MediaPlayer2.backbeat.<name>` for as long
-    /// as the environment lives. The application music player and the demo call this.
+    /// as the environment lives: any ``MPRISPublishable``. Games publish the
+    /// application music player with ``publish(_:name:identity:)``.
     ///
     /// - Throws: ``BackbeatError/Code/noDesktopBus`` without a bus;
     ///   ``BackbeatError/Code/desktopCallFailed`` if the name is taken.
