@@ -1,7 +1,8 @@
 # Backbeat: `make test` and `make demo` are all a fresh machine needs.
 
 APT_PACKAGES := pkg-config libopenal-dev libvorbis-dev libsndfile1-dev libsamplerate0-dev \
-                libstb-dev libebur128-dev vorbis-tools sox
+                libstb-dev libebur128-dev vorbis-tools sox \
+                libdbus-1-dev dbus-daemon mpv mpv-mpris playerctl
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift

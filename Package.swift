@@ -32,10 +32,13 @@ let package = Package(
         .systemLibrary(
             name: "CEbur128", pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]),
+        .systemLibrary(
+            name: "CDBus", pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]),
         .target(
             name: "Backbeat",
             dependencies: [
-                "COpenAL", "CVorbis", "CSndfile", "CSamplerate", "CStb", "CEbur128",
+                "COpenAL", "CVorbis", "CSndfile", "CSamplerate", "CStb", "CEbur128", "CDBus",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(

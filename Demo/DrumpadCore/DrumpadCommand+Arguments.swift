@@ -35,6 +35,36 @@ extension DrumpadCommand {
         public static let maximumVelocity = 127
     }
 
+    /// The grid pad hits snap to, in the now-playing song's beats (quarter notes).
+    public enum Quantize: String, Sendable, Hashable, CaseIterable {
+        /// Hits play at once.
+        case off
+        /// The next beat. `quantize on` means this.
+        case beat = "1/4"
+        /// The next half beat.
+        case eighth = "1/8"
+        /// The next quarter beat.
+        case sixteenth = "1/16"
+
+        /// Grid points per beat; 0 when off.
+        public var divisionsPerBeat: Int {
+            switch self {
+            case .off: 0
+            case .beat: 1
+            case .eighth: 2
+            case .sixteenth: 4
+            }
+        }
+
+        /// The grid named by a word: `off`, `on` (the beat), `beat`, `1/4`, `1/8` or `1/16`.
+        public init?(word: String) {
+            switch DrumpadCommand.asciiLowercased(word) {
+            case "on", "beat": self = .beat
+            case let other: guard let grid = Self(rawValue: other) else { return nil }; self = grid
+            }
+        }
+    }
+
     /// What the music player does at the end of a song.
     public enum RepeatMode: String, Sendable, Hashable, CaseIterable {
         /// Stops after the last song.

@@ -20,6 +20,7 @@ extension DrumpadCommand {
     ///     seek TIME             repeat none|one|all       shuffle off|songs|albums
     ///     random [GENRE...]     session ambient|soloambient|playback [mix|duck]
     ///     env call-begin | call-end [resume] | unplug | plug | silent on|off | other-audio on|off
+    ///     quantize off|on|1/4|1/8|1/16
     ///     wait DURATION
     ///
     /// DURATION and TIME are `1.5` or `1.5s` (seconds), `250ms`, `1:05` or
@@ -106,6 +107,10 @@ extension DrumpadCommand {
                 throw bad("an optional genre name, like Rock")
             }
             return .random(genre: arguments.isEmpty ? nil : arguments.joined(separator: " "))
+        case "quantize":
+            let expected = "off, on, 1/4, 1/8 or 1/16"
+            guard let word = try single(expected), let grid = Quantize(word: word) else { throw bad(expected) }
+            return .quantize(grid)
         case "session":
             let expected = "ambient, soloambient, or playback followed by an optional mix or duck"
             guard let word = arguments.first.map(asciiLowercased), let category = SessionCategory(rawValue: word),
@@ -202,11 +207,11 @@ extension DrumpadCommand {
             && !(0x2028...0x2029).contains(scalar.value)
     }
 
-    /// At most 40 characters of `text`, control characters shown as `?`, for an error line.
-    static func excerpt(_ text: String) -> String {
+    /// At most `limit` characters of `text`, control characters shown as `?`, for an error line.
+    static func excerpt(_ text: String, limit: Int = 40) -> String {
         var out = ""
         for (index, scalar) in text.unicodeScalars.enumerated() {
-            if index == 40 { out += "..."; break }
+            if index == limit { out += "..."; break }
             out.unicodeScalars.append(isPrintable(scalar) ? scalar : "?")
         }
         return out

@@ -40,6 +40,8 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     case session(SessionCategory, SessionOption?)
     /// Simulates an event from the environment (a call, headphones, the silent switch, other apps).
     case environment(EnvironmentEvent)
+    /// Sets the grid pads snap to: the next beat or subdivision of the now-playing song.
+    case quantize(Quantize)
     /// Lets engine time pass before the next command.
     case wait(MediaTime)
     /// Fades the music out and ends the demo.
@@ -64,6 +66,7 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
         case let .session(category, option): option.map { "session \(category.rawValue) \($0.rawValue)" }
             ?? "session \(category.rawValue)"
         case let .environment(event): "env \(event.description)"
+        case let .quantize(grid): "quantize \(grid.rawValue)"
         case let .wait(time): "wait \(Self.seconds(time))s"
         case .quit: "quit"
         }

@@ -1,81 +1,119 @@
 import Backbeat
 import DrumpadCore
 import Foundation
+import Synchronization
 
-// The drum pad demo. Reads commands from stdin (or --script FILE), one per line,
-// and plays to the sound device, or to a WAV file when there is none.
+// The drum pad demo's shell: options, the engine, the library, stdin or a
+// script, the terminal, signals. Everything the demo does is in DrumpadCore.
 
-struct Options {
-    var script: String?
-    var output: String?
-
-    init(_ arguments: [String]) throws {
-        var rest = arguments.dropFirst()
-        while let arg = rest.popFirst() {
-            switch arg {
-            case "--script": script = rest.popFirst()
-            case "--output": output = rest.popFirst()
-            default: throw DemoError("unknown option \(arg); usage: drumpad [--script FILE] [--output FILE.wav]")
-            }
-        }
-    }
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("drumpad: \(message)\n".utf8))
+    exit(status)
 }
 
-struct DemoError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+let options: DrumpadOptions
+do {
+    options = try DrumpadOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail("\(error)\n\(DrumpadOptions.usage)", status: 2)
+}
+if options.showHelp {
+    print(DrumpadOptions.usage)
+    exit(0)
+}
+guard let assets = options.assetsFolder() else {
+    fail("cannot find the demo's Assets folder (with Drums/ and Music/); run from the repository root or pass --assets DIR")
 }
 
-/// Opens the device, or a WAV file when no device exists (or one was asked for).
-func openEngine(_ options: Options) throws -> (AudioEngine, String) {
+/// Opens the sound device, or a WAV file when there is none (or one was asked for).
+func openEngine() throws -> (AudioEngine, String) {
     if options.output == nil {
         do {
-            let engine = try AudioEngine(output: .device())
-            return (engine, "the default sound device")
+            return (try AudioEngine(output: .device()), "the default sound device")
         } catch let error as BackbeatError {
             print("No sound device (\(error.reason ?? "\(error.code)")); rendering to a WAV file instead.")
         }
     }
-    let path = options.output ?? "out/drumpad.wav"
-    let url = URL(fileURLWithPath: path)
+    let url = options.output ?? URL(fileURLWithPath: "out/drumpad.wav")
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    return (try AudioEngine(output: .file(url: url)), url.path)
+    // At a terminal a person plays in real time, so the file fills at the pace of a device.
+    return (try AudioEngine(output: .file(url: url, pacing: interactive ? .realTime : .asFastAsPossible)),
+            options.output?.path ?? "out/drumpad.wav")
 }
 
-func readLines(_ options: Options) throws -> AnySequence<String> {
-    if let script = options.script {
-        // Bytes decoded lossily: a script with invalid UTF-8 still runs, its bad lines refused one by one.
-        let data = try Data(contentsOf: URL(fileURLWithPath: script))
-        let text = String(decoding: data, as: UTF8.self)
-        return AnySequence(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+/// Scans the music folder into an in-memory index; nil (with a line saying why) when it cannot.
+func openLibrary(_ folder: URL) -> MediaLibrary? {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        print("library: \(folder.path) is not a folder; music commands have no songs")
+        return nil
     }
-    return AnySequence(AnyIterator { readLine(strippingNewline: true) })
+    do {
+        let library = try MediaLibrary(roots: [folder], index: .inMemory)
+        let report = try library.scan()
+        if !report.skipped.isEmpty { print("library: \(report.skipped.count) files skipped in \(folder.path)") }
+        return library
+    } catch {
+        print("library: \(error)")
+        return nil
+    }
 }
 
+let interactive = options.script == nil && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+let (engine, destination): (AudioEngine, String)
+do { (engine, destination) = try openEngine() } catch { fail("\(error)") }
+let library = openLibrary(options.library ?? assets.appendingPathComponent("Music", isDirectory: true))
+
+let terminal = interactive ? Terminal() : nil
+
+let demo: Drumpad
 do {
-    let options = try Options(CommandLine.arguments)
-    let (engine, destination) = try openEngine(options)
-    lines: for line in try readLines(options) {
-        let command: DrumpadCommand?
-        do {
-            command = try DrumpadCommand.parse(line)
-        } catch {
-            print(error)
-            continue
-        }
-        switch command {
-        case nil: continue
-        case let .wait(time):
-            if case .file = engine.output { try engine.advance(by: time) }
-            else { Thread.sleep(forTimeInterval: time.seconds) }
-        case .quit: break lines
-        case let other?: print("not yet wired: \(other)")
-        }
-    }
-    let seconds = engine.currentTime.seconds
-    engine.shutdown()
-    print("Sound went to \(destination) (\(String(format: "%.2f", seconds)) s of engine time).")
+    demo = try Drumpad(engine: engine, drums: assets.appendingPathComponent("Drums", isDirectory: true), library: library,
+                       music: UnavailableMusic(), quantize: options.quantize, seed: options.seed,
+                       say: { line in if !interactive { print(line) } })
 } catch {
-    print("drumpad: \(error)")
-    exit(1)
+    engine.shutdown()
+    fail("\(error)")
 }
+
+/// The last words, once, whoever ends the demo (end of input, quit, or a signal).
+let ended = Atomic<Bool>(false)
+func end() -> Never {
+    demo.finish()
+    if ended.exchange(true, ordering: .acquiringAndReleasing) {
+        // Another thread is already saying goodbye; it exits.
+        while true { pause() }
+    }
+    terminal?.restore()
+    let seconds = demo.status.time.seconds
+    print("Sound went to \(destination) (\(String(format: "%.2f", seconds)) s of engine time).")
+    exit(0)
+}
+
+// SIGINT and SIGTERM fade out like quit: dispatch sources, no code in a signal handler.
+var signalSources: [any DispatchSourceSignal] = []
+for signalNumber in [SIGINT, SIGTERM] {
+    signal(signalNumber, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+    source.setEventHandler {
+        demo.requestQuit()
+        end()
+    }
+    source.resume()
+    signalSources.append(source)
+}
+
+if let terminal {
+    terminal.run(demo)
+} else if let script = options.script {
+    do {
+        // Bytes decoded lossily: a script with invalid UTF-8 still runs, its bad lines refused one by one.
+        let text = String(decoding: try Data(contentsOf: script), as: UTF8.self)
+        demo.run(text.split(separator: "\n", omittingEmptySubsequences: false).lazy.map(String.init))
+    } catch {
+        print("drumpad: cannot read the script \(script.path): \(error.localizedDescription)")
+    }
+} else {
+    demo.run(AnySequence { AnyIterator { readLine(strippingNewline: true) } })
+}
+end()

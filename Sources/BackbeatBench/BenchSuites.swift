@@ -1,5 +1,5 @@
 /// Every suite, in the order `backbeat bench` runs them.
 public enum BenchSuites {
-    /// All suites. The soak suite runs in real time (10 minutes by default).
-    public static let all: [any BenchSuite] = [MixSuite(), TriggerSuite(), DecodeSuite(), LibrarySuite(), SoakSuite()]
+    /// All suites. The stream and soak suites run in real time (10 minutes each by default).
+    public static let all: [any BenchSuite] = [MixSuite(), TriggerSuite(), DecodeSuite(), StreamSuite(), LibrarySuite(), SoakSuite()]
 }

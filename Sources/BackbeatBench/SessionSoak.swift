@@ -5,9 +5,8 @@ import Synchronization
 /// changes, the silent switch and other programs' audio, posted from the
 /// game loop while the engine renders on its own thread.
 ///
-/// The engine does not expose its session yet, so this drives a session on
-/// the engine's clock whose decisions apply to nothing; when `engine.session`
-/// lands, use it here and the effects feel the decisions too.
+/// It drives the engine's own session, so its decisions reach the effects
+/// (muted, paused, stopped) while they play.
 public final class SessionSoak: SoakParticipant {
     public let name = "session"
     private var session: AudioSession?
@@ -21,7 +20,7 @@ public final class SessionSoak: SoakParticipant {
     public init() {}
 
     public func start(engine: AudioEngine) throws {
-        let session = AudioSession.detached(clock: engine)
+        let session = engine.session
         let updates = self.updates
         session.onUpdate = { _ in updates.value.withLock { $0 += 1 } }
         try session.setCategory(.ambient)
@@ -53,7 +52,15 @@ public final class SessionSoak: SoakParticipant {
     }
 
     public func finish(engine: AudioEngine) {
-        session?.onUpdate = nil
+        // Back to a state where nothing is held: paused effects resume and end.
+        if let session {
+            session.post(.interruptionEnded(shouldResume: true))
+            session.post(.silentSwitch(on: false))
+            session.post(.otherAudioStopped(name: "podcast"))
+            try? session.setCategory(.soloAmbient)
+            session.setActive(true)
+            session.onUpdate = nil
+        }
         session = nil
     }
 

@@ -31,6 +31,8 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         ("env other-audio off", .environment(.otherAudio(false))),
         ("wait 1.5", .wait(us(1_500_000))), ("wait 1.5s", .wait(us(1_500_000))), ("wait 250ms", .wait(us(250_000))),
         ("wait 0.5ms", .wait(us(500))), ("wait 1:05", .wait(us(65_000_000))), ("wait 0", .wait(.zero)),
+        ("quantize off", .quantize(.off)), ("quantize on", .quantize(.beat)), ("quantize BEAT", .quantize(.beat)),
+        ("quantize 1/4", .quantize(.beat)), ("quantize 1/8", .quantize(.eighth)), ("quantize 1/16", .quantize(.sixteenth)),
         ("wait 0.000001", .wait(us(1))), ("wait 600", .wait(us(600_000_000))), ("wait 2 # let it ring", .wait(us(2_000_000))),
     ]
 
@@ -40,6 +42,7 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         "seek 24:00:01", "seek 1 2", "repeat", "repeat twice", "repeat one all", "shuffle on", "shuffle",
         "session", "session loud", "session ambient mix", "session playback shout", "session playback mix duck",
         "env", "env call-end later", "env silent", "env silent maybe", "env other-audio", "env unplug now",
+        "quantize", "quantize 1/3", "quantize on off", "quantize 1/32",
         "wait", "wait nan", "wait NaN", "wait inf", "wait infinity", "wait -1", "wait -0.5s", "wait 1e3", "wait 0x10",
         "wait 601", "wait 10:01", "wait 1.", "wait .5", "wait 1..5", "wait 1.5.5", "wait 1.0000001",
         "wait 99999999999999999999", "wait 1.5 s", "wait 250 ms", "wait 1.5h", "wait 0.0001ms", "wait 1 2",

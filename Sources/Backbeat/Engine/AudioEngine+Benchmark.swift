@@ -31,13 +31,3 @@ extension AudioEngine {
         try render(frames: frames, into: &samples)
     }
 }
-
-extension AudioSession {
-    /// A session on `engine`'s clock that applies its decisions to nothing:
-    /// the soak benchmark drives the session's policy, ordering and update
-    /// stream with it until the engine exposes its own session.
-    @_spi(Benchmark)
-    public static func detached(clock engine: AudioEngine) -> AudioSession {
-        AudioSession(clock: { [weak engine] in engine?.currentTime ?? .zero })
-    }
-}

@@ -17,8 +17,9 @@ import Foundation
 /// engine.shutdown()
 /// ```
 public final class AudioEngine: @unchecked Sendable {
-    // @unchecked: all mutable state is guarded by `device`'s recursive lock
-    // (`withLock`), which also serialises every OpenAL call.
+    // @unchecked: all mutable state is guarded by `lock` (`withLock`), which
+    // every device this engine opens shares, so it also serialises every
+    // OpenAL call and lets a lost device be replaced safely.
 
     /// The output this engine was opened on.
     public let output: Output
@@ -36,17 +37,21 @@ public final class AudioEngine: @unchecked Sendable {
     public let outputLatency: MediaTime
     let latencyFrames: Int64
 
-    let device: ALDevice
+    let lock = NSRecursiveLock()
+    /// The OpenAL device; replaced when the output is lost (see `AudioEngine+DeviceLoss`).
+    var device: ALDevice
     private var fileWriter: SoundFileWriter?
-    private var framesRendered: Int64 = 0
-    private var nextUpdateFrame: Int64 = 0
-    private var components: [WeakComponent] = []
+    var framesRendered: Int64 = 0
+    var nextUpdateFrame: Int64 = 0
+    var components: [WeakComponent] = []
     private var isShutDown = false
     private var scratch: [Float] = []
     private var realTimeThread: Thread?
     private let realTimeStop = NSCondition()
     private var realTimeRunning = false
-    private var clockOrigin: Int64 = 0
+    var clockOrigin: Int64 = 0
+    /// Engine frames already counted when the current device's clock started.
+    var clockBaseFrame: Int64 = 0
     /// The first error an update step hit on a real-time thread, reported by the next call.
     private var deferredError: BackbeatError?
 
@@ -58,11 +63,19 @@ public final class AudioEngine: @unchecked Sendable {
     public let effectsBus: Bus
     /// Every bus, parents before children.
     var buses: [Bus]
+    /// How this engine's audio shares the machine: category, options, and the
+    /// environment's events. Its decisions are applied to this engine's buses
+    /// and players.
+    public let session: AudioSession
+    let sessionTarget: EngineSessionTarget
     var voicePool: VoicePool!
     var effectCache: SoundCache!
     var pendingEvents: [PendingDelivery] = []
     var eventHandlers: [@Sendable (PlaybackEvent) -> Void] = []
     var eventContinuations: [AsyncStream<PlaybackEvent>.Continuation] = []
+    /// Music players, for the session and the shutdown fade (see `AudioEngine+MusicShutdown.swift`).
+    var musicPlayers: [WeakMusicPlayer] = []
+    var shutdownFadeStorage = MediaTime(seconds: 1)
 
     /// Opens an engine on `output`.
     ///
@@ -80,15 +93,15 @@ public final class AudioEngine: @unchecked Sendable {
         switch output {
         case .device(let name, let latency):
             ALConfig.prepare(latency)
-            device = try ALDevice.openPlayback(name: name)
+            device = try ALDevice.openPlayback(name: name, lock: lock)
         case .offline(let rate, let channels):
             try Self.validate(sampleRate: rate, channels: channels)
             ALConfig.prepare(.default)
-            device = try ALDevice.openLoopback(sampleRate: rate, channels: channels)
+            device = try ALDevice.openLoopback(sampleRate: rate, channels: channels, lock: lock)
         case .file(let url, let rate, _):
             try Self.validate(sampleRate: rate, channels: 2)
             ALConfig.prepare(.default)
-            let device = try ALDevice.openLoopback(sampleRate: rate, channels: 2)
+            let device = try ALDevice.openLoopback(sampleRate: rate, channels: 2, lock: lock)
             self.fileWriter = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: rate, channelCount: 2, overwrite: true)
             self.device = device
         }
@@ -102,6 +115,9 @@ public final class AudioEngine: @unchecked Sendable {
         musicBus = Bus(name: "music", parent: masterBus)
         effectsBus = Bus(name: "effects", parent: masterBus)
         buses = [masterBus, musicBus, effectsBus]
+        let clock = EngineClock()
+        session = AudioSession(clock: { clock.now })
+        sessionTarget = EngineSessionTarget(engine: nil)
         for bus in buses { bus.engine = self }
         effectCache = SoundCache(engine: self, budget: 64 << 20)
         do {
@@ -111,6 +127,9 @@ public final class AudioEngine: @unchecked Sendable {
             throw error
         }
         register(voicePool)
+        clock.engine = self
+        sessionTarget.engine = self
+        session.attach(target: sessionTarget)
         if case .device = output {
             clockOrigin = device.clockNanoseconds() ?? 0
             startRealTimeThread(rendering: false)
@@ -143,11 +162,9 @@ public final class AudioEngine: @unchecked Sendable {
     /// Engine time in frames.
     var currentFrame: Int64 {
         withLock {
-            if case .device = output {
-                let ns = (device.clockNanoseconds() ?? clockOrigin) - clockOrigin
-                return Int64((Double(ns) * Double(sampleRate) / 1e9).rounded(.down))
-            }
-            return framesRendered
+            guard !device.isLoopback else { return framesRendered }
+            let ns = (device.clockNanoseconds() ?? clockOrigin) - clockOrigin
+            return clockBaseFrame + Int64((Double(ns) * Double(sampleRate) / 1e9).rounded(.down))
         }
     }
 
@@ -276,7 +293,10 @@ public final class AudioEngine: @unchecked Sendable {
         withLock {
             guard realTimeRunning else { return false }
             do {
-                if rendering {
+                if !device.isLoopback, !device.isConnected {
+                    handleDeviceLoss()
+                }
+                if rendering || device.isLoopback {
                     try renderLocked(frames: updateInterval, into: &buffer)
                 } else {
                     let frame = currentFrame
@@ -302,10 +322,12 @@ public final class AudioEngine: @unchecked Sendable {
 
     // MARK: Shutdown
 
-    /// Stops every sound, releases every OpenAL source, buffer, context and
-    /// device, and completes a `.file` output. Idempotent. Any use of the
+    /// Fades the music players out (``shutdownFadeDuration``), then stops every
+    /// sound, releases every OpenAL source, buffer, context and device, and
+    /// completes a `.file` output. Idempotent. Any use of the
     /// engine afterwards throws ``BackbeatError/Code/engineShutDown``.
     public func shutdown() {
+        fadeOutMusicBeforeShutdown()
         stopRealTimeThread()
         withLock {
             guard !isShutDown else { return }
@@ -331,7 +353,10 @@ public final class AudioEngine: @unchecked Sendable {
     // MARK: Locking
 
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try device.withLockAndContext(body)
+        lock.lock()
+        defer { lock.unlock() }
+        device.makeContextCurrent()
+        return try body()
     }
 
     func checkUsable(_ operation: String) throws {

@@ -43,14 +43,7 @@ extension LibraryScanner {
                 previousID[file.path] = old.id
                 try db.execute(sql: "DELETE FROM items WHERE path = ?", arguments: [file.path])
             }
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO items (id, path, size, mtime, media_type, title, artist, album, album_artist, genre,
-                    composer, track, disc, duration_value, duration_timescale, release_date, compilation, artwork_kind,
-                    artwork_path, artwork_width, artwork_height, title_key, artist_key, album_key, album_artist_key,
-                    genre_key, composer_key, title_sort, artist_sort, album_sort, album_artist_sort, genre_sort,
-                    composer_sort, album_group)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insert = try db.makeStatement(sql: LibraryScanner.insertItemSQL)
             let holder = try db.makeStatement(sql: "SELECT path FROM items WHERE id = ?")
             for result in results {
                 let extracted: Extracted
@@ -228,4 +221,16 @@ extension String {
     func dropPrefix(_ prefix: String) -> String {
         hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
     }
+}
+
+extension LibraryScanner {
+    /// The one statement that writes an item row; `rowArguments` fills it.
+    static let insertItemSQL = """
+        INSERT INTO items (id, path, size, mtime, media_type, title, artist, album, album_artist, genre,
+            composer, track, disc, duration_value, duration_timescale, release_date, compilation, artwork_kind,
+            artwork_path, artwork_width, artwork_height, title_key, artist_key, album_key, album_artist_key,
+            genre_key, composer_key, title_sort, artist_sort, album_sort, album_artist_sort, genre_sort,
+            composer_sort, album_group)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
 }

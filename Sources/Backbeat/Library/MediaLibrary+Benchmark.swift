@@ -7,14 +7,7 @@ extension MediaLibrary {
     /// benchmark's 100,000-item queries. The paths name no files. Package-only.
     package func insertSyntheticItemsForBenchmark(count: Int, artists: Int, tracksPerAlbum: Int) throws {
         try index.write("insert synthetic items") { db in
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO items (id, path, size, mtime, media_type, title, artist, album, album_artist, genre,
-                    composer, track, disc, duration_value, duration_timescale, release_date, compilation, artwork_kind,
-                    artwork_path, artwork_width, artwork_height, title_key, artist_key, album_key, album_artist_key,
-                    genre_key, composer_key, title_sort, artist_sort, album_sort, album_artist_sort, genre_sort,
-                    composer_sort, album_group)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insert = try db.makeStatement(sql: LibraryScanner.insertItemSQL)
             let genres = ["Rock", "Pop", "Jazz", "Électro", "Folk", "Hip-Hop", "Classical", "Soul"]
             for i in 0..<count {
                 let album = i / tracksPerAlbum

@@ -33,11 +33,14 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var isCompilation: Bool?
     /// Embedded pictures, in file order.
     public var artwork: [Artwork]
+    /// The tempo in beats per minute (BPM, or TEMPO), when the file carries a whole number.
+    public var beatsPerMinute: Int?
 
     /// Creates tags; every field defaults to absent.
     public init(title: String? = nil, artist: String? = nil, albumTitle: String? = nil, albumArtist: String? = nil,
                 genre: String? = nil, composer: String? = nil, trackNumber: Int? = nil, discNumber: Int? = nil,
-                date: String? = nil, isCompilation: Bool? = nil, artwork: [Artwork] = []) {
+                date: String? = nil, isCompilation: Bool? = nil, artwork: [Artwork] = [],
+                beatsPerMinute: Int? = nil) {
         self.title = title
         self.artist = artist
         self.albumTitle = albumTitle
@@ -49,6 +52,7 @@ public struct AudioTags: Sendable, Hashable, Codable {
         self.date = date
         self.isCompilation = isCompilation
         self.artwork = artwork
+        self.beatsPerMinute = beatsPerMinute
     }
 
     /// Whether no tag at all is present.

@@ -33,6 +33,7 @@ enum VorbisComments {
             case "DATE": tags.date = tags.date ?? text(value)
             case "YEAR": if tags.date == nil { tags.date = text(value) }
             case "COMPILATION": tags.isCompilation = tags.isCompilation ?? boolean(text(value))
+            case "BPM", "TEMPO": tags.beatsPerMinute = tags.beatsPerMinute ?? leadingInteger(text(value)).flatMap { $0 > 0 ? $0 : nil }
             case "METADATA_BLOCK_PICTURE":
                 switch PictureBlock.parseBase64(value) {
                 case .success(let artwork): tags.artwork.append(artwork)
@@ -58,6 +59,7 @@ enum VorbisComments {
         if let v = tags.discNumber { out.append(("DISCNUMBER", String(v))) }
         if let v = tags.date { out.append(("DATE", v)) }
         if let v = tags.isCompilation { out.append(("COMPILATION", v ? "1" : "0")) }
+        if let v = tags.beatsPerMinute { out.append(("BPM", String(v))) }
         for artwork in tags.artwork {
             out.append(("METADATA_BLOCK_PICTURE", Base64.encode(PictureBlock.serialise(artwork))))
         }

@@ -10,7 +10,8 @@ import Foundation
 /// and be driven from any thread.
 final class ALDevice: @unchecked Sendable {
     // @unchecked: every mutable field and every AL call is guarded by `lock`.
-    private let lock = NSRecursiveLock()
+    /// The owner's lock (the engine's), so a device can be replaced under it.
+    private let lock: NSRecursiveLock
     private var device: OpaquePointer?
     private var context: OpaquePointer?
     /// OpenAL names this device created and has not yet deleted.
@@ -23,7 +24,9 @@ final class ALDevice: @unchecked Sendable {
     /// The device's name as OpenAL reports it.
     let name: String
 
-    private init(device: OpaquePointer, context: OpaquePointer, isLoopback: Bool, sampleRate: Int, channelCount: Int) {
+    private init(device: OpaquePointer, context: OpaquePointer, isLoopback: Bool, sampleRate: Int, channelCount: Int,
+                 lock: NSRecursiveLock) {
+        self.lock = lock
         self.device = device
         self.context = context
         self.isLoopback = isLoopback
@@ -46,22 +49,13 @@ final class ALDevice: @unchecked Sendable {
     /// Leaves no context current on this thread (before a thread ends).
     static func clearThreadContext() { alcSetThreadContext(nil) }
 
-    /// Runs `body` under the device lock, without touching the context.
-    func withLockOnly<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    /// Runs `body` under the device lock with this device's context current on
-    /// this thread while the device is open (closed: the lock only). Code under
-    /// the engine lock calls `ALSource` directly, and the thread may be one
-    /// that never used this device, or last used another engine's context.
-    func withLockAndContext<T>(_ body: () throws -> T) rethrows -> T {
+    /// Makes this device's context current on this thread, if it is open.
+    /// Code under the engine lock calls `ALSource` directly, and the calling
+    /// thread may never have used this device, or last used another engine's.
+    func makeContextCurrent() {
         lock.lock()
         defer { lock.unlock() }
         if let context, alcGetThreadContext() != context { alcSetThreadContext(context) }
-        return try body()
     }
 
     var isClosed: Bool { lock.withLock { context == nil } }
@@ -76,7 +70,7 @@ final class ALDevice: @unchecked Sendable {
     ]
 
     /// Opens a real output device (nil for the default one).
-    static func openPlayback(name: String?) throws -> ALDevice {
+    static func openPlayback(name: String?, lock: NSRecursiveLock = NSRecursiveLock()) throws -> ALDevice {
         let device: OpaquePointer? = name.map { alcOpenDevice($0) } ?? alcOpenDevice(nil)
         guard let device else {
             throw BackbeatError(.deviceUnavailable, operation: "alcOpenDevice",
@@ -91,11 +85,11 @@ final class ALDevice: @unchecked Sendable {
         var frequency: ALCint = 0
         alcGetIntegerv(device, ALCenum(ALC_FREQUENCY), 1, &frequency)
         return ALDevice(device: device, context: context, isLoopback: false,
-                        sampleRate: Int(frequency), channelCount: 2)
+                        sampleRate: Int(frequency), channelCount: 2, lock: lock)
     }
 
     /// Opens a loopback device that renders Float32 on request (ALC_SOFT_loopback).
-    static func openLoopback(sampleRate: Int, channels: Int) throws -> ALDevice {
+    static func openLoopback(sampleRate: Int, channels: Int, lock: NSRecursiveLock = NSRecursiveLock()) throws -> ALDevice {
         let channelEnum: ALCint
         switch channels {
         case 1: channelEnum = ALCint(ALC_MONO_SOFT)
@@ -125,7 +119,8 @@ final class ALDevice: @unchecked Sendable {
             alcCloseDevice(device)
             throw BackbeatError(.unsupportedFormat, operation: "alcCreateContext", reason: reason)
         }
-        return ALDevice(device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels)
+        return ALDevice(device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels,
+                        lock: lock)
     }
 
     /// Deletes every source and buffer still alive, then the context and device. Idempotent.

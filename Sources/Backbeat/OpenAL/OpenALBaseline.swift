@@ -36,9 +36,9 @@ public final class OpenALBaseline {
     public var maximumSources: Int { device.maxSources }
 
     /// Sources alive on this device.
-    public var liveSourceCount: Int { device.withLockOnly { device.liveSources.count } }
+    public var liveSourceCount: Int { (try? device.withContext { device.liveSources.count }) ?? 0 }
     /// Buffers alive on this device.
-    public var liveBufferCount: Int { device.withLockOnly { device.liveBuffers.count } }
+    public var liveBufferCount: Int { (try? device.withContext { device.liveBuffers.count }) ?? 0 }
 
     /// Uploads `pcm` into a new buffer and returns its index for ``addVoice(sound:gain:pan:looping:)``.
     public func addSound(_ pcm: PCMBuffer) throws -> Int {

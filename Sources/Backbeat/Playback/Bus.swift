@@ -29,6 +29,10 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     private var paused = false
     private var ducks: [Duck] = []
     private var fadeCompletion: (@Sendable () -> Void)?
+    /// The session's silent-switch mute, kept apart from the game's own mute.
+    var sessionMuted = false
+    /// The session's interruption pause, kept apart from the game's own pause.
+    var sessionPaused = false
 
     init(name: String, parent: Bus?) {
         self.name = name
@@ -107,11 +111,20 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         return duck
     }
 
+    /// A duck that releases by itself after `holdFrames` (the session's music ducking).
+    func duck(gain: Float, startFrame: Int64, attackFrames: Int64, holdFrames: Int64, releaseFrames: Int64) {
+        let duck = Duck(bus: self, target: min(max(gain, 0), 1), attackFrames: max(0, attackFrames),
+                        releaseFrames: max(0, releaseFrames), voice: nil,
+                        releaseAt: startFrame + max(0, attackFrames) + max(0, holdFrames))
+        duck.begin(at: startFrame)
+        ducks.append(duck)
+    }
+
     // MARK: Engine side (under the engine lock)
 
     /// This bus's own gain at `frame`: level or fade, times ducks, times mute.
     func ownGain(at frame: Int64) -> Float {
-        if muted { return 0 }
+        if muted || sessionMuted { return 0 }
         let base = fade?.gain(at: frame) ?? level
         let duckGain = ducks.reduce(Float(1)) { min($0, $1.gain(at: frame)) }
         return base * duckGain
@@ -128,7 +141,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Whether this bus or any parent is paused.
     var isEffectivelyPaused: Bool {
         var bus: Bus? = self
-        while let b = bus { if b.paused { return true }; bus = b.parent }
+        while let b = bus { if b.paused || b.sessionPaused { return true }; bus = b.parent }
         return false
     }
 

@@ -8,10 +8,12 @@ public final class Duck: @unchecked Sendable {
     private let releaseFrames: Int64
     private weak var voice: Voice?
     private let waitsForVoice: Bool
+    private let releaseAt: Int64?
     private var fade: Fade?
     private var released = false
 
-    init(bus: Bus, target: Float, attackFrames: Int64, releaseFrames: Int64, voice: Voice?) {
+    init(bus: Bus, target: Float, attackFrames: Int64, releaseFrames: Int64, voice: Voice?, releaseAt: Int64? = nil) {
+        self.releaseAt = releaseAt
         self.bus = bus
         self.target = target
         self.attackFrames = attackFrames
@@ -41,6 +43,7 @@ public final class Duck: @unchecked Sendable {
 
     func update(at frame: Int64) {
         if waitsForVoice, !released, voice?.isFinishedLocked ?? true { releaseLocked(at: frame) }
+        if let releaseAt, !released, frame >= releaseAt { releaseLocked(at: releaseAt) }
     }
 
     func isFinished(at frame: Int64) -> Bool {

@@ -29,4 +29,7 @@ public enum PlaybackEvent: Sendable, Equatable {
     case soundEvicted(sound: String)
     /// A bus fade reached its target.
     case fadeCompleted(bus: String)
+    /// The output device went away. Everything moved to `replacement`; nil
+    /// means no device could be opened and the engine renders without sound.
+    case outputLost(device: String, replacement: String?, reason: String)
 }

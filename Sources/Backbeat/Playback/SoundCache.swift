@@ -112,6 +112,24 @@ final class SoundCache: @unchecked Sendable {
         }
     }
 
+    /// Uploads every resident sound again, on a replacement device (the old
+    /// buffers went with the old device). A sound that no longer decodes is
+    /// unloaded and reloads, or fails, on its next play.
+    func reloadAll() {
+        guard let engine else { return }
+        for sound in resident.values.compactMap(\.sound) {
+            guard case .loaded(let old) = sound.loadState else { continue }
+            if let pcm = try? sound.decode(), let buffer = try? engine.device.generateBuffer(pcm) {
+                sound.loadState = .loaded(.init(buffer: buffer, frames: old.frames, sampleRate: old.sampleRate,
+                                                channels: old.channels, bytes: old.bytes, format: old.format))
+            } else {
+                sound.loadState = .unloaded
+                usedBytes -= old.bytes
+                resident[ObjectIdentifier(sound)] = nil
+            }
+        }
+    }
+
     /// Frees a resident sound's buffer.
     func forget(_ sound: SoundEffect, resident r: SoundEffect.Resident) {
         guard let engine else { return }

@@ -68,8 +68,13 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var requestFrame: Int64 = 0
     var startFrame: Int64 = 0
     var startedAfterLoad = false
-    /// Position in sound frames, kept while paused or virtual.
-    var position: Double = 0
+    /// Sound frames played since the start, across loops: read from OpenAL when
+    /// a voice pauses or loses its source, advanced by engine time otherwise.
+    var played: Double = 0
+    /// `played` when the current source was attached (less its start offset).
+    var playedBeforeAttach = 0
+    /// The last update that advanced `played` while playing.
+    var lastPlayedFrame: Int64 = 0
     /// Frames of the sound's buffers unqueued so far (finite loops) and the silent lead-in.
     var unqueuedFrames = 0
     var leadInFrames = 0

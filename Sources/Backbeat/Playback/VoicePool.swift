@@ -16,12 +16,12 @@ import Foundation
 final class VoicePool: EngineComponent, @unchecked Sendable {
     // @unchecked: every field is read and written only under the engine lock.
     private weak var engine: AudioEngine?
-    private let device: ALDevice
     private var free: [ALSource] = []
     /// Sources the pool owns.
-    let sourceCount: Int
+    private(set) var sourceCount = 0
     /// Voices that may hold a source at once; the rest of the pool is the hand-off reserve.
-    let capacity: Int
+    private(set) var capacity = 1
+    private let limit: Int?
     /// Frames between setting a gain to zero and stopping the source: at least 5 ms.
     let rampFrames: Int64
     private var voices: [Voice] = []
@@ -34,7 +34,16 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     init(engine: AudioEngine, device: ALDevice, limit: Int?) throws {
         self.engine = engine
-        self.device = device
+        self.limit = limit
+        rampFrames = Int64(max(engine.updateInterval * 2, engine.sampleRate / 200))
+        try takeSources(from: device)
+    }
+
+    /// The device the engine has now (it changes when the output is lost).
+    private var device: ALDevice { engine!.device }
+
+    /// Generates the pool's sources on `device`: what it grants, less the stream reserve.
+    private func takeSources(from device: ALDevice) throws {
         let granted = max(4, device.maxSources - Self.streamReserve)
         let wanted = limit.map { min(granted, max(2, $0 + max(1, $0 / 16))) } ?? granted
         var sources: [ALSource] = []
@@ -45,8 +54,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         free = sources
         let count = sources.count
         sourceCount = count
-        capacity = limit.map { min($0, count - 1) } ?? max(1, count - max(2, count / 16))
-        rampFrames = Int64(max(engine.updateInterval * 2, engine.sampleRate / 200))
+        capacity = max(1, limit.map { min($0, count - 1) } ?? (count - max(2, count / 16)))
     }
 
     // MARK: Queries
@@ -159,7 +167,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 claimCount += 1
             } else if voice.numberOfLoops < 0 {
                 voice.phase = .virtual
-                voice.position = 0
+                voice.played = 0
                 voice.lastUpdateFrame = target
                 engine.post(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
                 return
@@ -189,10 +197,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                         leadIn: Int, startPosition: Int, fadeIn: Bool) {
         guard let engine else { return }
         voice.source = source
+        voice.playedBeforeAttach = startPosition > 0 ? Int(voice.played) - startPosition : Int(voice.played)
+        voice.lastPlayedFrame = engine.currentFrame
         voice.unqueuedFrames = 0
         voice.leadInFrames = 0
         voice.leadInBuffer = nil
-        voice.playsToQueue = voice.numberOfLoops < 0 ? Int.max : voice.numberOfLoops + 1
+        let playsDone = Int(voice.played) / resident.frames
+        voice.playsToQueue = voice.numberOfLoops < 0 ? Int.max : max(1, voice.numberOfLoops + 1 - playsDone)
         voice.phase = .playing
         let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrame) ?? 1)
         source.reset()
@@ -245,9 +256,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             if becomeVirtual { voice.phase = .virtual } else { finish(voice, completed: false) }
             return
         }
-        if case .loaded(let r) = voice.sound.loadState {
-            voice.position = Double(position(of: voice, resident: r))
-        }
+        syncPlayed(voice)
         if voice.phase == .paused {
             freeSource(of: voice)
             if becomeVirtual { voice.phase = .virtual } else { finish(voice, completed: false) }
@@ -321,14 +330,24 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     func position(of voice: Voice, resident r: SoundEffect.Resident) -> Int {
         switch voice.phase {
         case .playing, .pausing, .stopping:
-            guard let source = voice.source else { return Int(voice.position) }
-            let consumed = voice.unqueuedFrames + source.sampleOffset - voice.leadInFrames
-            return max(0, consumed) % r.frames
+            guard let source = voice.source else { return Int(voice.played) % r.frames }
+            return consumedFrames(voice, source) % r.frames
         case .paused, .virtual:
-            return Int(voice.position) % r.frames
+            return Int(voice.played) % r.frames
         default:
             return 0
         }
+    }
+
+    /// Sound frames the source has played since the voice started, across loops.
+    private func consumedFrames(_ voice: Voice, _ source: ALSource) -> Int {
+        max(0, voice.playedBeforeAttach + voice.unqueuedFrames + source.sampleOffset - voice.leadInFrames)
+    }
+
+    /// Reads the exact played count from OpenAL, while the voice still has its source.
+    private func syncPlayed(_ voice: Voice) {
+        guard let source = voice.source else { return }
+        voice.played = Double(consumedFrames(voice, source))
     }
 
     // MARK: Update step
@@ -383,6 +402,11 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     voice.phase = .pausing(until: frame + rampFrames)
                     break
                 }
+                let audibleFrom = max(voice.lastPlayedFrame, voice.startFrame)
+                if frame > audibleFrom {
+                    voice.played += Double(frame - audibleFrom) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+                }
+                voice.lastPlayedFrame = frame
                 refill(voice, resident: r)
                 if source.state == .stopped {
                     if voice.playsToQueue > 0 {
@@ -396,12 +420,12 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 }
                 applyGain(voice, at: frame)
             case .pausing(let until):
-                guard let source = voice.source, case .loaded(let r) = voice.sound.loadState else { break }
+                guard let source = voice.source else { break }
                 if !wantsPause {
                     voice.phase = .playing
                     applyGain(voice, at: frame)
                 } else if frame >= until {
-                    voice.position = Double(position(of: voice, resident: r))
+                    syncPlayed(voice)
                     source.pause()
                     voice.phase = .paused
                 }
@@ -409,6 +433,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 guard !wantsPause, let source = voice.source else { break }
                 source.play()
                 voice.phase = .playing
+                voice.lastPlayedFrame = frame
                 applyGain(voice, at: frame)
             case .stopping(let until, let thenVirtual):
                 guard frame >= until else { break }
@@ -422,8 +447,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 }
             case .virtual:
                 guard !wantsPause, case .loaded(let r) = voice.sound.loadState else { break }
-                let step = Double(elapsed) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
-                voice.position = (voice.position + step).truncatingRemainder(dividingBy: Double(r.frames))
+                voice.played += Double(elapsed) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+                if voice.numberOfLoops >= 0, voice.played >= Double((voice.numberOfLoops + 1) * r.frames) {
+                    finish(voice, completed: true)
+                }
             }
         }
         realizeVirtualVoices(at: frame)
@@ -438,7 +465,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         for voice in waiting {
             guard audibleCount < capacity, let source = free.popLast(),
                   case .loaded(let r) = voice.sound.loadState else { return }
-            attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.position) % r.frames, fadeIn: true)
+            attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.played) % r.frames, fadeIn: true)
             applyGain(voice, at: frame)
             engine?.post(.voiceRealized(voice: voice.id, sound: voice.sound.name))
         }
@@ -451,6 +478,40 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             source.setGain(gain)
             voice.appliedGain = gain
         }
+    }
+
+    // MARK: Device loss
+
+    /// Moves every voice off the lost device's sources, keeping its place:
+    /// voices that were audible or paused go virtual with their played count
+    /// (read from OpenAL while `readPositions`, else as engine time advanced it).
+    func detachFromLostDevice(readPositions: Bool) {
+        for voice in voices {
+            if readPositions { syncPlayed(voice) }
+            switch voice.phase {
+            case .playing, .pausing, .paused:
+                voice.phase = .virtual
+            case .stopping(_, let thenVirtual):
+                if thenVirtual { voice.phase = .virtual } else { voice.source = nil; finish(voice, completed: false) }
+            case .waitingForSource:
+                voice.phase = .scheduled(voice.scheduledTarget)
+            default:
+                break
+            }
+            voice.source = nil
+            voice.leadInBuffer = nil
+            voice.appliedGain = -1
+            if voice.awaitingHandoff { voice.awaitingHandoff = false }
+        }
+        claimCount = 0
+        stoppingCount = 0
+        free = []
+        removeFinished()
+    }
+
+    /// Takes sources on the new device; virtual voices come back at the next update.
+    func adoptReplacementDevice(_ device: ALDevice) throws {
+        try takeSources(from: device)
     }
 
     /// Stops every voice at once, without ramps (engine shutdown).

@@ -36,6 +36,8 @@ public final class AudioSession: Sendable {
         var decision: SessionDecision
         /// Whether other audio has been asked to duck and not yet restored.
         var othersDucked = false
+        /// Whether other audio has been asked to stop since the session last became inactive.
+        var othersInterrupted = false
 
         /// Work accepted but not yet applied, in order.
         var outbox: [Work] = []
@@ -131,7 +133,8 @@ public final class AudioSession: Sendable {
     /// ``Category/playback`` without ``CategoryOptions/mixWithOthers``) or to duck
     /// (``CategoryOptions/duckOthers``). If an interruption began and never ended,
     /// activating ends it: effects resume and the interrupted players stay paused.
-    /// Deactivating lets ducked audio return to its level.
+    /// Deactivating lets ducked audio return to its level and resumes the other
+    /// audio that activating stopped.
     public func setActive(_ active: Bool) {
         let time = clock()
         submit { s in
@@ -255,11 +258,19 @@ public final class AudioSession: Sendable {
             actions += edges
         }
         actions += requests
+        if requests.contains(.interruptOtherAudio) { s.othersInterrupted = true }
         let duck = s.isActive && after.otherAudioRequest == .duck
+        var restore = false
         if duck != s.othersDucked {
-            actions.append(duck ? .duckOtherAudio : .restoreOtherAudio)
+            if duck { actions.append(.duckOtherAudio) } else { restore = true }
             s.othersDucked = duck
         }
+        // Deactivating gives back what activating took: the players it paused resume.
+        if !s.isActive, s.othersInterrupted {
+            restore = true
+            s.othersInterrupted = false
+        }
+        if restore { actions.append(.restoreOtherAudio) }
         s.decision = after
         return Work(update: SessionUpdate(cause: cause, time: time, decision: after, actions: actions, ignoredBecause: nil))
     }

@@ -1,0 +1,60 @@
+import Backbeat
+
+extension Drumpad {
+    /// The music commands: each prints its result, or one line saying why it could not be done.
+    func performMusic(_ command: DrumpadCommand) {
+        let word = command.description.split(separator: " ").first.map(String.init) ?? "music"
+        do {
+            switch command {
+            case .play: try music.play()
+            case .pause: try music.pause()
+            case .toggle: try music.playbackState() == .playing ? music.pause() : music.play()
+            case .next: try music.skipToNextItem()
+            case .previous: try music.skipToPreviousItem()
+            case let .seek(time): try music.seek(to: time)
+            case .stop: try music.stop()
+            case let .repeatMode(mode):
+                try music.setRepeatMode(mode)
+                report("repeat: \(mode.rawValue)")
+            case let .shuffle(mode):
+                try music.setShuffleMode(mode)
+                report("shuffle: \(mode.rawValue)")
+            case let .random(genre): try playRandom(genre: genre)
+            case .pick: try openPicker()
+            case .nowPlaying: try showNowPlaying()
+            default: break
+            }
+        } catch {
+            report("\(word): \(error)")
+        }
+    }
+
+    /// `random [GENRE]`: a random song of the library (of one genre), then the
+    /// rest of the library's songs after it, so `next` goes on.
+    private func playRandom(genre: String?) throws {
+        guard let library else { throw DrumpadError("there is no music library") }
+        var query = MediaQuery.songs(in: library)
+        if let genre { try query.addFilterPredicate(MediaPropertyPredicate(value: genre, property: .genre)) }
+        let candidates = try query.items
+        guard !candidates.isEmpty else {
+            throw DrumpadError(genre.map { "no song in the genre \"\($0)\"" } ?? "the library has no songs")
+        }
+        let chosen = candidates[Int(generator.next() % UInt64(candidates.count))]
+        report("random: \"\(chosen.title)\" by \(chosen.artist ?? "Unknown Artist")" + (chosen.genre.map { " (\($0))" } ?? ""))
+        let songs = try MediaQuery.songs(in: library).items
+        let start = songs.firstIndex(of: chosen) ?? 0
+        try music.setQueue(Array(songs[start...] + songs[..<start]))
+        try music.play()
+    }
+
+    /// `now`: title, album, artist, tempo and artwork, or that nothing is playing.
+    private func showNowPlaying() throws {
+        guard let item = try music.nowPlayingItem() else {
+            report("now: nothing is playing")
+            return
+        }
+        let artwork = item.artwork.map { "artwork \($0.bounds)" } ?? "no artwork (the noartwork placeholder stands in)"
+        report("now: \"\(item.title)\" from \"\(item.albumTitle ?? "Unknown Album")\" by \(item.artist ?? "Unknown Artist"), "
+               + "\(item.playbackDuration.formatted), \(tempo(of: item)) BPM, \(artwork)")
+    }
+}

@@ -1,0 +1,357 @@
+import Backbeat
+import Foundation
+import Synchronization
+
+/// The drum pad demo: four pads over a music queue, session rules a person can
+/// try, driven one command at a time.
+///
+/// The executable is a thin shell around this type (options, stdin, the
+/// terminal, signals); tests drive it in-process on a `.file` or `.offline`
+/// engine, where every `wait` is engine time and the result is exact.
+///
+/// ```swift
+/// let demo = try Drumpad(engine: engine, drums: assets.appendingPathComponent("Drums"),
+///                        library: library, music: UnavailableMusic(), say: { print($0) })
+/// demo.run(["bass", "wait 0.5", "snare 100", "quit"])
+/// ```
+public final class Drumpad: @unchecked Sendable {
+    // @unchecked: the command state below (grid, generator, tempo cache, picker,
+    // finished) is read and written only while `commandLock` is held; the status
+    // lives in a Mutex; everything else is immutable or thread-safe itself.
+
+    /// The engine the demo plays on.
+    public let engine: AudioEngine
+    /// The music library, or nil when none could be opened.
+    public let library: MediaLibrary?
+    /// The music the music commands drive.
+    public let music: any DrumpadMusic
+    /// The four pads' sounds.
+    let pads: [DrumpadCommand.Pad: SoundEffect]
+    let say: @Sendable (String) -> Void
+    let commandLock = NSRecursiveLock()
+    let quitRequested = Atomic<Bool>(false)
+    let statusBox = Mutex(DrumpadStatus())
+    let statusObservers = Mutex<[@Sendable (DrumpadStatus) -> Void]>([])
+    var grid: DrumpadCommand.Quantize
+    var generator: SplitMix64
+    var tempoCache: [UInt64: Int] = [:]
+    var picker: TerminalPicker?
+    var isFinished = false
+
+    /// How long the quit fade lasts.
+    public static let fadeOutDuration = MediaTime(value: 1, timescale: 1)
+    /// Where each pad sits in the stereo field.
+    static let pans: [DrumpadCommand.Pad: Float] = [.snare: 0, .bass: 0, .tambourine: 0.35, .maraca: -0.35]
+
+    /// Loads the pads from `drums` (`snare.wav`, `bass.wav`, `tambourine.wav`,
+    /// `maraca.wav`), sets the session to playback with mixWithOthers (as
+    /// DrumDub did) and activates it, and queues the library's songs.
+    ///
+    /// - Parameters:
+    ///   - say: receives every line the demo prints (results, errors, session decisions).
+    /// - Throws: ``DrumpadError`` when a pad's sound cannot be loaded.
+    public init(engine: AudioEngine, drums: URL, library: MediaLibrary?, music: any DrumpadMusic,
+                quantize: DrumpadCommand.Quantize = .off, seed: UInt64 = 8,
+                say: @escaping @Sendable (String) -> Void) throws {
+        self.engine = engine
+        self.library = library
+        self.music = music
+        self.say = say
+        self.grid = quantize
+        self.generator = SplitMix64(seed: seed)
+        var pads: [DrumpadCommand.Pad: SoundEffect] = [:]
+        for pad in DrumpadCommand.Pad.allCases {
+            let url = drums.appendingPathComponent("\(pad.rawValue).wav")
+            let sound = SoundEffect(contentsOf: url, engine: engine)
+            if case .failure(let error) = Self.preload(sound) {
+                throw DrumpadError("cannot load the \(pad.rawValue) pad: \(error)")
+            }
+            sound.maximumInstances = 8
+            pads[pad] = sound
+        }
+        self.pads = pads
+        statusBox.withLock { $0.quantize = quantize }
+
+        engine.onEvent { [weak self] event in self?.handle(event) }
+        engine.session.onUpdate = { [weak self] update in
+            self?.report("session: \(update.reason)")
+            self?.refreshStatus()
+        }
+        music.onChange { [weak self] in self?.refreshStatus() }
+        do {
+            try engine.session.setCategory(.playback, options: .mixWithOthers)
+        } catch {
+            report("session: \(error)")
+        }
+        engine.session.setActive(true)
+        queueLibrary()
+        refreshStatus()
+    }
+
+    /// Loads a sound and waits for it (the loader runs on its own queue and reports there).
+    private static func preload(_ sound: SoundEffect) -> Result<Void, BackbeatError> {
+        let outcome = Mutex<Result<Void, BackbeatError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        sound.preload { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return outcome.withLock { $0 } ?? .success(())
+    }
+
+    /// At start the queue holds the library's songs, in the songs query's order.
+    private func queueLibrary() {
+        guard let library else { return }
+        do {
+            let songs = try MediaQuery.songs(in: library).items
+            guard !songs.isEmpty else {
+                report("library: no songs in \(library.roots.map(\.path).joined(separator: ", "))")
+                return
+            }
+            try music.setQueue(songs)
+            report("library: \(songs.count) songs queued")
+        } catch {
+            report("library: \(error)")
+        }
+    }
+
+    // MARK: Running
+
+    /// Runs every line of `lines`, then finishes (the quit fade) at the end
+    /// of input, unless a `quit` came first.
+    public func run(_ lines: some Sequence<String>) {
+        for line in lines {
+            guard perform(line: line), !quitRequested.load(ordering: .relaxed) else { break }
+        }
+        finish()
+    }
+
+    /// Parses and runs one line. A bad line prints one line saying why.
+    /// - Returns: false once the demo has finished (after `quit`).
+    @discardableResult
+    public func perform(line: String) -> Bool {
+        commandLock.lock()
+        defer { commandLock.unlock() }
+        guard !isFinished else { return false }
+        if picker != nil {
+            performPicker(line)
+            return true
+        }
+        let command: DrumpadCommand?
+        do {
+            command = try DrumpadCommand.parse(line)
+        } catch {
+            report(error.description)
+            return true
+        }
+        guard let command else { return true }
+        return perform(command)
+    }
+
+    /// Runs one command.
+    /// - Returns: false once the demo has finished (after `quit`).
+    @discardableResult
+    public func perform(_ command: DrumpadCommand) -> Bool {
+        commandLock.lock()
+        defer { commandLock.unlock() }
+        guard !isFinished else { return false }
+        defer { refreshStatus() }
+        switch command {
+        case let .pad(pad, velocity): hit(pad, velocity: velocity)
+        case let .quantize(newGrid):
+            grid = newGrid
+            updateStatus { $0.quantize = newGrid }
+            report(newGrid == .off ? "quantize: off, pads play at once"
+                   : "quantize: pads snap to the next \(newGrid.rawValue) of the now-playing song's tempo")
+        case let .session(category, option): setSession(category, option)
+        case let .environment(event): post(event)
+        case let .wait(duration): wait(duration, interruptible: true)
+        case .quit:
+            finishLocked()
+            return false
+        case .play, .pause, .toggle, .next, .previous, .seek, .stop, .repeatMode, .shuffle, .random, .pick, .nowPlaying:
+            performMusic(command)
+        }
+        return true
+    }
+
+    /// Asks the demo to stop soon, from any thread (a signal): a running `wait` ends at once.
+    public func requestQuit() {
+        quitRequested.store(true, ordering: .relaxed)
+    }
+
+    /// Fades everything out over ``fadeOutDuration`` of engine time and shuts
+    /// the engine down. Idempotent; safe from any thread.
+    public func finish() {
+        requestQuit()
+        commandLock.lock()
+        defer { commandLock.unlock() }
+        finishLocked()
+    }
+
+    private func finishLocked() {
+        guard !isFinished else { return }
+        isFinished = true
+        report("quit: fading out over \(DrumpadCommand.seconds(Self.fadeOutDuration)) s")
+        music.fadeOut(duration: Self.fadeOutDuration)
+        engine.masterBus.fade(to: 0, duration: Self.fadeOutDuration, curve: .equalPower)
+        // One more update and the output latency, so the last frame of the fade is out.
+        wait(Self.fadeOutDuration + MediaTime(frames: Int64(engine.updateInterval), sampleRate: engine.sampleRate)
+             + engine.outputLatency, interruptible: false)
+        refreshStatus()
+        engine.shutdown()
+    }
+
+    // MARK: Pads
+
+    private func hit(_ pad: DrumpadCommand.Pad, velocity: Int) {
+        guard let sound = pads[pad] else { return }
+        let gain = DrumpadCommand.Pad.gain(forVelocity: velocity)
+        let pan = Self.pans[pad] ?? 0
+        guard grid != .off else {
+            sound.play(volume: gain, pan: pan)
+            return
+        }
+        let beats = beatGrid()
+        let time = beats.nextPoint(atOrAfter: engine.currentTime, sampleRate: engine.sampleRate)
+        sound.play(at: time, volume: gain, pan: pan)
+        report("\(pad.rawValue): on the \(grid.rawValue) at \(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s "
+               + "(\(beats.beatsPerMinute) BPM)")
+    }
+
+    /// The grid of the now-playing song (its BPM tag, beats counted from its
+    /// start), or of ``BeatGrid/defaultBeatsPerMinute`` from engine time zero
+    /// when no song is playing.
+    func beatGrid() -> BeatGrid {
+        if (try? music.playbackState()) == .playing, let item = try? music.nowPlayingItem(),
+           let position = try? music.currentPlaybackTime() {
+            return BeatGrid(beatsPerMinute: tempo(of: item), origin: engine.currentTime - position,
+                            divisionsPerBeat: grid.divisionsPerBeat)
+        }
+        return BeatGrid(beatsPerMinute: BeatGrid.defaultBeatsPerMinute, origin: .zero, divisionsPerBeat: grid.divisionsPerBeat)
+    }
+
+    /// An item's BPM tag, or the default tempo.
+    func tempo(of item: MediaItem) -> Int {
+        if let known = tempoCache[item.persistentID] { return known }
+        let asset = AudioAsset(url: item.assetURL)
+        let tempo = (try? Self.blocking { try await asset.load(.tags) })?.beatsPerMinute ?? BeatGrid.defaultBeatsPerMinute
+        tempoCache[item.persistentID] = tempo
+        return tempo
+    }
+
+    /// Runs async work to its end from synchronous code. The demo's commands
+    /// run on a plain thread, never on the cooperative pool, so blocking it is safe.
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { let value = try await work(); outcome.withLock { $0 = .success(value) } }
+            catch { outcome.withLock { $0 = .failure(error) } }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0 }!.get()
+    }
+
+    // MARK: Time
+
+    /// Lets `duration` of engine time pass: rendered at once on `.offline` and
+    /// fast `.file` outputs, waited in real time on a device. An interruptible
+    /// wait ends early when ``requestQuit()`` is called.
+    func wait(_ duration: MediaTime, interruptible: Bool) {
+        let rate = engine.sampleRate
+        let step = Int64(rate / 10)
+        switch engine.output {
+        case .offline, .file(_, _, .asFastAsPossible):
+            var remaining = duration.frames(atSampleRate: rate, rounding: .nearest)
+            while remaining > 0 {
+                if interruptible, quitRequested.load(ordering: .relaxed) { return }
+                let chunk = min(remaining, step)
+                do {
+                    try engine.advance(by: MediaTime(frames: chunk, sampleRate: rate))
+                } catch {
+                    report("wait: \(error)")
+                    return
+                }
+                remaining -= chunk
+            }
+        case .device, .file:
+            // The wall clock only decides when to look again; engine time decides when the wait is over.
+            let target = engine.currentTime + duration
+            while engine.isRunning, engine.currentTime < target {
+                if interruptible, quitRequested.load(ordering: .relaxed) { return }
+                usleep(2_000)
+            }
+        }
+    }
+
+    // MARK: Events and status
+
+    private func handle(_ event: PlaybackEvent) {
+        switch event {
+        case let .voiceStarted(_, sound, time, _):
+            guard let pad = DrumpadCommand.Pad(rawValue: (sound as NSString).deletingPathExtension) else { return }
+            updateStatus { $0.lastHit[pad] = time }
+        case let .voiceRefused(_, sound, reason):
+            report("\(sound): not played (\(reason))")
+        case let .outputLost(device, replacement, reason):
+            report("output: \(device) lost (\(reason)); " + (replacement.map { "now playing on \($0)" } ?? "no device left, rendering silently"))
+        default:
+            break
+        }
+    }
+
+    /// Prints a line and keeps it for the screen.
+    func report(_ line: String) {
+        updateStatus { $0.append(message: line) }
+        say(line)
+    }
+
+    /// The screen's view of the demo, as of now.
+    public var status: DrumpadStatus { statusBox.withLock { $0 } }
+
+    /// Calls `observer` with the status after every change.
+    public func onStatusChange(_ observer: @escaping @Sendable (DrumpadStatus) -> Void) {
+        statusObservers.withLock { $0.append(observer) }
+    }
+
+    func updateStatus(_ change: (inout DrumpadStatus) -> Void) {
+        let status = statusBox.withLock { status -> DrumpadStatus in
+            change(&status)
+            return status
+        }
+        for observer in statusObservers.withLock({ $0 }) { observer(status) }
+    }
+
+    /// Reads the music (state, item, level), the session and the clock into the status.
+    public func refreshStatus() {
+        let state = try? music.playbackState()
+        let item = (try? music.nowPlayingItem()) ?? nil
+        let level = music.level()
+        let session = engine.session
+        var category = "\(session.category)"
+        if session.options.contains(.mixWithOthers) { category += " mix" }
+        if session.options.contains(.duckOthers) { category += " duck" }
+        let route = session.currentRoute.name
+        let time = engine.isRunning ? engine.currentTime : statusBox.withLock { $0.time }
+        updateStatus {
+            $0.time = time
+            $0.playbackState = state
+            $0.nowPlaying = item.map {
+                DrumpadStatus.NowPlaying(title: $0.title, album: $0.albumTitle ?? "Unknown Album", artist: $0.artist ?? "Unknown Artist")
+            }
+            $0.level = level
+            $0.session = category
+            $0.route = route
+        }
+    }
+}
+
+/// Why the demo cannot start: one line.
+public struct DrumpadError: Error, Sendable, CustomStringConvertible {
+    /// One line.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

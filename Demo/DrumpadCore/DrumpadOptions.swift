@@ -1,0 +1,97 @@
+import Foundation
+
+/// The drum pad demo's command-line options.
+public struct DrumpadOptions: Sendable, Equatable {
+    /// The folder of the music library (default: `Music` in the assets folder).
+    public var library: URL?
+    /// The folder holding `Drums/` and `Music/` (default: `Assets` found from the working directory or the executable).
+    public var assets: URL?
+    /// The WAV file to render to instead of the sound device.
+    public var output: URL?
+    /// A script to read instead of standard input.
+    public var script: URL?
+    /// The grid pad hits snap to.
+    public var quantize: DrumpadCommand.Quantize = .off
+    /// The seed of `random`'s choices, so a script sounds the same on every run.
+    public var seed: UInt64 = 8
+    /// Whether `--help` was asked for.
+    public var showHelp = false
+
+    /// The usage text.
+    public static let usage = """
+        usage: drumpad [--library DIR] [--assets DIR] [--output FILE.wav] [--script FILE]
+                       [--quantize off|on|1/4|1/8|1/16] [--seed N]
+          --library DIR      the music library to scan (default: Assets/Music)
+          --assets DIR       the folder holding Drums/ and Music/ (default: ./Assets, or beside the executable)
+          --output FILE.wav  render to a WAV file instead of the sound device (the default when there is none)
+          --script FILE      read commands from FILE instead of standard input
+          --quantize GRID    snap pad hits to the now-playing song's beat (default: off)
+          --seed N           the seed of `random` (default: 8)
+        Commands, one per line: 1-4 or snare|bass|tambourine|maraca [VELOCITY], play, pause, toggle, next, prev,
+        seek 1:23, stop, repeat none|one|all, shuffle off|songs|albums, random [GENRE], pick, now,
+        quantize off|on|1/8|1/16, session ambient|soloambient|playback [mix|duck],
+        env call-begin|call-end [resume]|unplug|plug|silent on|off|other-audio on|off, wait 1.5, quit.
+        """
+
+    /// Default options.
+    public init() {}
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: ``DrumpadOptionsError`` naming the bad option.
+    public init(arguments: [String]) throws(DrumpadOptionsError) {
+        var rest = arguments[...]
+        func value(_ option: String) throws(DrumpadOptionsError) -> String {
+            guard let value = rest.popFirst(), !value.isEmpty else { throw DrumpadOptionsError("\(option) needs a value") }
+            return value
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--library": library = URL(fileURLWithPath: try value(argument), isDirectory: true)
+            case "--assets": assets = URL(fileURLWithPath: try value(argument), isDirectory: true)
+            case "--output": output = URL(fileURLWithPath: try value(argument))
+            case "--script": script = URL(fileURLWithPath: try value(argument))
+            case "--quantize":
+                let word = try value(argument)
+                guard let grid = DrumpadCommand.Quantize(word: word) else {
+                    throw DrumpadOptionsError("--quantize expects off, on, 1/4, 1/8 or 1/16, got \"\(DrumpadCommand.excerpt(word))\"")
+                }
+                quantize = grid
+            case "--seed":
+                let word = try value(argument)
+                guard let seed = UInt64(word) else {
+                    throw DrumpadOptionsError("--seed expects a whole number, got \"\(DrumpadCommand.excerpt(word))\"")
+                }
+                self.seed = seed
+            case "-h", "--help": showHelp = true
+            default: throw DrumpadOptionsError("unknown option \"\(DrumpadCommand.excerpt(argument))\"")
+            }
+        }
+    }
+
+    /// The assets folder: `--assets`, else `Assets` in the working directory, else
+    /// `Assets` in the executable's folder or one of its parents. Nil when none holds `Drums/`.
+    public func assetsFolder(executable: URL? = nil, workingDirectory: URL? = nil) -> URL? {
+        let fm = FileManager.default
+        func holdsDrums(_ url: URL) -> Bool {
+            var isDirectory: ObjCBool = false
+            return fm.fileExists(atPath: url.appendingPathComponent("Drums").path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+        if let assets { return assets }
+        let cwd = workingDirectory ?? URL(fileURLWithPath: fm.currentDirectoryPath, isDirectory: true)
+        if holdsDrums(cwd.appendingPathComponent("Assets")) { return cwd.appendingPathComponent("Assets") }
+        var folder = (executable ?? URL(fileURLWithPath: CommandLine.arguments[0])).standardizedFileURL.resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<6 {
+            if holdsDrums(folder.appendingPathComponent("Assets")) { return folder.appendingPathComponent("Assets") }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
+    }
+}
+
+/// A bad command line: one line saying what is wrong.
+public struct DrumpadOptionsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// One line.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,56 @@
+import Backbeat
+import Foundation
+
+/// The demo's terminal screen as lines of text: pads, music, level meter,
+/// session, the latest messages and the line being typed. Pure, so it is
+/// tested without a terminal; the executable only writes it out.
+public enum DrumpadScreen {
+    /// How long a pad stays lit after it is heard.
+    public static let flash = MediaTime(value: 150, timescale: 1_000)
+
+    /// The screen for `status` at engine time `now`, at most `width` columns wide.
+    /// ANSI reverse video marks lit pads.
+    public static func render(_ status: DrumpadStatus, now: MediaTime, typing: String, width: Int) -> [String] {
+        let width = max(40, min(width, 200))
+        func fit(_ line: String) -> String { line.count <= width ? line : String(line.prefix(width - 1)) + "…" }
+        var lines: [String] = []
+        lines.append(fit("Backbeat drum pad   \(clock(now))   session: \(status.session)   route: \(status.route)   quantize: \(status.quantize.rawValue)"))
+        lines.append("")
+        var pads = "  "
+        for pad in DrumpadCommand.Pad.allCases {
+            let label = " \(pad.number) \(pad.rawValue) "
+            let lit = status.lastHit[pad].map { now >= $0 && now - $0 < flash } ?? false
+            pads += (lit ? "\u{1B}[7m[\(label)]\u{1B}[0m" : "[\(label)]") + "  "
+        }
+        lines.append(pads)
+        lines.append("")
+        lines.append(fit("  music: \(status.playbackState?.rawValue ?? "not available in this build")"))
+        if let item = status.nowPlaying {
+            lines.append(fit("  now playing: \(item.title) — \(item.album) — \(item.artist)"))
+        } else {
+            lines.append("  now playing: nothing")
+        }
+        lines.append("  level: " + meter(status.level, width: min(40, width - 20)))
+        lines.append("")
+        for message in status.messages { lines.append(fit("  " + DrumpadCommand.excerpt(message, limit: width))) }
+        for _ in status.messages.count..<DrumpadStatus.maximumMessages { lines.append("") }
+        lines.append("")
+        lines.append(fit("keys: 1-4 pads, space play/pause, type a command and Enter (quit, Ctrl-C)"))
+        lines.append(fit("> " + DrumpadCommand.excerpt(typing, limit: width - 3)))
+        return lines
+    }
+
+    /// A bar of `width` cells for a 0...1 level, on a decibel scale from -48 dB.
+    public static func meter(_ level: Float?, width: Int) -> String {
+        guard let level, level.isFinite else { return "[" + String(repeating: " ", count: width) + "] -" }
+        let decibels = level > 0 ? 20 * log10(Double(level)) : -96
+        let filled = Int((max(0, min(1, (decibels + 48) / 48)) * Double(width)).rounded())
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
+            + (decibels > -96 ? " \(Int(decibels.rounded())) dB" : " -inf dB")
+    }
+
+    static func clock(_ time: MediaTime) -> String {
+        let tenths = time.converted(to: 10, rounding: .down).value
+        return "\(tenths / 600):" + (tenths / 10 % 60 < 10 ? "0" : "") + "\(tenths / 10 % 60).\(tenths % 10)"
+    }
+}

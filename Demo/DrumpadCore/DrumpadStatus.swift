@@ -1,0 +1,42 @@
+import Backbeat
+
+/// What the demo's screen shows, as one value: pads, music, session, messages.
+public struct DrumpadStatus: Sendable, Equatable {
+    /// Engine time now.
+    public var time: MediaTime = .zero
+    /// When each pad was last heard (engine time), from the engine's voice events.
+    public var lastHit: [DrumpadCommand.Pad: MediaTime] = [:]
+    /// The music player's state, or nil when there is no music player.
+    public var playbackState: DrumpadPlaybackState?
+    /// The now-playing item's title, album and artist.
+    public var nowPlaying: NowPlaying?
+    /// The music's level, 0...1, or nil when not metering.
+    public var level: Float?
+    /// The session's category and options, as typed (`playback mix`).
+    public var session = ""
+    /// The current route's name.
+    public var route = ""
+    /// The quantize grid.
+    public var quantize: DrumpadCommand.Quantize = .off
+    /// The latest messages, oldest first (at most ``maximumMessages``).
+    public var messages: [String] = []
+
+    /// The lines that describe a now-playing item.
+    public struct NowPlaying: Sendable, Equatable {
+        /// The title.
+        public var title: String
+        /// The album, or `Unknown Album`.
+        public var album: String
+        /// The artist, or `Unknown Artist`.
+        public var artist: String
+    }
+
+    /// How many messages the status keeps.
+    public static let maximumMessages = 6
+
+    /// Adds a message, dropping the oldest beyond ``maximumMessages``.
+    public mutating func append(message: String) {
+        messages.append(message)
+        if messages.count > Self.maximumMessages { messages.removeFirst(messages.count - Self.maximumMessages) }
+    }
+}

@@ -1,0 +1,30 @@
+import Backbeat
+
+/// The demo's music when this build has no music player: every music command
+/// says so, plainly, and nothing pretends to play.
+public final class UnavailableMusic: DrumpadMusic {
+    /// Why music commands fail.
+    public struct Unavailable: Error, CustomStringConvertible, Sendable {
+        /// One line.
+        public let description = "music is not available: this build of Backbeat has no music player yet"
+    }
+
+    /// Creates the stand-in.
+    public init() {}
+
+    public func setQueue(_ items: [MediaItem]) throws { throw Unavailable() }
+    public func play() throws { throw Unavailable() }
+    public func pause() throws { throw Unavailable() }
+    public func stop() throws { throw Unavailable() }
+    public func skipToNextItem() throws { throw Unavailable() }
+    public func skipToPreviousItem() throws { throw Unavailable() }
+    public func seek(to time: MediaTime) throws { throw Unavailable() }
+    public func setRepeatMode(_ mode: DrumpadCommand.RepeatMode) throws { throw Unavailable() }
+    public func setShuffleMode(_ mode: DrumpadCommand.ShuffleMode) throws { throw Unavailable() }
+    public func playbackState() throws -> DrumpadPlaybackState { throw Unavailable() }
+    public func nowPlayingItem() throws -> MediaItem? { throw Unavailable() }
+    public func currentPlaybackTime() throws -> MediaTime { throw Unavailable() }
+    public func level() -> Float? { nil }
+    public func fadeOut(duration: MediaTime) {}
+    public func onChange(_ handler: @escaping @Sendable () -> Void) {}
+}

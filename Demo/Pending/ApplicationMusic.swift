@@ -1,0 +1,90 @@
+// PENDING: not compiled yet. It moves to Demo/DrumpadCore/ once `MusicPlayer`
+// (branch music) builds together with main's engine session: today the two
+// branches each declare an internal `SessionMusicPlayer` protocol, so merging
+// music does not build. Wiring is then this file plus, in Demo/drumpad/main.swift,
+// `music: (try? ApplicationMusic(engine: engine, library: library)) ?? UnavailableMusic()`.
+// Written against MusicPlayer as committed on music (135826b).
+
+import Backbeat
+import Foundation
+
+/// The demo's music on the engine's application music player
+/// (``MusicPlayer/application(for:)``): the queue, transport, modes, the
+/// now-playing item, metering for the level bar and the quit fade.
+public final class ApplicationMusic: DrumpadMusic {
+    /// The player.
+    public let player: MusicPlayer
+    private let library: MediaLibrary?
+
+    /// The application player of `engine`, metering, with notifications on;
+    /// plays and skips are recorded in `library`.
+    /// - Throws: the player's ``BackbeatError`` when it cannot be made.
+    public init(engine: AudioEngine, library: MediaLibrary?) throws {
+        player = try MusicPlayer.application(for: engine)
+        player.isMeteringEnabled = true
+        player.beginGeneratingPlaybackNotifications()
+        self.library = library
+    }
+
+    public func setQueue(_ items: [MediaItem]) throws { player.setQueue(items: items, library: library) }
+
+    public func play() throws {
+        try player.prepareToPlay()  // throws for an empty queue; play() alone would do nothing, silently
+        player.play()
+    }
+
+    public func pause() throws { player.pause() }
+    public func stop() throws { player.stop() }
+    public func skipToNextItem() throws { player.skipToNextItem() }
+    public func skipToPreviousItem() throws { player.skipToPreviousItem() }
+
+    public func seek(to time: MediaTime) throws {
+        guard let item = player.nowPlayingItem else { throw DrumpadError("the queue is empty") }
+        guard time < item.playbackDuration else {
+            throw DrumpadError("\(DrumpadCommand.clock(time)) is beyond the end of \"\(item.title)\" (\(item.playbackDuration.formatted))")
+        }
+        player.currentPlaybackTime = time.seconds
+    }
+
+    public func setRepeatMode(_ mode: DrumpadCommand.RepeatMode) throws {
+        player.repeatMode = switch mode {
+        case .none: .none
+        case .one: .one
+        case .all: .all
+        }
+    }
+
+    public func setShuffleMode(_ mode: DrumpadCommand.ShuffleMode) throws {
+        player.shuffleMode = switch mode {
+        case .off: .off
+        case .songs: .songs
+        case .albums: .albums
+        }
+    }
+
+    public func playbackState() throws -> DrumpadPlaybackState {
+        switch player.playbackState {
+        case .stopped: .stopped
+        case .playing: .playing
+        case .paused: .paused
+        case .interrupted: .interrupted
+        case .seekingForward, .seekingBackward: .seeking
+        }
+    }
+
+    public func nowPlayingItem() throws -> MediaItem? { player.nowPlayingItem }
+
+    public func currentPlaybackTime() throws -> MediaTime { MediaTime(seconds: player.currentPlaybackTime) }
+
+    public func level() -> Float? {
+        player.updateMeters()
+        let decibels = max(player.peakPower(forChannel: 0), player.peakPower(forChannel: 1))
+        return decibels <= -160 ? 0 : Float(pow(10, Double(decibels) / 20))
+    }
+
+    public func fadeOut(duration: MediaTime) { player.fadeOut(duration: duration) }
+
+    public func onChange(_ handler: @escaping @Sendable () -> Void) {
+        player.onNotification { _ in handler() }
+    }
+}

@@ -1,0 +1,4 @@
+extension BackbeatError.Code {
+    /// The player's queue is empty.
+    public static let emptyQueue = Self("queue is empty")
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import Backbeat
+
+/// The hooks the audio session drives on music players (engine side).
+@Suite("Music players under the session")
+struct SessionMusicPlayerTests {
+    @Test("Interrupted players fall silent, keep their place and resume where they were")
+    func interruptAndResume() throws {
+        try withTemporaryDirectory { dir in
+            let a = dir.appendingPathComponent("a.wav")
+            try Songs.write(Songs.sineFrames(0..<96_000), to: a)
+            try withOfflineEngine { engine in
+                let player = try QueuePlayer(engine: engine, items: [PlayerItem(url: a)])
+                let recorder = PlayerEventRecorder(player)
+                player.play()
+                _ = try engine.render(frames: 24_000)
+                let interrupted = engine.liveMusicPlayers.filter { player in engine.withLock { player.sessionInterrupt(reason: "call") } }
+                #expect(interrupted.map(\.sessionPlayerID) == [player.sessionPlayerID])
+                _ = try engine.render(frames: 2_400)
+                let at = player.currentTime()
+                let silent = try engine.render(frames: 24_000)
+                #expect(Signal.peak(silent) == 0)
+                #expect(player.currentTime() == at, "time in the song stands still")
+                #expect(player.timeControlStatus == .interrupted)
+                engine.withLock { interrupted.forEach { $0.sessionResume(reason: "ended") } }
+                let resumed = try engine.render(frames: 4_800)
+                #expect(Signal.rms(resumed) > 0.2)
+                #expect(abs(player.currentTime().seconds - at.seconds - 0.1) < 0.01)
+                #expect(recorder.events == [.timeControlStatusChanged(.playing), .timeControlStatusChanged(.interrupted), .timeControlStatusChanged(.playing)])
+            }
+        }
+    }
+
+    @Test("The game-music mute silences the QueuePlayer without stopping time; MusicPlayer ignores it")
+    func gameMusicMute() throws {
+        try withDCLibrary(count: 2, seconds: 2) { _, items in
+            try withOfflineEngine { engine in
+                let queue = try QueuePlayer(engine: engine, items: [PlayerItem(url: items[0].assetURL)])
+                let music = try MusicPlayer.application(for: engine)
+                music.setQueue(items: [items[1]])
+                queue.play()
+                music.play()
+                _ = try engine.render(frames: 4_800)
+                engine.withLock { engine.liveMusicPlayers.forEach { $0.setGameMusicMuted(true) } }
+                #expect(engine.liveMusicPlayers.filter(\.isGameMusic).count == 1)
+                let before = queue.currentTime()
+                let muted = try engine.render(frames: 9_600)
+                #expect(abs(Signal.channel(muted, 0, of: 2).last! - 0.2) < 1e-3, "only the music player's 0.2")
+                #expect(queue.currentTime() > before, "the muted queue player keeps time")
+                engine.withLock { engine.liveMusicPlayers.forEach { $0.setGameMusicMuted(false) } }
+                let both = try engine.render(frames: 4_800)
+                #expect(abs(Signal.channel(both, 0, of: 2).last! - 0.3) < 1e-3)
+            }
+        }
+    }
+}
