@@ -34,7 +34,7 @@ test: deps
 
 # The thread sanitizer over the suites that drive the engine, session,
 # library and sound loader from several threads (its own scratch path).
-TSAN_FILTER ?= SessionConcurrencyTests|SessionLifetimeTests|MediaLibraryTests|SoundEffectTests|VoicePoolTests|AudioEngineTests
+TSAN_FILTER ?= SessionConcurrencyTests|SessionLifetimeTests|MediaLibraryTests|SoundEffectTests|VoicePoolTests|AudioEngineTests|AudioEngineThreadTests|AudioStreamTests|QueuePlayerTests|MusicPlayerTests|DeviceLossTests
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/tsan.supp \
