@@ -15,7 +15,6 @@ struct DeviceLossTests {
             let voice = sound.play(numberOfLoops: -1)
             _ = try engine.render(frames: 48_000)
             let before = voice.currentTime.seconds
-            let sources = engine.device.liveSources.count
             engine.simulateDeviceLoss()
             #expect(recorder.events.contains { if case .outputLost = $0 { true } else { false } })
             let out = Signal.channel(try engine.render(frames: 4_800), 0, of: 2)

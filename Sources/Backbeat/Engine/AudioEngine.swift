@@ -241,15 +241,24 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     private func runUpdate(at frame: Int64) throws {
-        try device.batch {
-            var index = 0
-            while index < components.count {
-                if let component = components[index].component {
-                    try component.update(at: frame)
-                    index += 1
-                } else {
-                    components.remove(at: index)
-                }
+        // A loopback device mixes only inside render, after this step, so its
+        // changes land together anyway; a real device mixes on its own thread,
+        // so its changes are deferred and applied at once.
+        if device.isLoopback {
+            try device.withContext("update") { try updateComponents(at: frame) }
+        } else {
+            try device.batch { try updateComponents(at: frame) }
+        }
+    }
+
+    private func updateComponents(at frame: Int64) throws {
+        var index = 0
+        while index < components.count {
+            if let component = components[index].component {
+                try component.update(at: frame)
+                index += 1
+            } else {
+                components.remove(at: index)
             }
         }
     }

@@ -29,6 +29,10 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     private var paused = false
     private var ducks: [Duck] = []
     private var fadeCompletion: (@Sendable () -> Void)?
+    /// ``effectiveGain(at:)`` and ``isEffectivelyPaused`` as of the current
+    /// update step, computed once per step for every voice to read.
+    var stepGain: Float = 1
+    var stepPaused = false
     /// The session's silent-switch mute, kept apart from the game's own mute.
     var sessionMuted = false
     /// The session's interruption pause, kept apart from the game's own pause.

@@ -60,7 +60,12 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var rateValue: Float
     var userPaused = false
     var completion: (@Sendable (Bool) -> Void)?
-    weak var bus: Bus?
+    /// Strong: buses do not hold voices, and the update step reads it for every voice.
+    var bus: Bus?
+    /// Buffers queued on its source (the pool counts them instead of asking OpenAL).
+    var queuedBuffers = 0
+    /// The first update step that needs to look at its queue.
+    var nextQueueCheck: Int64 = 0
     var source: ALSource?
     /// Gain last sent to OpenAL, to skip redundant calls.
     var appliedGain: Float = -1
@@ -163,6 +168,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 rateValue = Voice.clampRate(newValue, else: rateValue)
+                nextQueueCheck = 0  // the queue now lasts a different time
                 if let source, let engine { _ = try? engine.device.withContext { source.setPitch(rateValue) } }
             }
         }

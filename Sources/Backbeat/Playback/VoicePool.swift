@@ -207,6 +207,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voice.phase = .playing
         let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrame) ?? 1)
         source.reset()
+        voice.queuedBuffers = 0
+        voice.nextQueueCheck = 0
         source.setPan(voice.panValue)
         source.setPitch(voice.rateValue)
         source.setGain(gain)
@@ -217,6 +219,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.leadInBuffer = buffer
             voice.leadInFrames = leadIn
             source.queue([buffer])
+            voice.queuedBuffers = 1
         }
         refill(voice, resident: resident)
         if startPosition > 0 {
@@ -277,6 +280,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private func freeSource(of voice: Voice) {
         guard let source = voice.source else { return }
         source.reset()
+        voice.queuedBuffers = 0
         if let lead = voice.leadInBuffer { device.deleteBuffer(lead); voice.leadInBuffer = nil }
         voice.source = nil
         free.append(source)
@@ -353,9 +357,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     // MARK: Update step
 
     /// Keeps enough copies of the sound queued for finite and infinite loops.
-    private func refill(_ voice: Voice, resident r: SoundEffect.Resident) {
-        guard let source = voice.source, let engine else { return }
+    /// Returns whether every queued buffer had played, so the source may have
+    /// stopped (only then is its state worth asking OpenAL for).
+    @discardableResult
+    private func refill(_ voice: Voice, resident r: SoundEffect.Resident) -> Bool {
+        guard let source = voice.source, let engine else { return false }
         let processed = source.buffersProcessed
+        let ranDry = processed >= voice.queuedBuffers
         if processed > 0 {
             for name in source.unqueueProcessed(processed) {
                 if name == voice.leadInBuffer {
@@ -366,15 +374,28 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     voice.unqueuedFrames += r.frames
                 }
             }
+            voice.queuedBuffers -= processed
         }
         let ahead = Double(engine.updateInterval * 4) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
         let copies = min(64, max(2, Int((ahead / Double(r.frames)).rounded(.up)) + 1))
-        var queued = source.buffersQueued - (voice.leadInBuffer == nil ? 0 : 1)
+        var queued = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
         while voice.playsToQueue > 0 && queued < copies {
             source.queue([r.buffer])
             queued += 1
+            voice.queuedBuffers += 1
             if voice.playsToQueue != Int.max { voice.playsToQueue -= 1 }
         }
+        return ranDry
+    }
+
+    /// Output frames the voice's queue is sure to last beyond the buffer
+    /// playing now, less two update periods of margin: until then the queue
+    /// needs no look (no OpenAL query). Zero once only one buffer is left.
+    private func safeQueueSpan(_ voice: Voice, resident r: SoundEffect.Resident, updateInterval: Int, outputRate: Int) -> Int64 {
+        let copies = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
+        guard copies > 1 else { return 0 }
+        let outputFrames = Double((copies - 1) * r.frames) * Double(outputRate) / (Double(r.sampleRate) * Double(voice.rateValue))
+        return max(0, Int64(outputFrames) - Int64(2 * updateInterval))
     }
 
     func update(at frame: Int64) throws {
@@ -385,10 +406,17 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 engine.post(callback: completion)
             }
         }
+        // Bus gains and pauses once per step, not once per voice.
+        for bus in engine.buses {
+            bus.stepGain = bus.effectiveGain(at: frame)
+            bus.stepPaused = bus.isEffectivelyPaused
+        }
+        let updateInterval = engine.updateInterval, outputRate = engine.sampleRate
         for voice in voices {
             let elapsed = frame - voice.lastUpdateFrame
             voice.lastUpdateFrame = frame
-            let wantsPause = voice.userPaused || (voice.bus?.isEffectivelyPaused ?? false)
+            let busGain = voice.bus?.stepGain ?? 1
+            let wantsPause = voice.userPaused || (voice.bus?.stepPaused ?? false)
             switch voice.phase {
             case .finished, .waitingForLoad:
                 break
@@ -407,23 +435,26 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     voice.played += Double(frame - audibleFrom) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
                 }
                 voice.lastPlayedFrame = frame
-                refill(voice, resident: r)
-                if source.state == .stopped {
-                    if voice.playsToQueue > 0 {
-                        source.play()  // ran dry between updates: restart
-                        restarts += 1
-                    } else {
-                        freeSource(of: voice)
-                        finish(voice, completed: true)
-                        continue
+                if frame >= voice.nextQueueCheck {
+                    if refill(voice, resident: r), source.state == .stopped {
+                        if voice.playsToQueue > 0 {
+                            source.play()  // ran dry between updates: restart
+                            restarts += 1
+                        } else {
+                            freeSource(of: voice)
+                            finish(voice, completed: true)
+                            continue
+                        }
                     }
+                    voice.nextQueueCheck = frame + safeQueueSpan(voice, resident: r, updateInterval: updateInterval,
+                                                                 outputRate: outputRate)
                 }
-                applyGain(voice, at: frame)
+                applyGain(voice, busGain: busGain)
             case .pausing(let until):
                 guard let source = voice.source else { break }
                 if !wantsPause {
                     voice.phase = .playing
-                    applyGain(voice, at: frame)
+                    applyGain(voice, busGain: busGain)
                 } else if frame >= until {
                     syncPlayed(voice)
                     source.pause()
@@ -434,7 +465,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 source.play()
                 voice.phase = .playing
                 voice.lastPlayedFrame = frame
-                applyGain(voice, at: frame)
+                applyGain(voice, busGain: busGain)
             case .stopping(let until, let thenVirtual):
                 guard frame >= until else { break }
                 stoppingCount -= 1
@@ -472,8 +503,12 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     }
 
     private func applyGain(_ voice: Voice, at frame: Int64) {
+        applyGain(voice, busGain: voice.bus?.effectiveGain(at: frame) ?? 1)
+    }
+
+    private func applyGain(_ voice: Voice, busGain: Float) {
         guard let source = voice.source else { return }
-        let gain = voice.gain * (voice.bus?.effectiveGain(at: frame) ?? 1)
+        let gain = voice.gain * busGain
         if gain != voice.appliedGain {
             source.setGain(gain)
             voice.appliedGain = gain
