@@ -66,10 +66,19 @@ let library = openLibrary(options.library ?? assets.appendingPathComponent("Musi
 
 let terminal = interactive ? Terminal() : nil
 
+// The engine's application music player; without one (no source left on the device) the pads still play.
+let music: any DrumpadMusic
+do {
+    music = try ApplicationMusic(engine: engine, library: library)
+} catch {
+    print("music: \(error); the music commands are off")
+    music = UnavailableMusic()
+}
+
 let demo: Drumpad
 do {
     demo = try Drumpad(engine: engine, drums: assets.appendingPathComponent("Drums", isDirectory: true), library: library,
-                       music: UnavailableMusic(), quantize: options.quantize, seed: options.seed,
+                       music: music, quantize: options.quantize, seed: options.seed,
                        say: { line in if !interactive { print(line) } })
 } catch {
     engine.shutdown()
