@@ -3,8 +3,8 @@ import Synchronization
 import Testing
 @testable import Backbeat
 
-/// A queue of tracks behind the server's protocol, standing in for the
-/// application music player until it exists on this branch.
+/// A queue of tracks behind the server's protocol, to test the server alone
+/// (the application music player is published in PublishedMusicPlayerTests).
 final class QueueStandIn: MPRISPublishable {
     let tracks: [NowPlayingInfo]
     private struct State {

@@ -31,6 +31,7 @@ public final class DesktopEnvironment: Sendable {
     let client: MPRISClient?
     private let otherAudio: MPRISOtherAudio?
     private let servers = Mutex<[MPRISServer]>([])
+    private let publications = Mutex<[DesktopPublication]>([])
 
     /// Connects to the session bus (or to `busAddress`) and, if `session` is
     /// given, becomes the session's other audio.
@@ -68,7 +69,10 @@ public final class DesktopEnvironment: Sendable {
         }
     }
 
-    deinit { client?.connection.close() }
+    deinit {
+        for publication in publications.withLock({ $0 }) { publication.unpublish() }
+        client?.connection.close()
+    }
 
     /// Whether a desktop bus was reached.
     public var isConnected: Bool {
@@ -104,7 +108,8 @@ public final class DesktopEnvironment: Sendable {
     }
 
     /// Publishes `player` as `org.mpris.MediaPlayer2.backbeat.<name>` for as long
-    /// as the environment lives. The application music player and the demo call this.
+    /// as the environment lives: any ``MPRISPublishable``. Games publish the
+    /// application music player with ``publish(_:name:identity:)``.
     ///
     /// - Throws: ``BackbeatError/Code/noDesktopBus`` without a bus;
     ///   ``BackbeatError/Code/desktopCallFailed`` if the name is taken.
@@ -113,9 +118,61 @@ public final class DesktopEnvironment: Sendable {
         guard let client else {
             throw BackbeatError(.noDesktopBus, operation: "publish \(name) on the desktop bus", reason: "no bus")
         }
+        // One connection has one object at the MPRIS path: one published player per environment.
+        let busy = servers.withLock { !$0.isEmpty } || publications.withLock { $0.contains { $0.isPublished } }
+        guard !busy else {
+            throw BackbeatError(.invalidArgument, operation: "publish \(name) on the desktop bus",
+                                reason: "this environment already publishes a player; unpublish it first")
+        }
         let server = try MPRISServer(connection: client.connection, name: name, identity: identity, player: player)
         servers.withLock { $0.append(server) }
         return server
+    }
+
+    /// Publishes the application music player on the desktop bus as
+    /// `org.mpris.MediaPlayer2.backbeat.<name>`, so media keys, desktop widgets
+    /// and `playerctl` show and control it: its metadata (with an `mpris:artUrl`
+    /// to the item's artwork, written to a temporary folder), its playback
+    /// status, and Play, Pause, PlayPause, Next, Previous, Stop, Seek,
+    /// SetPosition, LoopStatus, Shuffle and Volume. It stays published until
+    /// ``DesktopPublication/unpublish()`` or until the environment is released.
+    ///
+    /// ```swift
+    /// let mpris = try desktop.publish(try MusicPlayer.application(for: engine), name: "drumpad")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - player: The application music player.
+    ///   - name: The name after `backbeat.`; characters other than ASCII
+    ///     letters, digits and `_` become `_`.
+    ///   - identity: What desktop widgets call the player; by default `name`.
+    /// - Throws: ``BackbeatError/Code/noDesktopBus`` without a bus,
+    ///   ``BackbeatError/Code/desktopCallFailed`` if the name is taken,
+    ///   ``BackbeatError/Code/invalidArgument`` if this environment already
+    ///   publishes a player.
+    @discardableResult
+    public func publish(_ player: MusicPlayer, name: String, identity: String? = nil) throws -> DesktopPublication {
+        guard client != nil else {
+            throw BackbeatError(.noDesktopBus, operation: "publish \(name) on the desktop bus", reason: "no bus")
+        }
+        let adapter = try MusicPlayer.MPRISAdapter(player: player)
+        do {
+            let publication = try publications.withLock { list -> DesktopPublication in
+                guard let client, !list.contains(where: { $0.isPublished }), servers.withLock({ $0.isEmpty }) else {
+                    throw BackbeatError(.invalidArgument, operation: "publish \(name) on the desktop bus",
+                                        reason: "this environment already publishes a player; unpublish it first")
+                }
+                let server = try MPRISServer(connection: client.connection, name: name, identity: identity ?? name, player: adapter)
+                let publication = DesktopPublication(server: server, adapter: adapter)
+                list.removeAll { !$0.isPublished }
+                list.append(publication)
+                return publication
+            }
+            return publication
+        } catch {
+            adapter.close()
+            throw error
+        }
     }
 }
 

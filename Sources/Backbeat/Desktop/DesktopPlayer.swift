@@ -34,7 +34,7 @@ public struct DesktopPlayer: Sendable, Hashable, Codable {
     /// The player's volume, 0...1 (some players go above 1), if it has one.
     public var volume: Double?
     /// How the player repeats, if it says.
-    public var repeatMode: RepeatMode?
+    public var repeatMode: MusicPlayer.RepeatMode?
     /// Whether the player shuffles, if it says.
     public var isShuffling: Bool?
 }

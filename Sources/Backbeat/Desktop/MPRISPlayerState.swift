@@ -62,6 +62,6 @@ struct MPRISPlayerState: Sendable, Equatable {
         DesktopPlayer(name: name, busName: busName, identity: identity,
                       playbackStatus: DesktopPlayer.Status(mpris: playbackStatus),
                       nowPlaying: nowPlaying, volume: volume,
-                      repeatMode: loopStatus.flatMap(RepeatMode.init(loopStatus:)), isShuffling: shuffle)
+                      repeatMode: loopStatus.flatMap(MusicPlayer.RepeatMode.init(loopStatus:)), isShuffling: shuffle)
     }
 }

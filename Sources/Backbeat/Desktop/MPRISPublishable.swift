@@ -16,7 +16,7 @@ struct MPRISPublishedState: Sendable, Equatable {
     var nowPlaying: NowPlayingInfo?
     /// The index of the item in the queue, for a track ID when the item has none.
     var queueIndex: Int = 0
-    var repeatMode: RepeatMode = .none
+    var repeatMode: MusicPlayer.RepeatMode = .none
     var isShuffling = false
     /// Microseconds into the item.
     var position: Int64 = 0
@@ -32,7 +32,7 @@ enum MPRISCommand: Sendable, Equatable {
     case seek(by: Int64)
     /// Moves to microseconds into the item.
     case setPosition(Int64)
-    case setRepeatMode(RepeatMode)
+    case setRepeatMode(MusicPlayer.RepeatMode)
     case setShuffle(Bool)
     case setVolume(Double)
 }

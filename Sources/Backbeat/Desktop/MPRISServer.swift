@@ -99,7 +99,7 @@ final class MPRISServer: Sendable {
             let value = call.body[2]
             switch name {
             case "LoopStatus":
-                guard let mode = value.string.flatMap(RepeatMode.init(loopStatus:)) else { return .invalidArgs("LoopStatus") }
+                guard let mode = value.string.flatMap(MusicPlayer.RepeatMode.init(loopStatus:)) else { return .invalidArgs("LoopStatus") }
                 player.mprisControl(.setRepeatMode(mode))
             case "Shuffle":
                 guard let on = value.bool else { return .invalidArgs("Shuffle") }
