@@ -157,3 +157,70 @@ import Testing
         #expect(abs(found - (point + attack)) <= 1, "heard at \(found), the song's eighth is at \(point) (+\(attack) of attack)")
     }
 }
+
+/// `drumpad --mpris`: the demo's music player on a private desktop bus, driven by playerctl.
+@Suite(.serialized) struct DrumpadMPRISTests {
+    static let playerctlAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/playerctl")
+
+    /// Starts the binary with `--mpris` on `bus` (nil: no bus at all) and stdin on a pipe.
+    static func start(bus: PrivateBus?, in dir: URL) throws -> (Process, Pipe, URL) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
+        process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path,
+                             "--output", dir.appendingPathComponent("mpris.wav").path, "--mpris"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus?.address
+        process.environment = environment
+        let input = Pipe()
+        process.standardInput = input
+        let out = dir.appendingPathComponent("stdout")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, input, out)
+    }
+
+    @Test(.enabled(if: playerctlAvailable)) func playerctlDrivesTheDemosMusic() async throws {
+        try await PrivateBus.with { bus in
+            try await withTemporaryDirectoryAsync { dir in
+                let (process, input, out) = try Self.start(bus: bus, in: dir)
+                defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+                input.fileHandleForWriting.write(Data("play\n".utf8))
+                // The player appears on the bus once the demo has started: look until it does (bounded).
+                var title = ""
+                for _ in 0..<500 where title != "Backroad Anthem" {
+                    title = try playerctl(bus, "--player=backbeat.drumpad", "metadata", "title")
+                    if title != "Backroad Anthem" { try await Task.sleep(nanoseconds: 20_000_000) }
+                }
+                #expect(title == "Backroad Anthem")
+                #expect(try playerctl(bus, "--player=backbeat.drumpad", "status") == "Playing")
+                try playerctl(bus, "--player=backbeat.drumpad", "next")
+                // The desktop's skip reached the demo's player: its own `now` says so.
+                input.fileHandleForWriting.write(Data("now\n".utf8))
+                try input.fileHandleForWriting.close()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+                let printed = String(decoding: try Data(contentsOf: out), as: UTF8.self)
+                #expect(printed.contains("mpris: the music player is on the desktop bus as org.mpris.MediaPlayer2.backbeat.drumpad"))
+                #expect(printed.contains("now: \"Blue Hour Walk\""))
+                // Gone from the bus once the demo has ended.
+                #expect(!(try playerctl(bus, "-l")).contains("backbeat.drumpad"))
+            }
+        }
+    }
+
+    @Test func withoutADesktopBusTheDemoSaysSoAndPlaysOn() throws {
+        try withTemporaryDirectory { dir in
+            let (process, input, out) = try Self.start(bus: nil, in: dir)
+            input.fileHandleForWriting.write(Data("play\nwait 0.5\nbass\nwait 0.25\n".utf8))
+            try input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let printed = String(decoding: try Data(contentsOf: out), as: UTF8.self)
+            #expect(printed.contains("mpris: no desktop bus"))
+            let read = try Media.read(dir.appendingPathComponent("mpris.wav"))
+            #expect(DrumpadDemoTests.peak(read.floats[..<(24_000 * 2)]) > 0.05, "the music plays without a bus")
+        }
+    }
+}
