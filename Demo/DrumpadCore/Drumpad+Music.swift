@@ -47,14 +47,16 @@ extension Drumpad {
         try music.play()
     }
 
-    /// `now`: title, album, artist, tempo and artwork, or that nothing is playing.
+    /// `now`: title, album, artist, state and position, tempo and artwork, or that nothing is playing.
     private func showNowPlaying() throws {
         guard let item = try music.nowPlayingItem() else {
             report("now: nothing is playing")
             return
         }
         let artwork = item.artwork.map { "artwork \($0.bounds)" } ?? "no artwork (the noartwork placeholder stands in)"
+        let state = (try? music.playbackState()).map { $0.rawValue } ?? "unknown"
+        let position = (try? music.currentPlaybackTime()).map { DrumpadCommand.clock($0) } ?? "0:00"
         report("now: \"\(item.title)\" from \"\(item.albumTitle ?? "Unknown Album")\" by \(item.artist ?? "Unknown Artist"), "
-               + "\(item.playbackDuration.formatted), \(tempo(of: item)) BPM, \(artwork)")
+               + "\(state) at \(position) of \(item.playbackDuration.formatted), \(tempo(of: item)) BPM, \(artwork)")
     }
 }

@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// ```swift
 /// let demo = try Drumpad(engine: engine, drums: assets.appendingPathComponent("Drums"),
-///                        library: library, music: UnavailableMusic(), say: { print($0) })
+///                        library: library, music: try ApplicationMusic(engine: engine, library: library),
+///                        say: { print($0) })
 /// demo.run(["bass", "wait 0.5", "snare 100", "quit"])
 /// ```
 public final class Drumpad: @unchecked Sendable {
@@ -194,12 +195,17 @@ public final class Drumpad: @unchecked Sendable {
         guard !isFinished else { return }
         isFinished = true
         report("quit: fading out over \(DrumpadCommand.seconds(Self.fadeOutDuration)) s")
+        // One fade, the demo's: the music player's own equal-power fade-out (the
+        // curve shutdown uses) and the same curve on the effects bus for the pads,
+        // over the same second, so the sum falls monotonically to silence.
         music.fadeOut(duration: Self.fadeOutDuration)
-        engine.masterBus.fade(to: 0, duration: Self.fadeOutDuration, curve: .equalPower)
+        engine.effectsBus.fade(to: 0, duration: Self.fadeOutDuration, curve: .equalPower)
         // One more update and the output latency, so the last frame of the fade is out.
         wait(Self.fadeOutDuration + MediaTime(frames: Int64(engine.updateInterval), sampleRate: engine.sampleRate)
              + engine.outputLatency, interruptible: false)
         refreshStatus()
+        // The music is silent already: shutdown must not add a second fade (a second of silence) after it.
+        engine.shutdownFadeDuration = .zero
         engine.shutdown()
     }
 
@@ -226,7 +232,9 @@ public final class Drumpad: @unchecked Sendable {
     func beatGrid() -> BeatGrid {
         if (try? music.playbackState()) == .playing, let item = try? music.nowPlayingItem(),
            let position = try? music.currentPlaybackTime() {
-            return BeatGrid(beatsPerMinute: tempo(of: item), origin: engine.currentTime - position,
+            // The player's position counts frames mixed; a frame mixed now is heard an output latency later,
+            // and a pad played at a time is heard at that time, so the song's beats are heard latency-late.
+            return BeatGrid(beatsPerMinute: tempo(of: item), origin: engine.currentTime - position + engine.outputLatency,
                             divisionsPerBeat: grid.divisionsPerBeat)
         }
         return BeatGrid(beatsPerMinute: BeatGrid.defaultBeatsPerMinute, origin: .zero, divisionsPerBeat: grid.divisionsPerBeat)
@@ -241,12 +249,16 @@ public final class Drumpad: @unchecked Sendable {
         return tempo
     }
 
-    /// Runs async work to its end from synchronous code. The demo's commands
-    /// run on a plain thread, never on the cooperative pool, so blocking it is safe.
+    /// Where ``blocking(_:)`` runs its work: off the cooperative pool.
+    private static let executor = DispatchTaskExecutor(label: "drumpad async work")
+
+    /// Runs async work to its end from synchronous code. The work runs on the
+    /// demo's own executor, not on the cooperative pool, so the wait ends even
+    /// when the caller is a pool thread (Swift Testing runs tests there).
     static func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: executor) {
             do { let value = try await work(); outcome.withLock { $0 = .success(value) } }
             catch { outcome.withLock { $0 = .failure(error) } }
             done.signal()
@@ -340,7 +352,8 @@ public final class Drumpad: @unchecked Sendable {
             $0.time = time
             $0.playbackState = state
             $0.nowPlaying = item.map {
-                DrumpadStatus.NowPlaying(title: $0.title, album: $0.albumTitle ?? "Unknown Album", artist: $0.artist ?? "Unknown Artist")
+                DrumpadStatus.NowPlaying(title: $0.title, album: $0.albumTitle ?? "Unknown Album", artist: $0.artist ?? "Unknown Artist",
+                                         artwork: $0.artwork.map { "\($0.bounds) artwork" } ?? "no artwork")
             }
             $0.level = level
             $0.session = category

@@ -24,9 +24,9 @@ public enum DrumpadScreen {
         }
         lines.append(pads)
         lines.append("")
-        lines.append(fit("  music: \(status.playbackState?.rawValue ?? "not available in this build")"))
+        lines.append(fit("  music: \(status.playbackState?.rawValue ?? "not available")"))
         if let item = status.nowPlaying {
-            lines.append(fit("  now playing: \(item.title) — \(item.album) — \(item.artist)"))
+            lines.append(fit("  now playing: \(item.title) — \(item.album) — \(item.artist) (\(item.artwork))"))
         } else {
             lines.append("  now playing: nothing")
         }

@@ -29,6 +29,8 @@ public struct DrumpadStatus: Sendable, Equatable {
         public var album: String
         /// The artist, or `Unknown Artist`.
         public var artist: String
+        /// The embedded artwork's size (`192×192 artwork`), or `no artwork`.
+        public var artwork: String
     }
 
     /// How many messages the status keeps.

@@ -1,12 +1,13 @@
 import Backbeat
 
-/// The demo's music when this build has no music player: every music command
-/// says so, plainly, and nothing pretends to play.
+/// The demo's music when no music player could be made (the device has no
+/// source left for a stream): every music command says so, plainly, and
+/// nothing pretends to play.
 public final class UnavailableMusic: DrumpadMusic {
     /// Why music commands fail.
     public struct Unavailable: Error, CustomStringConvertible, Sendable {
         /// One line.
-        public let description = "music is not available: this build of Backbeat has no music player yet"
+        public let description = "music is not available: no music player could be made on this engine"
     }
 
     /// Creates the stand-in.

@@ -66,15 +66,46 @@ let library = openLibrary(options.library ?? assets.appendingPathComponent("Musi
 
 let terminal = interactive ? Terminal() : nil
 
+// The engine's application music player; without one (no source left on the device) the pads still play.
+let music: any DrumpadMusic
+do {
+    music = try ApplicationMusic(engine: engine, library: library)
+} catch {
+    print("music: \(error); the music commands are off")
+    music = UnavailableMusic()
+}
+
 let demo: Drumpad
 do {
     demo = try Drumpad(engine: engine, drums: assets.appendingPathComponent("Drums", isDirectory: true), library: library,
-                       music: UnavailableMusic(), quantize: options.quantize, seed: options.seed,
+                       music: music, quantize: options.quantize, seed: options.seed,
                        say: { line in if !interactive { print(line) } })
 } catch {
     engine.shutdown()
     fail("\(error)")
 }
+
+// --mpris: the music player on the desktop bus, so media keys and playerctl drive it.
+// Only published, not made the session's other audio: `env other-audio` stays the demo's to play with.
+let desktop = options.mpris ? DesktopEnvironment() : nil
+let publication: DesktopPublication? = {
+    guard let desktop, let player = (music as? ApplicationMusic)?.player else {
+        if options.mpris { print("mpris: there is no music player to publish") }
+        return nil
+    }
+    if case .noDesktopBus(let reason) = desktop.status {
+        print("mpris: no desktop bus (\(reason)); the music player is not published")
+        return nil
+    }
+    do {
+        let publication = try desktop.publish(player, name: "drumpad", identity: "Backbeat drum pad")
+        print("mpris: the music player is on the desktop bus as \(publication.busName)")
+        return publication
+    } catch {
+        print("mpris: \(error)")
+        return nil
+    }
+}()
 
 /// The last words, once, whoever ends the demo (end of input, quit, or a signal).
 let ended = Atomic<Bool>(false)
@@ -85,6 +116,7 @@ func end() -> Never {
         while true { pause() }
     }
     terminal?.restore()
+    publication?.unpublish()
     let seconds = demo.status.time.seconds
     print("Sound went to \(destination) (\(String(format: "%.2f", seconds)) s of engine time).")
     exit(0)

@@ -24,15 +24,23 @@ import Testing
         var frames: Int { samples.count / 2 }
     }
 
-    /// Runs `lines` through a demo on a `.file` engine and reads the WAV back.
-    static func render(_ lines: [String]) throws -> Render {
+    /// Runs `lines` through a demo on a `.file` engine, with the engine's
+    /// application music player (or none), and reads the WAV back.
+    static func render(_ lines: [String], music: Bool = true) throws -> Render {
+        try render(music: music) { $0.run(lines) }
+    }
+
+    /// Lets `drive` run a demo on a `.file` engine, finishes it, and reads the WAV back.
+    static func render(music: Bool = true, _ drive: (Drumpad) throws -> Void) throws -> Render {
         try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("demo.wav")
             let engine = try AudioEngine(output: .file(url: url))
             let printed = Mutex<[String]>([])
-            let demo = try Drumpad(engine: engine, drums: Assets.drums, library: library, music: UnavailableMusic(),
+            let player: any DrumpadMusic = music ? try ApplicationMusic(engine: engine, library: library) : UnavailableMusic()
+            let demo = try Drumpad(engine: engine, drums: Assets.drums, library: library, music: player,
                                    say: { line in printed.withLock { $0.append(line) } })
-            demo.run(lines)
+            try drive(demo)
+            demo.finish()
             #expect(!engine.isRunning)
             let read = try Media.read(url)
             #expect(read.format.channelCount == 2 && read.format.sampleRate == engine.sampleRate)

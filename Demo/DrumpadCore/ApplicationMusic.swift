@@ -1,10 +1,3 @@
-// PENDING: not compiled yet. It moves to Demo/DrumpadCore/ once `MusicPlayer`
-// (branch music) builds together with main's engine session: today the two
-// branches each declare an internal `SessionMusicPlayer` protocol, so merging
-// music does not build. Wiring is then this file plus, in Demo/drumpad/main.swift,
-// `music: (try? ApplicationMusic(engine: engine, library: library)) ?? UnavailableMusic()`.
-// Written against MusicPlayer as committed on music (135826b).
-
 import Backbeat
 import Foundation
 
@@ -15,6 +8,7 @@ public final class ApplicationMusic: DrumpadMusic {
     /// The player.
     public let player: MusicPlayer
     private let library: MediaLibrary?
+    private let sampleRate: Int
 
     /// The application player of `engine`, metering, with notifications on;
     /// plays and skips are recorded in `library`.
@@ -24,6 +18,7 @@ public final class ApplicationMusic: DrumpadMusic {
         player.isMeteringEnabled = true
         player.beginGeneratingPlaybackNotifications()
         self.library = library
+        sampleRate = engine.sampleRate
     }
 
     public func setQueue(_ items: [MediaItem]) throws { player.setQueue(items: items, library: library) }
@@ -74,10 +69,15 @@ public final class ApplicationMusic: DrumpadMusic {
 
     public func nowPlayingItem() throws -> MediaItem? { player.nowPlayingItem }
 
-    public func currentPlaybackTime() throws -> MediaTime { MediaTime(seconds: player.currentPlaybackTime) }
+    public func currentPlaybackTime() throws -> MediaTime {
+        // The player counts engine-rate frames: at that timescale the seconds convert back to the exact frame.
+        MediaTime(seconds: player.currentPlaybackTime, preferredTimescale: Int32(sampleRate))
+    }
 
     public func level() -> Float? {
         player.updateMeters()
+        // Paused, the meters still hold the last buffer; the demo's meter shows what is heard: nothing.
+        guard [.playing, .seekingForward, .seekingBackward].contains(player.playbackState) else { return 0 }
         let decibels = max(player.peakPower(forChannel: 0), player.peakPower(forChannel: 1))
         return decibels <= -160 ? 0 : Float(pow(10, Double(decibels) / 20))
     }
