@@ -42,7 +42,8 @@ final class ALDevice: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let context else { throw BackbeatError(.engineShutDown, operation: operation) }
-        alcSetThreadContext(context)
+        // Setting a context takes OpenAL's global list lock; reading it is a thread-local load.
+        if alcGetThreadContext() != context { alcSetThreadContext(context) }
         return try body()
     }
 

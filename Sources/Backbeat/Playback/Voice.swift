@@ -54,7 +54,12 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Higher wins when sources run out.
     public let priority: Int
 
-    var phase: Phase = .waitingForLoad
+    var phase: Phase = .waitingForLoad {
+        didSet { isSettled = false }
+    }
+    /// Playing with nothing to do until its queue needs a look: the update
+    /// step skips it. Any change to the voice clears it.
+    var isSettled = false
     var gain: Float
     var panValue: Float
     var rateValue: Float
@@ -148,7 +153,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Volume, 0...1. Values outside are clamped; NaN is ignored.
     public var volume: Float {
         get { locked { gain } }
-        set { locked { gain = Voice.clampVolume(newValue, else: gain) } }
+        set { locked { gain = Voice.clampVolume(newValue, else: gain); isSettled = false } }
     }
 
     /// Pan, -1 (left) ... 1 (right). Values outside are clamped; NaN is ignored.
@@ -169,6 +174,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 rateValue = Voice.clampRate(newValue, else: rateValue)
                 nextQueueCheck = 0  // the queue now lasts a different time
+                isSettled = false
                 if let source, let engine { _ = try? engine.device.withContext { source.setPitch(rateValue) } }
             }
         }
@@ -201,6 +207,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         try locked {
             guard phase != .finished else { throw BackbeatError(.voiceFinished, operation: "Voice.pause", reason: "\(self)") }
             userPaused = true
+            isSettled = false
         }
     }
 
@@ -211,6 +218,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         try locked {
             guard phase != .finished else { throw BackbeatError(.voiceFinished, operation: "Voice.resume", reason: "\(self)") }
             userPaused = false
+            isSettled = false
         }
     }
 

@@ -388,6 +388,16 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         return ranDry
     }
 
+    /// Advances the engine-time estimate of what a playing voice has played
+    /// (used when a device vanishes without saying where its sources were).
+    private func estimatePlayed(_ voice: Voice, to frame: Int64, resident r: SoundEffect.Resident, outputRate: Int) {
+        let audibleFrom = max(voice.lastPlayedFrame, voice.startFrame)
+        if frame > audibleFrom {
+            voice.played += Double(frame - audibleFrom) * Double(voice.rateValue) * Double(r.sampleRate) / Double(outputRate)
+        }
+        voice.lastPlayedFrame = frame
+    }
+
     /// Output frames the voice's queue is sure to last beyond the buffer
     /// playing now, less two update periods of margin: until then the queue
     /// needs no look (no OpenAL query). Zero once only one buffer is left.
@@ -407,12 +417,18 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             }
         }
         // Bus gains and pauses once per step, not once per voice.
+        var busesChanged = false
         for bus in engine.buses {
-            bus.stepGain = bus.effectiveGain(at: frame)
-            bus.stepPaused = bus.isEffectivelyPaused
+            let gain = bus.effectiveGain(at: frame), paused = bus.isEffectivelyPaused
+            if gain != bus.stepGain || paused != bus.stepPaused { busesChanged = true }
+            bus.stepGain = gain
+            bus.stepPaused = paused
         }
         let updateInterval = engine.updateInterval, outputRate = engine.sampleRate
         for voice in voices {
+            // The common case costs nothing: a playing voice whose queue lasts
+            // past this step, with no change to its gain, pause or buses.
+            if voice.isSettled && !busesChanged && frame < voice.nextQueueCheck { continue }
             let elapsed = frame - voice.lastUpdateFrame
             voice.lastUpdateFrame = frame
             let busGain = voice.bus?.stepGain ?? 1
@@ -430,11 +446,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     voice.phase = .pausing(until: frame + rampFrames)
                     break
                 }
-                let audibleFrom = max(voice.lastPlayedFrame, voice.startFrame)
-                if frame > audibleFrom {
-                    voice.played += Double(frame - audibleFrom) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
-                }
-                voice.lastPlayedFrame = frame
+                estimatePlayed(voice, to: frame, resident: r, outputRate: outputRate)
                 if frame >= voice.nextQueueCheck {
                     if refill(voice, resident: r), source.state == .stopped {
                         if voice.playsToQueue > 0 {
@@ -450,6 +462,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                                                                  outputRate: outputRate)
                 }
                 applyGain(voice, busGain: busGain)
+                voice.isSettled = true
             case .pausing(let until):
                 guard let source = voice.source else { break }
                 if !wantsPause {
@@ -521,8 +534,15 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// voices that were audible or paused go virtual with their played count
     /// (read from OpenAL while `readPositions`, else as engine time advanced it).
     func detachFromLostDevice(readPositions: Bool) {
+        let frame = engine?.currentFrame ?? 0
         for voice in voices {
-            if readPositions { syncPlayed(voice) }
+            if readPositions {
+                syncPlayed(voice)
+            } else if voice.phase == .playing, case .loaded(let r) = voice.sound.loadState, let engine {
+                estimatePlayed(voice, to: frame, resident: r, outputRate: engine.sampleRate)
+            }
+            voice.lastUpdateFrame = frame
+            voice.isSettled = false
             switch voice.phase {
             case .playing, .pausing, .paused:
                 voice.phase = .virtual
