@@ -13,7 +13,7 @@ public struct SoakSuite: BenchSuite {
     /// The participants a soak runs unless told otherwise. Music queue
     /// changes and streams join here when the music player lands.
     public static var defaultParticipants: [any SoakParticipant] {
-        [EffectsSoak(), BusSoak(), SessionSoak()]
+        [EffectsSoak(), BusSoak(), SessionSoak(), QueueSoak()]
     }
 
     private let makeParticipants: @Sendable () -> [any SoakParticipant]
