@@ -50,7 +50,7 @@ final class SoundCache: @unchecked Sendable {
                 let result = Result { try sound.decode() }.mapError {
                     $0 as? BackbeatError ?? BackbeatError(.unreadableFile, operation: "decode", reason: "\($0)")
                 }
-                self?.finishLoad(sound, result)
+                self?.finishLoadOnLoader(sound, result)
             }
         }
     }
@@ -96,6 +96,14 @@ final class SoundCache: @unchecked Sendable {
             engine.voicePool.soundDidLoad(sound)
         }
         engine.deliverPendingEvents()
+    }
+
+    /// Decodes and uploads on the loader queue, then leaves no OpenAL context
+    /// current on its thread: a pool thread may end at any time, and OpenAL
+    /// would keep the engine's context alive for it.
+    private func finishLoadOnLoader(_ sound: SoundEffect, _ decoded: Result<PCMBuffer, BackbeatError>) {
+        finishLoad(sound, decoded)
+        ALDevice.clearThreadContext()
     }
 
     /// Evicts least-recently-used sounds that are not playing until `bytes` more fit.
