@@ -67,5 +67,5 @@ public final class QueueSoak: SoakParticipant {
 
     public var underruns: Int { player?.underrunCount ?? finalUnderruns }
 
-    public var summary: String { "\(changes) queue changes, \(songs.count) songs" }
+    public var summary: String { "\(changes) queue changes, \(songs.count) songs, \(underruns) stream underruns" }
 }

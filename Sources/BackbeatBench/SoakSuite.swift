@@ -113,7 +113,7 @@ public struct SoakSuite: BenchSuite {
             maxLagMilliseconds: maxLag * 1e3,
             lateEpisodes: lateEpisodes,
             framesRendered: engine.currentTime.frames(atSampleRate: 48_000, rounding: .down))
-        log("after \(fmt(elapsed)) s: \(result.underruns) underruns, \(result.leakedSources) leaked sources, \(result.leakedBuffers) leaked buffers, "
+        log("after \(fmt(elapsed)) s: \(result.underruns) underruns (\(engine.effectVoiceRestarts) effect voice restarts), \(result.leakedSources) leaked sources, \(result.leakedBuffers) leaked buffers, "
             + "RSS \(fmt(result.rssWarmMiB)) → \(fmt(rssEnd)) MiB, engine at most \(fmt(result.maxLagMilliseconds)) ms behind the wall clock "
             + "(at \(fmt(maxLagAt)) s; \(lateEpisodes) times more than 30 ms behind)")
         return result
