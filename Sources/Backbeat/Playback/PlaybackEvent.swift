@@ -1,5 +1,6 @@
 /// Something the mixer did that a game may want to know: voices starting,
-/// finishing, being stolen or refused, sounds loading, streams underrunning.
+/// finishing, being stolen or refused, sounds loading and leaving the cache,
+/// bus fades completing, the output device going away.
 public enum PlaybackEvent: Sendable, Equatable {
     /// Why a voice could not play.
     public enum RefusalReason: Sendable, Equatable {
