@@ -399,13 +399,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     }
 
     /// Output frames the voice's queue is sure to last beyond the buffer
-    /// playing now, less two update periods of margin: until then the queue
+    /// playing now, less four update periods of margin: until then the queue
     /// needs no look (no OpenAL query). Zero once only one buffer is left.
     private func safeQueueSpan(_ voice: Voice, resident r: SoundEffect.Resident, updateInterval: Int, outputRate: Int) -> Int64 {
         let copies = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
         guard copies > 1 else { return 0 }
         let outputFrames = Double((copies - 1) * r.frames) * Double(outputRate) / (Double(r.sampleRate) * Double(voice.rateValue))
-        return max(0, Int64(outputFrames) - Int64(2 * updateInterval))
+        return max(0, Int64(outputFrames) - Int64(4 * updateInterval))
     }
 
     func update(at frame: Int64) throws {
