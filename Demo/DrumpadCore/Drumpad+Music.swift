@@ -39,7 +39,7 @@ extension Drumpad {
         guard !candidates.isEmpty else {
             throw DrumpadError(genre.map { "no song in the genre \"\($0)\"" } ?? "the library has no songs")
         }
-        let chosen = candidates[Int(generator.next() % UInt64(candidates.count))]
+        let chosen = candidates[generator.below(candidates.count)]
         report("random: \"\(chosen.title)\" by \(chosen.artist ?? "Unknown Artist")" + (chosen.genre.map { " (\($0))" } ?? ""))
         let songs = try MediaQuery.songs(in: library).items
         let start = songs.firstIndex(of: chosen) ?? 0

@@ -1,22 +1,19 @@
-/// A small deterministic generator (SplitMix64), so scenes and soak runs repeat.
+@_spi(Benchmark) import Backbeat
+
+/// A small deterministic generator, so scenes and soak runs repeat: the
+/// package's SplitMix64 with the two draws the benchmarks use.
 public struct SeededRandom: Sendable {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     /// A generator seeded with `seed`.
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     /// A uniform value in 0..<1.
-    public mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func nextUnit() -> Double { generator.nextUnit() }
 
     /// A uniform integer in `range`.
-    public mutating func next(in range: Range<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+    public mutating func next(in range: Range<Int>) -> Int { range.lowerBound + generator.below(range.count) }
 }

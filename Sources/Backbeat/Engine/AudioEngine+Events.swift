@@ -29,11 +29,14 @@ extension AudioEngine {
 
     /// Delivers queued events and callbacks, outside the lock.
     func deliverPendingEvents() {
-        let (batch, handlers, continuations) = withLock {
+        // Called after every render: nothing queued must cost next to nothing.
+        let taken = withLock { () -> ([PendingDelivery], [@Sendable (PlaybackEvent) -> Void], [AsyncStream<PlaybackEvent>.Continuation])? in
+            guard !pendingEvents.isEmpty else { return nil }
             let batch = pendingEvents
             pendingEvents.removeAll(keepingCapacity: true)
             return (batch, eventHandlers, eventContinuations)
         }
+        guard let (batch, handlers, continuations) = taken else { return }
         for item in batch {
             switch item {
             case .event(let event):
