@@ -73,9 +73,10 @@ let package = Package(
 // builds them with -sanitize=fuzzer,address in their own scratch path.
 if Context.environment["BACKBEAT_FUZZ"] == "1" {
     package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["Backbeat"], path: "Fuzz/FuzzSupport"))
     let fuzzers: [(String, Target.Dependency)] = [
         ("FuzzVorbisComments", "Backbeat"), ("FuzzPictureBlock", "Backbeat"),
-        ("FuzzOggAsset", "Backbeat"), ("FuzzWAVAsset", "Backbeat"),
+        ("FuzzOggAsset", "FuzzSupport"), ("FuzzWAVAsset", "FuzzSupport"),
         ("FuzzPlaylist", "Backbeat"), ("FuzzDrumpadCommand", "DrumpadCore"),
     ]
     for (name, dependency) in fuzzers {

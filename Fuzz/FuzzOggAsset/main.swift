@@ -1,30 +1,11 @@
-// libFuzzer entry: arbitrary bytes written to a .ogg file and opened as an
-// asset: probe, decoder, every frame, tags, a seek.
-@testable import Backbeat
-import Foundation
+// libFuzzer entry: arbitrary bytes opened as a .ogg asset (see FuzzSupport).
 import CLibFuzzer
-
-private let path = FileManager.default.temporaryDirectory
-    .appendingPathComponent("backbeat-fuzz-\(ProcessInfo.processInfo.processIdentifier).ogg")
+import FuzzSupport
+import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOggAsset(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Data(UnsafeBufferPointer(start: data, count: size))
-    guard (try? bytes.write(to: path)) != nil else { return 0 }
-    defer { try? FileManager.default.removeItem(at: path) }
-    guard let decoder = try? AudioDecoders.open(path) else { return 0 }
-    defer { decoder.close() }
-    _ = decoder.readTags()
-    var samples: [Float] = []
-    var frames = 0
-    // Bounded: a hostile header may claim hours of audio.
-    while frames < 2_000_000, let n = try? decoder.read(frames: 4_096, into: &samples), n > 0 { frames += n }
-    if decoder.frameCount > 0 {
-        try? decoder.seek(toFrame: decoder.frameCount / 2)
-        var shorts: [Int16] = []
-        _ = try? decoder.read(frames: 512, into: &shorts)
-    }
-    return 0
+    exerciseAsset(data, size, pathExtension: "ogg")
 }
 
 // Whichever main the link keeps (SwiftPM's renamed entry point or
