@@ -15,7 +15,10 @@ final class ItemCache: Sendable {
     private let state = Mutex<(generation: Int64, items: [Int64: MediaItem])>((-1, [:]))
 
     /// The items with `ids`, in order, as of `generation` (read from `db`'s current transaction).
-    func items(_ ids: [Int64], generation: Int64, db: Database) throws -> [MediaItem] {
+    /// With `decodingAll`, many misses decode the whole table at once (right when
+    /// `ids` are most of it); without, only the missing items are decoded (right
+    /// for a few items spread over the table, such as one per album).
+    func items(_ ids: [Int64], generation: Int64, db: Database, decodingAll: Bool = true) throws -> [MediaItem] {
         enum Plan { case cached([MediaItem]), fill([Int64]), bypass }
         let plan: Plan = state.withLock { state in
             if state.generation < generation { state = (generation, [:]) }
@@ -35,7 +38,7 @@ final class ItemCache: Sendable {
             return try Self.decode(ids, db: db)
         case .fill(let missing):
             // Many misses: decoding the whole table in one pass is cheaper than thousands of lookups.
-            let decoded = missing.count > 2_000
+            let decoded = decodingAll && missing.count > 2_000
                 ? try LibraryIndex.fetchItems(db, orderBy: "i.id")
                 : try Self.decode(missing, db: db)
             return state.withLock { state in
@@ -48,6 +51,9 @@ final class ItemCache: Sendable {
             }
         }
     }
+
+    /// How many items the cache holds (for tests: what a query decoded).
+    var count: Int { state.withLock { $0.items.count } }
 
     private static func decode(_ ids: [Int64], db: Database) throws -> [MediaItem] {
         var byID: [Int64: MediaItem] = [:]

@@ -69,8 +69,9 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
         return "\(property) \(comparison.rawValue) \(shown)"
     }
 
-    /// The SQL condition and its argument; throws when the predicate cannot apply.
-    func sqlCondition() throws -> (sql: String, argument: DatabaseValue) {
+    /// The SQL condition on the items table aliased `table`, and its argument;
+    /// throws when the predicate cannot apply.
+    func sqlCondition(table: String = "i") throws -> (sql: String, argument: DatabaseValue) {
         guard let column = property.filterColumn else {
             throw BackbeatError(.nonFilterableProperty, operation: "add predicate", reason: "\(property) cannot be filtered")
         }
@@ -80,15 +81,15 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
         switch (value, comparison) {
         case (.text(let text), _) where property.isText:
             let folded = TextFolding.fold(text)
-            return comparison == .equalTo ? ("i.\(column) = ?", folded.databaseValue) : ("instr(i.\(column), ?) > 0", folded.databaseValue)
+            return comparison == .equalTo ? ("\(table).\(column) = ?", folded.databaseValue) : ("instr(\(table).\(column), ?) > 0", folded.databaseValue)
         case (_, .contains):
             throw mismatch("with equalTo only")
         case (.integer(let n), .equalTo) where [.albumTrackNumber, .discNumber, .persistentID].contains(property):
-            return ("i.\(column) = ?", n.databaseValue)
+            return ("\(table).\(column) = ?", n.databaseValue)
         case (.bool(let b), .equalTo) where property == .isCompilation:
-            return ("i.\(column) = ?", (b ? 1 : 0).databaseValue)
+            return ("\(table).\(column) = ?", (b ? 1 : 0).databaseValue)
         case (.mediaType(let t), .equalTo) where property == .mediaType:
-            return ("(i.\(column) & ?) != 0", Int64(t.rawValue).databaseValue)
+            return ("(\(table).\(column) & ?) != 0", Int64(t.rawValue).databaseValue)
         default:
             throw mismatch(property.isText ? "text" : property == .isCompilation ? "a Bool"
                            : property == .mediaType ? "a MediaType" : "a number")

@@ -102,6 +102,7 @@ public struct MediaQuery: Sendable {
     public var collections: [MediaItemCollection] {
         get throws {
             if groupingType == .playlist { return try playlists.map(\.collection) }
+            if groupingType.plan.groupsInBlocks { return try groupedInSQL() }
             return try groups().map { MediaItemCollection(items: $0.items) }
         }
     }
@@ -120,6 +121,7 @@ public struct MediaQuery: Sendable {
     public var collectionSections: [MediaQuerySection] {
         get throws {
             if groupingType == .playlist { return Self.sections(try playlists.map { TextFolding.sortKey($0.name) }) }
+            if groupingType.plan.groupsInBlocks { return Self.sections(try groupSummaries(representatives: false).map(\.sortKey)) }
             return Self.sections(try groups(withSortKeys: true).map(\.sortKey))
         }
     }
@@ -152,11 +154,12 @@ public struct MediaQuery: Sendable {
 
     // MARK: Evaluation
 
-    func whereClause() throws -> (String, StatementArguments) {
+    /// The predicates as one SQL condition on the items table aliased `table` (empty for none), and its arguments.
+    func whereClause(table: String = "i") throws -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments = StatementArguments()
         for predicate in filterPredicates.sorted(by: { $0.property.name < $1.property.name }) {
-            let (sql, value) = try predicate.sqlCondition()
+            let (sql, value) = try predicate.sqlCondition(table: table)
             conditions.append(sql)
             arguments += [value]
         }
@@ -175,8 +178,8 @@ public struct MediaQuery: Sendable {
         let (clause, arguments) = try whereClause()
         let plan = groupingType.plan
         let sql = """
-            SELECT i.id, \(plan.groupKey)\(withSortKeys ? ", \(plan.sortKey)" : "") FROM items i
-            \(clause.isEmpty ? "" : "WHERE \(clause)") ORDER BY \(plan.orderBy)
+            SELECT i.id, i.\(plan.key)\(withSortKeys ? ", i.\(plan.sortKey)" : "") FROM items i
+            \(clause.isEmpty ? "" : "WHERE \(clause)") ORDER BY \(plan.orderBy())
             """
         let index = library.index
         return try index.read("query") { db in
