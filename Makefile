@@ -7,7 +7,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test test-tsan sanitize fuzz fuzz-build demo bench assets clean
+.PHONY: all deps build release test test-tsan sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean
 
 all: build
 
@@ -70,6 +70,22 @@ demo: release
 
 bench: release
 	.build/release/backbeat bench
+
+# Every suite in one run, as JSON (commit, OpenAL, CPU, date, then each figure
+# with its min and max over rounds): the file the README's table comes from.
+# Takes about 25 minutes (stream and soak run 10 minutes each in real time);
+# run it on a quiet machine. `backbeat bench show $(BENCH_JSON)` prints it.
+BENCH_JSON ?= Docs/bench/latest.json
+bench-json: release
+	@mkdir -p $(dir $(BENCH_JSON))
+	.build/release/backbeat bench --json > $(BENCH_JSON).partial && mv $(BENCH_JSON).partial $(BENCH_JSON)
+
+# This tree against the committed figures: BENCH_SUITES (default all) to
+# .build/bench-new.json, then each figure's change, noise marked.
+BENCH_SUITES ?=
+bench-compare: release
+	.build/release/backbeat bench $(BENCH_SUITES) --json > .build/bench-new.json
+	.build/release/backbeat bench compare $(BENCH_JSON) .build/bench-new.json
 
 # Regenerates the demo's drums and music library (deterministic; see Assets/README.md).
 assets: deps

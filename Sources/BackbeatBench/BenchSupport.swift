@@ -39,8 +39,10 @@ func selfPath() throws -> String {
     return path
 }
 
-/// Spawns a program with stdout and stderr sent to /dev/null, waits, and returns its status and resource usage (wait4).
-func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, usage: rusage) {
+/// Spawns a program with stdout and stderr sent to /dev/null and `environment`
+/// added to this process's, waits, and returns its status and resource usage
+/// (wait4; its `ru_maxrss` is not the child's own: see ``ChildPeakMemory``).
+func spawn(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, usage: rusage) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -48,8 +50,17 @@ func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, usag
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
+    var inherited: [String] = []
+    var entry = environ
+    while let variable = entry.pointee {
+        let text = String(cString: variable)
+        if !environment.keys.contains(where: { text.hasPrefix($0 + "=") }) { inherited.append(text) }
+        entry += 1
+    }
+    let envp: [UnsafeMutablePointer<CChar>?] = (inherited + environment.map { "\($0.key)=\($0.value)" }).map { strdup($0) } + [nil]
+    defer { envp.forEach { free($0) } }
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
     guard rc == 0 else { throw BenchError("cannot start \(path): \(String(cString: strerror(rc)))") }
     var status: Int32 = 0
     var usage = rusage()

@@ -4,14 +4,15 @@ import Foundation
 import Glibc
 #endif
 
-/// Decoding throughput against `oggdec` on the same file in the same run, and
-/// the peak memory of converting a 10-minute stereo Ogg to WAV.
+/// Decoding throughput against `oggdec` on the same file in the same run
+/// (interleaved rounds), and the peak memory of converting a 10-minute
+/// stereo Ogg to WAV next to the same program's floor.
 ///
-/// The memory figure spawns `backbeat convert`, so it runs from the
-/// `backbeat` executable only.
+/// The memory figures spawn `backbeat convert`, which reports its own peak
+/// (``ChildPeakMemory``), so they run from the `backbeat` executable only.
 public struct DecodeSuite: BenchSuite {
     public let name = "decode"
-    public let summary = "Ogg Vorbis decode vs oggdec -o /dev/null (same file, same run); peak RSS of a 10-minute Ogg→WAV convert"
+    public let summary = "Ogg Vorbis decode vs oggdec -o /dev/null (same file, interleaved rounds); peak RSS of a 10-minute Ogg→WAV convert and of the same child doing nothing"
 
     /// The suite.
     public init() {}
@@ -32,31 +33,55 @@ public struct DecodeSuite: BenchSuite {
         guard let oggdec = ["/usr/bin/oggdec", "/usr/local/bin/oggdec"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw BenchError("oggdec not found: install vorbis-tools")
         }
-        var backbeatInt16: [Double] = [], backbeatFloat: [Double] = [], reference: [Double] = []
-        let rounds = 3
-        for round in 1...rounds {
-            reference.append(try time { let r = try spawn(oggdec, ["-Q", "-o", "/dev/null", ogg.path]); guard r.status == 0 else { throw BenchError("oggdec failed") } })
-            backbeatInt16.append(try time { try blocking { try await Self.decode(ogg, as: .int16) } })
-            backbeatFloat.append(try time { try blocking { try await Self.decode(ogg, as: .float32) } })
-            log("round \(round): oggdec \(fmt(reference.last!)) s, Backbeat int16 \(fmt(backbeatInt16.last!)) s, float \(fmt(backbeatFloat.last!)) s")
+        let rounds = options.rounds
+        let times = try Rounds.interleaved(rounds, sides: [
+            { try self.time { try blocking { try await Self.decode(ogg, as: .int16) } } },
+            { try self.time { try blocking { try await Self.decode(ogg, as: .float32) } } },
+            { try self.time { let r = try spawn(oggdec, ["-Q", "-o", "/dev/null", ogg.path]); guard r.status == 0 else { throw BenchError("oggdec failed") } } },
+        ]) { round, t in
+            log("round \(round): Backbeat int16 \(fmt(t[0])) s, float \(fmt(t[1])) s, oggdec \(fmt(t[2])) s")
         }
-        let bestReference = reference.min()!, bestInt16 = backbeatInt16.min()!, bestFloat = backbeatFloat.min()!
+        let (int16Times, floatTimes, oggdecTimes) = (times[0], times[1], times[2])
+        let throughput = { (times: [Double]) in times.map { Double(seconds) / $0 } }
 
-        log("converting to WAV in a child process: backbeat convert \(ogg.lastPathComponent) out.wav")
+        log("converting to WAV in a child process, which reports its own peak: backbeat convert \(ogg.lastPathComponent) out.wav")
+        let executable = try selfPath()
         let wav = directory.appendingPathComponent("out.wav")
-        let convert = try spawn(try selfPath(), ["convert", ogg.path, wav.path, "--no-progress"])
-        guard convert.status == 0 else { throw BenchError("backbeat convert failed with status \(convert.status)") }
-        let peakMiB = Double(convert.usage.ru_maxrss) / 1024  // ru_maxrss is in KiB on Linux
+        var peaks: [Double] = [], floors: [Double] = []
+        for round in 1...rounds {
+            peaks.append(try Self.convertPeakMiB(executable: executable, input: ogg, output: wav))
+            floors.append(try Self.floorMiB(executable: executable))
+            log("round \(round): peak \(fmt(peaks.last!)) MiB, floor (convert --help) \(fmt(floors.last!)) MiB")
+        }
 
         return [
             Figure(key: "seconds_of_audio", value: Double(seconds), unit: "s of stereo 44.1 kHz Ogg Vorbis (q 0.5)"),
-            Figure(key: "oggdec_x_realtime", value: Double(seconds) / bestReference, unit: "× real time (oggdec -o /dev/null, best of \(rounds))"),
-            Figure(key: "backbeat_x_realtime", value: Double(seconds) / bestInt16, unit: "× real time (AssetReader, Int16, best of \(rounds))"),
-            Figure(key: "ratio_vs_oggdec", value: bestReference / bestInt16, unit: "× oggdec's throughput, Int16 output (goal ≥ 0.9)"),
-            Figure(key: "float_ratio_vs_oggdec", value: bestReference / bestFloat, unit: "× oggdec's throughput, Float32 output"),
-            Figure(key: quick ? "peak_mib_10s" : "peak_mib_10min", value: peakMiB,
-                   unit: "MiB peak RSS of `backbeat convert` Ogg→WAV, \(seconds) s (goal < 32 for 10 min)"),
+            Figure(key: "oggdec_x_realtime", rounds: throughput(oggdecTimes), unit: "× real time (oggdec -o /dev/null, median of \(rounds) rounds)"),
+            Figure(key: "backbeat_x_realtime", rounds: throughput(int16Times), unit: "× real time (AssetReader, Int16, median of \(rounds) rounds)"),
+            Figure(key: "ratio_vs_oggdec", rounds: Rounds.ratios(oggdecTimes, int16Times), unit: "× oggdec's throughput, Int16 output (goal ≥ 0.9)"),
+            Figure(key: "float_ratio_vs_oggdec", rounds: Rounds.ratios(oggdecTimes, floatTimes), unit: "× oggdec's throughput, Float32 output"),
+            Figure(key: quick ? "peak_mib_10s" : "peak_mib_10min", rounds: peaks,
+                   unit: "MiB peak RSS (the child's own VmHWM) of `backbeat convert` Ogg→WAV, \(seconds) s (goal < 32 for 10 min)"),
+            Figure(key: "floor_mib", rounds: floors, unit: "MiB peak RSS of the same child doing nothing (`backbeat convert --help`)"),
         ]
+    }
+
+    /// The peak resident memory, in MiB, of `executable convert input output`
+    /// (a `backbeat` executable), as the child reads it from its own image.
+    /// - Throws: ``BenchError`` when the conversion fails or reports no peak.
+    public static func convertPeakMiB(executable: String, input: URL, output: URL) throws -> Double {
+        let run = try ChildPeakMemory.spawnMeasuringPeak(executable, ["convert", input.path, output.path, "--overwrite", "--no-progress"])
+        guard run.status == 0 else { throw BenchError("backbeat convert failed with status \(run.status)") }
+        return run.peakMiB
+    }
+
+    /// The peak resident memory, in MiB, of the same child doing nothing:
+    /// `executable convert --help`, which loads and starts the same program.
+    /// - Throws: ``BenchError`` when it fails or reports no peak.
+    public static func floorMiB(executable: String) throws -> Double {
+        let run = try ChildPeakMemory.spawnMeasuringPeak(executable, ["convert", "--help"])
+        guard run.status == 0 else { throw BenchError("backbeat convert --help failed with status \(run.status)") }
+        return run.peakMiB
     }
 
     private func fmt(_ v: Double) -> String { String(format: "%.3f", v) }
@@ -68,7 +93,7 @@ public struct DecodeSuite: BenchSuite {
     }
 
     /// Writes `seconds` of a stereo signal (chords that change every second, plus noise) as Ogg Vorbis.
-    static func writeInput(_ url: URL, seconds: Int) async throws {
+    public static func writeInput(_ url: URL, seconds: Int) async throws {
         let rate = 44_100
         let format = AudioFormat(sampleRate: rate, channelCount: 2)
         let writer = try AssetWriter(outputURL: url, fileType: .oggVorbis, overwrite: true)

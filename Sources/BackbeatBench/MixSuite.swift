@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Both sides render in calls of one update period (5 ms), the quantum a
 /// device mixes in, so the ratio measures Backbeat's own work rather than a
-/// chunk-size difference. Rounds alternate the sides (A B, B A, ...) and the
-/// figures are medians, so machine noise hits both.
+/// chunk-size difference. Rounds alternate the sides (A B, B A, ...; see
+/// ``Rounds``) and each figure is the median of the rounds, with its spread.
 public struct MixSuite: BenchSuite {
     public let name = "mix"
     public let summary = "offline mixing throughput, Backbeat vs raw OpenAL with the same voices (32, 64, max), alternating rounds"
@@ -16,28 +16,33 @@ public struct MixSuite: BenchSuite {
     /// The suite.
     public init() {}
 
-    /// One size's measurement.
+    /// One size's measurement, round by round.
     public struct Measurement: Sendable {
         /// Voices in the scene.
         public let voices: Int
+        /// Backbeat's throughput in each round, × real time.
+        public let backbeatRounds: [Double]
+        /// Raw OpenAL's throughput in each round, × real time.
+        public let rawRounds: [Double]
+        /// Backbeat's throughput over raw OpenAL's, in each round.
+        public var ratioRounds: [Double] { Rounds.ratios(backbeatRounds, rawRounds) }
         /// Backbeat's median throughput, × real time.
-        public let backbeatXRealTime: Double
+        public var backbeatXRealTime: Double { median(backbeatRounds) }
         /// Raw OpenAL's median throughput, × real time.
-        public let rawXRealTime: Double
-        /// Backbeat's throughput over raw OpenAL's.
-        public var ratio: Double { backbeatXRealTime / rawXRealTime }
+        public var rawXRealTime: Double { median(rawRounds) }
+        /// The median of the rounds' ratios.
+        public var ratio: Double { median(ratioRounds) }
     }
 
-    /// Renders `seconds` of a `voices`-voice scene `rounds` times on each side,
-    /// alternating, and returns the medians.
+    /// Renders `seconds` of a `voices`-voice scene once per side in each of
+    /// `rounds` interleaved rounds.
     public func measure(voices: Int, seconds: Double, rounds: Int, log: (String) -> Void = { _ in }) throws -> Measurement {
         let scene = MixScene(voiceCount: voices)
         let frames = Int(seconds * Double(scene.sampleRate))
         let block = 4_800
         var samples = [Float](repeating: 0, count: block * 2)
-        var backbeat: [Double] = [], raw: [Double] = []
 
-        func runBackbeat() throws {
+        func runBackbeat() throws -> Double {
             let side = try scene.startBackbeat()
             defer { side.close() }
             let start = monotonicNanoseconds()
@@ -47,9 +52,9 @@ public struct MixSuite: BenchSuite {
                 try side.render(frames: n, into: &samples)
                 done += n
             }
-            backbeat.append(seconds / (Double(monotonicNanoseconds() - start) / 1e9))
+            return seconds / (Double(monotonicNanoseconds() - start) / 1e9)
         }
-        func runRaw() throws {
+        func runRaw() throws -> Double {
             let side = try scene.startRaw(chunk: scene.sampleRate / 200)
             defer { side.close() }
             let start = monotonicNanoseconds()
@@ -59,13 +64,12 @@ public struct MixSuite: BenchSuite {
                 side.render(frames: n, into: &samples)
                 done += n
             }
-            raw.append(seconds / (Double(monotonicNanoseconds() - start) / 1e9))
+            return seconds / (Double(monotonicNanoseconds() - start) / 1e9)
         }
-        for round in 0..<rounds {
-            if round % 2 == 0 { try runBackbeat(); try runRaw() } else { try runRaw(); try runBackbeat() }
-            log("\(voices) voices, round \(round + 1): Backbeat \(fmt(backbeat.last!))× real time, raw OpenAL \(fmt(raw.last!))×")
+        let values = try Rounds.interleaved(rounds, sides: [runBackbeat, runRaw]) { round, v in
+            log("\(voices) voices, round \(round): Backbeat \(fmt(v[0]))× real time, raw OpenAL \(fmt(v[1]))×")
         }
-        return Measurement(voices: voices, backbeatXRealTime: percentile(backbeat, 0.5), rawXRealTime: percentile(raw, 0.5))
+        return Measurement(voices: voices, backbeatRounds: values[0], rawRounds: values[1])
     }
 
     /// The largest difference between Backbeat's and raw OpenAL's output for
@@ -84,7 +88,7 @@ public struct MixSuite: BenchSuite {
 
     public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let seconds = options.quick ? 0.25 : 20
-        let rounds = options.quick ? 2 : 7
+        let rounds = options.rounds
         let (maxVoices, sources) = try maximumVoices()
         log("device: \(sources) voice sources, \(maxVoices) audible at once (the rest is the hand-off reserve)")
         var figures: [Figure] = []
@@ -94,11 +98,11 @@ public struct MixSuite: BenchSuite {
             worstDifference = max(worstDifference, difference)
             log("\(voices) voices: largest sample difference \(difference), output peak \(peak)")
             let m = try measure(voices: voices, seconds: seconds, rounds: rounds, log: log)
-            log("\(voices) voices: Backbeat \(fmt(m.backbeatXRealTime))×, raw \(fmt(m.rawXRealTime))×, ratio \(fmt(m.ratio))")
+            log("\(voices) voices: Backbeat \(fmt(m.backbeatXRealTime))×, raw \(fmt(m.rawXRealTime))×, ratio \(fmt(m.ratio)) (\(fmt(m.ratioRounds.min()!))–\(fmt(m.ratioRounds.max()!)))")
             figures += [
-                Figure(key: "ratio_\(label)", value: m.ratio, unit: "Backbeat's throughput over raw OpenAL's, \(voices) voices (goal ≥ 0.95)"),
-                Figure(key: "xrealtime_\(label)", value: m.backbeatXRealTime, unit: "× real time, Backbeat, \(voices) voices, median of \(rounds)"),
-                Figure(key: "raw_xrealtime_\(label)", value: m.rawXRealTime, unit: "× real time, raw OpenAL, \(voices) voices, median of \(rounds)"),
+                Figure(key: "ratio_\(label)", rounds: m.ratioRounds, unit: "Backbeat's throughput over raw OpenAL's, \(voices) voices, median of \(rounds) rounds (goal ≥ 0.95)"),
+                Figure(key: "xrealtime_\(label)", rounds: m.backbeatRounds, unit: "× real time, Backbeat, \(voices) voices, median of \(rounds) rounds"),
+                Figure(key: "raw_xrealtime_\(label)", rounds: m.rawRounds, unit: "× real time, raw OpenAL, \(voices) voices, median of \(rounds) rounds"),
             ]
         }
         figures += [

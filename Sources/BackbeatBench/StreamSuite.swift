@@ -39,20 +39,19 @@ public struct StreamSuite: BenchSuite {
         var shortMiB: [Double] = [], longMiB: [Double] = []
         var bufferBytes = 0
         _ = try memoryPerStream(song: short)   // warm-up: the allocator's first arenas are not a stream's cost
-        for round in 1...3 {
+        for round in 1...options.rounds {
             let (s, sb) = try memoryPerStream(song: short)
             let (l, lb) = try memoryPerStream(song: long)
             shortMiB.append(s); longMiB.append(l)
             bufferBytes = max(bufferBytes, sb, lb)
             log(String(format: "round %d: %.3f MiB per stream (1 min), %.3f MiB (60 min); PCM buffered %d / %d bytes", round, s, l, sb, lb))
         }
-        let average: ([Double]) -> Double = { $0.reduce(0, +) / Double($0.count) }
         return [
             Figure(key: "seconds", value: Double(seconds), unit: "s of real-time .file output streamed"),
             Figure(key: "voices", value: Double(voices), unit: "effect voices playing meanwhile (one busy thread on the other core)"),
             Figure(key: "underruns", value: Double(underruns), unit: "underruns (goal 0)"),
-            Figure(key: "mib_per_stream_1min", value: average(shortMiB), unit: "MiB RSS per active stream, 1-minute song (8 streams, mean of 3 rounds after a warm-up)"),
-            Figure(key: "mib_per_stream_60min", value: average(longMiB), unit: "MiB RSS per active stream, 60-minute song (goal: equal to 1 min within noise)"),
+            Figure(key: "mib_per_stream_1min", rounds: shortMiB, unit: "MiB RSS per active stream, 1-minute song (8 streams, median of \(options.rounds) rounds after a warm-up)"),
+            Figure(key: "mib_per_stream_60min", rounds: longMiB, unit: "MiB RSS per active stream, 60-minute song (goal: equal to 1 min within noise)"),
             Figure(key: "stream_pcm_bytes", value: Double(bufferBytes), unit: "bytes of PCM a stream holds at most (OpenAL buffers + decoded chunks)"),
         ]
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackbeatBench
 
 @main
 struct BackbeatCommand: AsyncParsableCommand {
@@ -6,4 +7,10 @@ struct BackbeatCommand: AsyncParsableCommand {
         commandName: "backbeat",
         abstract: "Backbeat, the game audio engine: inspect outputs and files, convert audio, manage a media library, list the desktop's media players.",
         subcommands: [InfoCommand.self, ConvertCommand.self, LibraryCommand.self, PlayersCommand.self, BenchCommand.self])
+
+    static func main() async {
+        // A benchmark's child: report this process's own peak memory as it exits.
+        ChildPeakMemory.reportAtExitIfAsked()
+        await main(nil)
+    }
 }

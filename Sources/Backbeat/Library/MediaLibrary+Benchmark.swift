@@ -30,3 +30,12 @@ extension MediaLibrary {
         }
     }
 }
+
+extension MediaLibrary {
+    /// Marks every item as changed without changing any (as a rescan that
+    /// found changes would), so the next query reads the index afresh: the
+    /// benchmark's "first query after the index changed". Package-only.
+    package func markItemsChangedForBenchmark() throws {
+        try index.write("mark items changed") { _ in }
+    }
+}

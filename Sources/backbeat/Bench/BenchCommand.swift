@@ -5,13 +5,25 @@ import Foundation
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure Backbeat against raw OpenAL and oggdec, side by side in one run.",
-        discussion: "Suites: \(BenchSuites.all.map(\.name).joined(separator: ", ")). Build in release mode for real figures.")
+        abstract: "Measure Backbeat against raw OpenAL and oggdec, side by side in one run; compare two runs.",
+        subcommands: [BenchRunCommand.self, BenchCompareCommand.self, BenchShowCommand.self],
+        defaultSubcommand: BenchRunCommand.self)
+}
+
+struct BenchRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run benchmark suites (the default: `backbeat bench mix --json`).",
+        discussion: """
+            Suites: \(BenchSuites.all.map(\.name).joined(separator: ", ")). Build in release mode for real figures.
+            Side-by-side figures are the median of interleaved rounds (Backbeat, reference; reference, Backbeat; ...),
+            reported with KEY_min and KEY_max.
+            """)
 
     @Argument(help: "Suites to run (default: all).")
     var suites: [String] = []
 
-    @Flag(help: "Print one JSON object keyed by suite, then by figure.")
+    @Flag(help: "Print one JSON object: run (commit, OpenAL, CPU, date), then suite → figure → value.")
     var json = false
 
     @Flag(help: "Tiny sizes, for a smoke run.")
@@ -19,6 +31,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: "Length of the soak suite in seconds of real time (default 600).")
     var seconds: Double?
+
+    @Option(help: "Interleaved rounds per figure (default \(BenchOptions.defaultRounds)).")
+    var rounds: Int = BenchOptions.defaultRounds
 
     func validate() throws {
         let known = Set(BenchSuites.all.map(\.name))
@@ -28,38 +43,84 @@ struct BenchCommand: ParsableCommand {
         if let seconds, !(seconds.isFinite && seconds >= 1) {
             throw ValidationError("--seconds must be at least 1, got \(seconds)")
         }
+        guard (1...1_000).contains(rounds) else {
+            throw ValidationError("--rounds must be from 1 to 1000, got \(rounds)")
+        }
     }
 
     func run() throws {
         let selected = suites.isEmpty ? BenchSuites.all : BenchSuites.all.filter { suites.contains($0.name) }
-        var results: [(String, [Figure])] = []
+        let options = BenchOptions(quick: quick, seconds: seconds, rounds: rounds)
+        let run = BenchRun.current(options)
+        FileHandle.standardError.write(Data("[bench] \(run.summary)\n".utf8))
+        var results: [(suite: String, figures: [Figure])] = []
         for suite in selected {
             let log: (String) -> Void = { line in
                 FileHandle.standardError.write(Data("[\(suite.name)] \(line)\n".utf8))
             }
             log(suite.summary)
-            results.append((suite.name, try suite.run(BenchOptions(quick: quick, seconds: seconds), log: log)))
+            results.append((suite.name, try suite.run(options, log: log)))
         }
         if json {
-            var object: [String: [String: Double]] = [:]
-            for (name, figures) in results {
-                object[name] = Dictionary(figures.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-            }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            print(String(decoding: try BenchReport(run: run, results: results).json(), as: UTF8.self))
         } else {
             print("| figure | value | unit |")
             print("|---|---:|---|")
             for (name, figures) in results {
                 for figure in figures {
-                    print("| \(name).\(figure.key) | \(format(figure.value)) | \(figure.unit) |")
+                    let spread = figure.rounds.isEmpty ? ""
+                        : " (\(BenchComparison.format(figure.minimum))–\(BenchComparison.format(figure.maximum)))"
+                    print("| \(name).\(figure.key) | \(BenchComparison.format(figure.value))\(spread) | \(figure.unit) |")
                 }
             }
         }
     }
+}
 
-    private func format(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e9 { return String(Int(value)) }
-        return String(format: abs(value) >= 100 ? "%.1f" : "%.3f", value)
+struct BenchCompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Print each figure's change from OLD to NEW (two `backbeat bench --json` files).",
+        discussion: "A change is marked as noise when the two min–max ranges overlap, as benchstat does with confidence intervals.")
+
+    @Argument(help: "The earlier run's JSON.")
+    var old: String
+
+    @Argument(help: "The later run's JSON.")
+    var new: String
+
+    func run() throws {
+        let reports = try [old, new].map(readReport)
+        print(BenchComparison(old: reports[0], new: reports[1]).table(oldName: old, newName: new))
+    }
+}
+
+struct BenchShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print one `backbeat bench --json` file as a Markdown table (median and min–max of each figure).")
+
+    @Argument(help: "The run's JSON, such as Docs/bench/latest.json.")
+    var file: String
+
+    func run() throws {
+        let report = try readReport(file)
+        print("\(file): \(report.run.summary)")
+        print("")
+        print("| figure | value (min–max over rounds) |")
+        print("|---|---:|")
+        for row in BenchComparison(old: report, new: report).rows {
+            guard let value = row.new else { continue }
+            let range = value.range.map { " (\(BenchComparison.format($0.lowerBound))–\(BenchComparison.format($0.upperBound)))" } ?? ""
+            print("| \(row.figure) | \(BenchComparison.format(value.median))\(range) |")
+        }
+    }
+}
+
+/// Reads a `backbeat bench --json` file, as a usage error when it cannot.
+private func readReport(_ path: String) throws -> BenchReport {
+    guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+    do { return try BenchReport(json: data, name: path) } catch let error as BenchError {
+        throw ValidationError(error.description)
     }
 }
