@@ -18,9 +18,13 @@ public struct BenchRun: Sendable, Equatable {
     public var rounds: Int
     /// Whether the run used the tiny `--quick` sizes.
     public var quick: Bool
+    /// The 1-minute load average when the run started and when it ended
+    /// (nil until it ends): a busy machine shows here, not only in the spread.
+    public var load: (start: Double, end: Double?)?
 
     /// A description of a run.
-    public init(commit: String, openAL: String, cpu: String, cores: Int, date: String, rounds: Int, quick: Bool) {
+    public init(commit: String, openAL: String, cpu: String, cores: Int, date: String, rounds: Int, quick: Bool,
+                load: (start: Double, end: Double?)? = nil) {
         self.commit = commit
         self.openAL = openAL
         self.cpu = cpu
@@ -28,6 +32,18 @@ public struct BenchRun: Sendable, Equatable {
         self.date = date
         self.rounds = rounds
         self.quick = quick
+        self.load = load
+    }
+
+    /// Equal when every field is (loads included).
+    public static func == (a: BenchRun, b: BenchRun) -> Bool {
+        a.commit == b.commit && a.openAL == b.openAL && a.cpu == b.cpu && a.cores == b.cores && a.date == b.date
+            && a.rounds == b.rounds && a.quick == b.quick && a.load?.start == b.load?.start && a.load?.end == b.load?.end
+    }
+
+    /// Notes the load average as the run ends.
+    public mutating func finish() {
+        if let start = load?.start { load = (start, Self.loadAverage()) }
     }
 
     /// This machine now, for a run with `options`. Never fails: what cannot be
@@ -37,12 +53,19 @@ public struct BenchRun: Sendable, Equatable {
         formatter.timeZone = TimeZone(identifier: "UTC")
         return BenchRun(commit: gitCommit(), openAL: (try? OpenALBaseline().versionDescription) ?? "unknown",
                         cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
-                        date: formatter.string(from: Date()), rounds: options.rounds, quick: options.quick)
+                        date: formatter.string(from: Date()), rounds: options.rounds, quick: options.quick,
+                        load: loadAverage().map { ($0, nil) })
     }
 
     /// The JSON object under the report's `run` key.
     var jsonObject: [String: Any] {
-        ["commit": commit, "openal": openAL, "cpu": cpu, "cores": cores, "date": date, "rounds": rounds, "quick": quick]
+        var object: [String: Any] = ["commit": commit, "openal": openAL, "cpu": cpu, "cores": cores, "date": date,
+                                     "rounds": rounds, "quick": quick]
+        if let load {
+            object["load_start"] = load.start
+            if let end = load.end { object["load_end"] = end }
+        }
+        return object
     }
 
     /// Reads the `run` object; fields a file lacks are `unknown` (older files had none).
@@ -51,12 +74,14 @@ public struct BenchRun: Sendable, Equatable {
         self.init(commit: object["commit"] as? String ?? "unknown", openAL: object["openal"] as? String ?? "unknown",
                   cpu: object["cpu"] as? String ?? "unknown", cores: object["cores"] as? Int ?? 0,
                   date: object["date"] as? String ?? "unknown", rounds: object["rounds"] as? Int ?? 0,
-                  quick: object["quick"] as? Bool ?? false)
+                  quick: object["quick"] as? Bool ?? false,
+                  load: (object["load_start"] as? Double).map { ($0, object["load_end"] as? Double) })
     }
 
     /// One line: commit, date, OpenAL, CPU and cores.
     public var summary: String {
-        "commit \(commit), \(date), OpenAL \(openAL), \(cpu) × \(cores), \(rounds) rounds\(quick ? ", quick" : "")"
+        let loads = load.map { l in ", load \(String(format: "%.2f", l.start))" + (l.end.map { String(format: " → %.2f", $0) } ?? "") } ?? ""
+        return "commit \(commit), \(date), OpenAL \(openAL), \(cpu) × \(cores), \(rounds) rounds\(quick ? ", quick" : "")\(loads)"
     }
 
     /// The commit of the checkout holding this executable, else of the working directory.
@@ -87,6 +112,12 @@ public struct BenchRun: Sendable, Equatable {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// The 1-minute load average, from `/proc/loadavg`.
+    private static func loadAverage() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { Double($0) }
     }
 
     private static func cpuModel() -> String {

@@ -32,11 +32,12 @@ struct BenchHarnessTests {
     @Test("A report reads back what it wrote, run description included")
     func reportRoundTrip() throws {
         let run = BenchRun(commit: "0123456789abcdef0123456789abcdef01234567", openAL: "1.1 ALSOFT 1.19.1 (OpenAL Soft)",
-                           cpu: "Some CPU", cores: 2, date: "2026-01-02T03:04:05Z", rounds: 5, quick: false)
+                           cpu: "Some CPU", cores: 2, date: "2026-01-02T03:04:05Z", rounds: 5, quick: false, load: (0.25, 1.5))
         let report = BenchReport(run: run, results: [("mix", [Figure(key: "ratio_64", rounds: [0.9, 1.0, 0.95], unit: "×"),
                                                               Figure(key: "voices_max", value: 225, unit: "voices")])])
         let read = try BenchReport(json: try report.json(), name: "a.json")
         #expect(read.run == run)
+        #expect(read.run.summary.hasSuffix("5 rounds, load 0.25 → 1.50"))
         #expect(read.suites == ["mix": ["ratio_64": 0.95, "ratio_64_min": 0.9, "ratio_64_max": 1.0, "voices_max": 225]])
         let older = try BenchReport(json: Data(#"{"mix": {"ratio_64": 0.9}}"#.utf8), name: "old.json")
         #expect(older.run.commit == "unknown")

@@ -51,7 +51,7 @@ struct BenchRunCommand: ParsableCommand {
     func run() throws {
         let selected = suites.isEmpty ? BenchSuites.all : BenchSuites.all.filter { suites.contains($0.name) }
         let options = BenchOptions(quick: quick, seconds: seconds, rounds: rounds)
-        let run = BenchRun.current(options)
+        var run = BenchRun.current(options)
         FileHandle.standardError.write(Data("[bench] \(run.summary)\n".utf8))
         var results: [(suite: String, figures: [Figure])] = []
         for suite in selected {
@@ -61,6 +61,7 @@ struct BenchRunCommand: ParsableCommand {
             log(suite.summary)
             results.append((suite.name, try suite.run(options, log: log)))
         }
+        run.finish()
         if json {
             print(String(decoding: try BenchReport(run: run, results: results).json(), as: UTF8.self))
         } else {
