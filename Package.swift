@@ -5,7 +5,14 @@ let package = Package(
     name: "Backbeat",
     platforms: [.macOS(.v15)],
     products: [
+        // What a game links: the engine, effects, music, session and media.
         .library(name: "Backbeat", targets: ["Backbeat"]),
+        // The media library (SQLite, artwork, loudness) and the music player's library queues.
+        .library(name: "BackbeatLibrary", targets: ["BackbeatLibrary"]),
+        // D-Bus and MPRIS: other audio on the desktop, the system player, publishing a player.
+        .library(name: "BackbeatDesktop", targets: ["BackbeatDesktop"]),
+        // For a game's own tests: offline engine helpers, scripted environments, sample analysis.
+        .library(name: "BackbeatTesting", targets: ["BackbeatTesting"]),
         .executable(name: "backbeat", targets: ["backbeat"]),
         .executable(name: "drumpad", targets: ["drumpad"]),
     ],
@@ -35,35 +42,72 @@ let package = Package(
         .systemLibrary(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
+        // Layers, bottom up: each target uses only those above it in this list.
+        .target(name: "BackbeatSupport"),
+        .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "BackbeatSupport"]),
+        .target(name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate"]),
+        .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
+        .target(name: "BackbeatEngine", dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession"]),
+        .target(name: "BackbeatEffects", dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine"]),
+        .target(name: "BackbeatMusic", dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatEngine"]),
         .target(
             name: "Backbeat",
+            dependencies: ["BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatEngine", "BackbeatEffects", "BackbeatMusic"]),
+        .target(
+            name: "BackbeatLibrary",
             dependencies: [
-                "COpenAL", "CVorbis", "CSndfile", "CSamplerate", "CStb", "CEbur128", "CDBus",
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "CStb", "CEbur128",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
+            name: "BackbeatDesktop",
+            dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatMusic", "CDBus"]),
+        .target(
+            name: "BackbeatTesting",
+            dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatEngine"]),
+        // Benchmark suites, and the raw-OpenAL reference they measure against.
+        .target(
             name: "BackbeatBench",
-            dependencies: ["Backbeat"]),
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatEngine", "BackbeatEffects", "BackbeatLibrary",
+                "COpenAL",
+            ]),
         .executableTarget(
             name: "backbeat",
             dependencies: [
-                "Backbeat", "BackbeatBench",
+                "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
             name: "DrumpadCore",
-            dependencies: ["Backbeat"],
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop"],
             path: "Demo/DrumpadCore"),
         .executableTarget(
             name: "drumpad",
-            dependencies: ["Backbeat", "DrumpadCore"],
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "DrumpadCore"],
             path: "Demo/drumpad"),
+        // Test-only fixtures the test targets share: generated media and
+        // libraries, a private D-Bus daemon, mpv. What a game could use for
+        // its own tests is in BackbeatTesting instead.
+        .target(
+            name: "BackbeatTestFixtures",
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting"],
+            path: "Tests/BackbeatTestFixtures"),
         .testTarget(
             name: "BackbeatTests",
-            dependencies: ["Backbeat", "DrumpadCore"]),
+            dependencies: ["Backbeat", "BackbeatTesting", "BackbeatTestFixtures"]),
+        .testTarget(
+            name: "BackbeatLibraryTests",
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures"]),
+        .testTarget(
+            name: "BackbeatDesktopTests",
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "BackbeatTestFixtures"]),
+        .testTarget(
+            name: "DrumpadTests",
+            dependencies: ["DrumpadCore", "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "BackbeatTestFixtures"]),
         .testTarget(
             name: "BackbeatBenchTests",
-            dependencies: ["Backbeat", "BackbeatBench"]),
+            dependencies: ["Backbeat", "BackbeatBench", "BackbeatTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -73,11 +117,11 @@ let package = Package(
 // builds them with -sanitize=fuzzer,address in their own scratch path.
 if Context.environment["BACKBEAT_FUZZ"] == "1" {
     package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
-    package.targets.append(.target(name: "FuzzSupport", dependencies: ["Backbeat"], path: "Fuzz/FuzzSupport"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["BackbeatMedia"], path: "Fuzz/FuzzSupport"))
     let fuzzers: [(String, Target.Dependency)] = [
-        ("FuzzVorbisComments", "Backbeat"), ("FuzzPictureBlock", "Backbeat"),
+        ("FuzzVorbisComments", "BackbeatMedia"), ("FuzzPictureBlock", "BackbeatMedia"),
         ("FuzzOggAsset", "FuzzSupport"), ("FuzzWAVAsset", "FuzzSupport"),
-        ("FuzzPlaylist", "Backbeat"), ("FuzzDrumpadCommand", "DrumpadCore"),
+        ("FuzzPlaylist", "BackbeatLibrary"), ("FuzzDrumpadCommand", "DrumpadCore"),
     ]
     for (name, dependency) in fuzzers {
         package.targets.append(.executableTarget(name: name, dependencies: [dependency, "CLibFuzzer"], path: "Fuzz/\(name)"))

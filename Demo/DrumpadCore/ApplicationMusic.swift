@@ -1,4 +1,5 @@
 import Backbeat
+import BackbeatLibrary
 import Foundation
 
 /// The demo's music on the engine's application music player
@@ -67,7 +68,7 @@ public final class ApplicationMusic: DrumpadMusic {
         }
     }
 
-    public func nowPlayingItem() throws -> MediaItem? { player.nowPlayingItem }
+    public func nowPlayingItem() throws -> MediaItem? { player.nowPlayingItem as? MediaItem }
 
     public func currentPlaybackTime() throws -> MediaTime {
         // The player counts engine-rate frames: at that timescale the seconds convert back to the exact frame.

@@ -1,4 +1,5 @@
 import Backbeat
+import BackbeatLibrary
 
 extension Drumpad {
     /// The music commands: each prints its result, or one line saying why it could not be done.

@@ -1,4 +1,5 @@
 import Backbeat
+import BackbeatLibrary
 import Foundation
 import Synchronization
 

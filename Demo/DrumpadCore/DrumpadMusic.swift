@@ -1,4 +1,5 @@
 import Backbeat
+import BackbeatLibrary
 
 /// The music side of the drum pad demo: what the demo asks of a music player.
 ///

@@ -1,4 +1,5 @@
 import Backbeat
+import BackbeatLibrary
 
 /// The media picker on a line-based terminal: the library's ``MediaPicker``
 /// model, drawn as numbered lists and driven by the lines that follow `pick`.

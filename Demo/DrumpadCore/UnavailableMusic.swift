@@ -1,4 +1,5 @@
 import Backbeat
+import BackbeatLibrary
 
 /// The demo's music when no music player could be made (the device has no
 /// source left for a stream): every music command says so, plainly, and

@@ -1,4 +1,6 @@
 import Backbeat
+import BackbeatLibrary
+import BackbeatDesktop
 import DrumpadCore
 import Foundation
 import Synchronization

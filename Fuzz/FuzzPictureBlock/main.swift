@@ -1,5 +1,5 @@
 // libFuzzer entry: METADATA_BLOCK_PICTURE, raw (FLAC) and base64 (Vorbis comment).
-@testable import Backbeat
+@testable import BackbeatMedia
 import Foundation
 import CLibFuzzer
 

@@ -1,5 +1,5 @@
 // libFuzzer entry: the same bytes as an M3U, a PLS and an XSPF playlist.
-@testable import Backbeat
+@testable import BackbeatLibrary
 import Foundation
 import CLibFuzzer
 

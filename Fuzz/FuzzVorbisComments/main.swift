@@ -1,5 +1,5 @@
 // libFuzzer entry: Vorbis comments (`KEY=value`, one per line of the input) to tags.
-@testable import Backbeat
+@testable import BackbeatMedia
 import CLibFuzzer
 import Foundation
 

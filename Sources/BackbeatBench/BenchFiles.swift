@@ -1,5 +1,6 @@
 import Backbeat
 import Foundation
+import BackbeatMedia
 
 /// Input files the benchmarks generate for themselves.
 enum BenchFiles {

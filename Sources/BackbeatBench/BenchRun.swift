@@ -1,4 +1,4 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import Foundation
 
 /// Where and when a benchmark run happened, recorded in every `--json` file

@@ -1,5 +1,6 @@
 import Backbeat
 import Foundation
+import BackbeatMedia
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,8 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import Foundation
+import BackbeatMedia
+import BackbeatEngine
+import BackbeatEffects
 
 /// Random effect triggers: one-shots, finite loops, loops stopped later,
 /// scheduled starts on a beat grid, pauses and resumes. Half the sounds are

@@ -1,6 +1,8 @@
 import Backbeat
 import Foundation
 import Synchronization
+import BackbeatMedia
+import BackbeatLibrary
 
 /// The media library: a cold scan and an unchanged rescan of generated,
 /// tagged WAV files (written by Backbeat's own writer), then predicate

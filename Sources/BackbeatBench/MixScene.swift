@@ -1,5 +1,8 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import Foundation
+import BackbeatMedia
+import BackbeatEngine
+import BackbeatEffects
 
 /// The scene the `mix` suite renders twice, once through Backbeat and once
 /// through raw OpenAL: a few generated sounds (mono and stereo, one at

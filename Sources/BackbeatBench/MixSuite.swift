@@ -1,5 +1,6 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import Foundation
+import BackbeatEngine
 
 /// Backbeat's mixing overhead: the same looping voices rendered offline
 /// through an engine (voice pool, buses, update steps every 5 ms) and through

@@ -1,5 +1,8 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import Foundation
+import BackbeatMedia
+import BackbeatEngine
+import BackbeatMusic
 
 /// Music-queue traffic: a looping `QueuePlayer` over generated songs while
 /// the game loop inserts, removes, skips, seeks, pauses and fades at random.

@@ -1,4 +1,6 @@
-@_spi(Benchmark) import Backbeat
+import BackbeatSupport
+
+import Backbeat
 
 /// A small deterministic generator, so scenes and soak runs repeat: the
 /// package's SplitMix64 with the two draws the benchmarks use.

@@ -1,5 +1,7 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import Synchronization
+import BackbeatSession
+import BackbeatEngine
 
 /// Session traffic: category changes, activation, interruptions, route
 /// changes, the silent switch and other programs' audio, posted from the

@@ -1,4 +1,6 @@
-@_spi(Benchmark) import Backbeat
+import BackbeatEngine
+
+import Backbeat
 
 /// One kind of load the soak suite applies to a real-time engine: effect
 /// triggers, bus fades and ducks, session events — and, when the music

@@ -1,5 +1,6 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import Foundation
+import BackbeatEngine
 
 /// A long real-time run: a `.file` output paced like a device, with a game
 /// loop applying random (seeded) load from its own thread — effect

@@ -1,6 +1,10 @@
 import Backbeat
 import Foundation
 import Synchronization
+import BackbeatMedia
+import BackbeatEngine
+import BackbeatEffects
+import BackbeatMusic
 
 /// Music streaming under load: underruns while a looping Ogg Vorbis queue
 /// streams through a paced real-time `.file` output with 64 effect voices

@@ -1,5 +1,8 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import Foundation
+import BackbeatMedia
+import BackbeatEngine
+import BackbeatEffects
 
 /// What one call costs the game loop: `SoundEffect.play()` on a cached sound
 /// against a raw `alSourcePlay` on a prepared source, timed call by call in

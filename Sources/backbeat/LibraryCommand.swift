@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backbeat
+import BackbeatLibrary
 import Foundation
 
 struct LibraryCommand: ParsableCommand {

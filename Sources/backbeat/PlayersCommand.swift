@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backbeat
+import BackbeatDesktop
 import Foundation
 
 /// `backbeat players`: the MPRIS media players on the desktop bus.

@@ -1,4 +1,4 @@
-@_spi(Benchmark) import Backbeat
+import Backbeat
 import BackbeatBench
 import Testing
 

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite struct AssetExportSessionTests {
     @Test func cdPresetMakes44kStereo16BitWAV() async throws {
         try await withTemporaryDirectory { dir in
             let source = dir.appendingPathComponent("mono48k.ogg")
-            try await Media.write(Signal.sine(frequency: 441, seconds: 1, sampleRate: 48_000), to: source, as: .oggVorbis)
+            try await Media.write(TestSignal.sine(frequency: 441, duration: MediaTime(seconds: 1), sampleRate: 48_000), to: source, as: .oggVorbis)
             let session = AssetExportSession(asset: AudioAsset(url: source), preset: .cdQuality)
             #expect(session.status == .waiting)
             let out = dir.appendingPathComponent("cd.wav")
@@ -16,8 +18,8 @@ import Testing
             let read = try Media.read(out)
             #expect(read.format == AudioFormat(sampleRate: 44_100, channelCount: 2, commonFormat: .int16))
             #expect(abs(read.int16s.count / 2 - 44_100) <= 1)
-            let left = Signal.channel(read.int16s.map { Float($0) / 32768 }, 0, of: 2)
-            #expect(abs(Signal.risingZeroCrossings(left[4410..<39690]) - 353) <= 1)  // 0.8 s of 441 Hz
+            let left = SampleAnalysis.channel(read.int16s.map { Float($0) / 32768 }, 0, of: 2)
+            #expect(abs(SampleAnalysis.risingZeroCrossings(left[4410..<39690]) - 353) <= 1)  // 0.8 s of 441 Hz
             // Little-endian RIFF, 16-bit PCM, 2 channels, 44100 Hz, in the header.
             let header = [UInt8](try Data(contentsOf: out).prefix(36))
             #expect(header[0..<4] == Array("RIFF".utf8)[...])

@@ -1,20 +1,22 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite struct AssetReaderTests {
     /// 48 kHz to 44.1 kHz keeps a sine's frequency and the duration (frame count within ±1).
     @Test func resamplingKeepsFrequencyAndDuration() async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("sine48k.wav")
-            try await Media.write(Signal.sine(frequency: 1000, seconds: 2, sampleRate: 48_000), to: url, as: .wav, commonFormat: .float32)
+            try await Media.write(TestSignal.sine(frequency: 1000, duration: MediaTime(seconds: 2), sampleRate: 48_000), to: url, as: .wav, commonFormat: .float32)
             let read = try Media.read(url, settings: AudioFormat(sampleRate: 44_100, channelCount: 1))
             #expect(read.format.sampleRate == 44_100)
             #expect(abs(read.floats.count - 88_200) <= 1, "\(read.floats.count) frames")
             // Frequency: rising zero crossings over the middle second, away from the filter's edges.
             let middle = read.floats[22_050..<66_150]
-            #expect(abs(Signal.risingZeroCrossings(middle) - 1000) <= 1)
-            #expect(abs(Signal.peak(middle) - 0.5) < 0.01)
+            #expect(abs(SampleAnalysis.risingZeroCrossings(middle) - 1000) <= 1)
+            #expect(abs(SampleAnalysis.peak(middle) - 0.5) < 0.01)
             // Presentation times are contiguous at the output rate.
             var expected: Int64 = 0
             for buffer in read.buffers {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite struct AssetWriterTests {
     /// 16-bit PCM survives every lossless container exactly.
@@ -41,7 +43,7 @@ import Testing
             let original = source.interleavedFloats
             #expect(read.floats.count == original.count)
             let error = zip(read.floats, original).map { $0 - $1 }
-            let ratio = Signal.rms(error) / Signal.rms(original)
+            let ratio = SampleAnalysis.rms(error) / SampleAnalysis.rms(original)
             #expect(ratio < 0.03, "relative RMS error \(ratio)")
         }
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite struct AudioAssetTests {
     @Test func loadsPropertiesOfEachFormat() async throws {
@@ -45,7 +47,7 @@ import Testing
     func readsOpusAndMP3(name: String, type: SoundFileWriter.FileType, container: String, codec: String) async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent(name)
-            let sine = Signal.sine(frequency: 1000, seconds: 1, sampleRate: 48_000)
+            let sine = TestSignal.sine(frequency: 1000, duration: MediaTime(seconds: 1), sampleRate: 48_000)
             let writer = try SoundFileWriter(url: url, type: type, sampleRate: 48_000, channelCount: 1, overwrite: false)
             try writer.write(sine.interleavedFloats[...])
             try writer.finish()
@@ -57,8 +59,8 @@ import Testing
             // Lossy codecs add priming and padding; the tone itself must come through.
             #expect(abs(read.floats.count - 48_000) < 4_000, "\(read.floats.count) frames")
             let middle = read.floats[12_000..<36_000]
-            #expect(abs(Signal.risingZeroCrossings(middle) - 500) <= 2)
-            #expect(abs(Signal.peak(middle) - 0.5) < 0.1)
+            #expect(abs(SampleAnalysis.risingZeroCrossings(middle) - 500) <= 2)
+            #expect(abs(SampleAnalysis.peak(middle) - 0.5) < 0.1)
         }
     }
 

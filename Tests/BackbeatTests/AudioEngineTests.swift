@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatOpenAL
+import BackbeatTesting
+import BackbeatTestFixtures
 
 /// Plays `pcm` once on a fresh source through the OpenAL door.
 private func playRaw(_ pcm: PCMBuffer, on engine: AudioEngine) throws {
@@ -19,19 +22,19 @@ struct AudioEngineTests {
     @Test("A 440 Hz sine plays at its amplitude and frequency, then silence")
     func sinePlaysOnce() throws {
         try withOfflineEngine { engine in
-            try playRaw(Signal.sine(frequency: 440, seconds: 0.5, amplitude: 0.5), on: engine)
+            try playRaw(TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5), amplitude: 0.5), on: engine)
             let out = try engine.render(frames: 48_000)
-            let left = Signal.channel(out, 0, of: 2), right = Signal.channel(out, 1, of: 2)
+            let left = SampleAnalysis.channel(out, 0, of: 2), right = SampleAnalysis.channel(out, 1, of: 2)
             // OpenAL Soft 1.19 pans a mono source straight ahead into each
             // stereo channel at a gain of 0.5957 (-4.5 dB).
             let playing = left[1_000..<23_000]
-            #expect(abs(Signal.peak(playing) - 0.5 * 0.5957) < 0.002)
-            #expect(abs(Signal.peak(right[1_000..<23_000]) - Signal.peak(playing)) < 0.001)
+            #expect(abs(SampleAnalysis.peak(playing) - 0.5 * 0.5957) < 0.002)
+            #expect(abs(SampleAnalysis.peak(right[1_000..<23_000]) - SampleAnalysis.peak(playing)) < 0.001)
             // 22,000 frames at 48 kHz is 0.4583 s: 201.7 cycles of 440 Hz.
-            let crossings = Signal.risingZeroCrossings(playing)
+            let crossings = SampleAnalysis.risingZeroCrossings(playing)
             #expect((201...202).contains(crossings))
-            #expect(Signal.peak(left[24_200...]) == 0)
-            #expect(Signal.peak(right[24_200...]) == 0)
+            #expect(SampleAnalysis.peak(left[24_200...]) == 0)
+            #expect(SampleAnalysis.peak(right[24_200...]) == 0)
         }
     }
 
@@ -39,8 +42,8 @@ struct AudioEngineTests {
     func deterministic() throws {
         func scene() throws -> [Float] {
             try withOfflineEngine { engine in
-                try playRaw(Signal.sine(frequency: 440, seconds: 0.2), on: engine)
-                try playRaw(Signal.sine(frequency: 660, seconds: 0.3, amplitude: 0.3), on: engine)
+                try playRaw(TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2)), on: engine)
+                try playRaw(TestSignal.sine(frequency: 660, duration: MediaTime(seconds: 0.3), amplitude: 0.3), on: engine)
                 var out: [Float] = []
                 for chunk in [100, 4_000, 17, 9_000] { out += try engine.render(frames: chunk) }
                 return out
@@ -48,17 +51,17 @@ struct AudioEngineTests {
         }
         let first = try scene(), second = try scene()
         #expect(first == second)
-        #expect(Signal.peak(first) > 0.1)
+        #expect(SampleAnalysis.peak(first) > 0.1)
     }
 
     @Test("Rendering is independent of how it is split into calls")
     func splitIndependent() throws {
         let whole = try withOfflineEngine { engine in
-            try playRaw(Signal.sine(frequency: 300, seconds: 0.1), on: engine)
+            try playRaw(TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 0.1)), on: engine)
             return try engine.render(frames: 6_000)
         }
         let split = try withOfflineEngine { engine in
-            try playRaw(Signal.sine(frequency: 300, seconds: 0.1), on: engine)
+            try playRaw(TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 0.1)), on: engine)
             return try engine.render(frames: 1_234) + engine.render(frames: 4_766)
         }
         #expect(whole == split)
@@ -131,9 +134,10 @@ struct AudioEngineTests {
     @Test("Shutdown releases every source and buffer")
     func shutdownReleases() throws {
         let engine = try AudioEngine(output: .offline())
+        let voiceSources = engine.voiceSourceCount  // the voice pool takes its sources on first use
         let pooled = engine.device.liveSources.count
-        #expect(pooled == engine.voiceSourceCount)
-        try playRaw(Signal.sine(frequency: 440, seconds: 0.1), on: engine)
+        #expect(pooled == voiceSources)
+        try playRaw(TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.1)), on: engine)
         #expect(engine.device.liveSources.count == pooled + 1)
         #expect(engine.device.liveBuffers.count == 1)
         engine.shutdown()
@@ -147,7 +151,7 @@ struct AudioEngineTests {
         try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("out.wav")
             let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000))
-            try playRaw(Signal.sine(frequency: 440, seconds: 0.1), on: engine)
+            try playRaw(TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.1)), on: engine)
             let rendered = try engine.render(frames: 9_600)
             #expect(!FileManager.default.fileExists(atPath: url.path), "nothing at the target until finished")
             engine.shutdown()

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatMusic
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite("AudioStream")
 struct AudioStreamTests {
@@ -17,15 +20,15 @@ struct AudioStreamTests {
                     player.stream.feed.holdsBackground = true
                 }
                 player.play()
-                #expect(Signal.peak(try engine.render(frames: 4_800)) == 0, "nothing decoded yet")
+                #expect(SampleAnalysis.peak(try engine.render(frames: 4_800)) == 0, "nothing decoded yet")
                 #expect(player.underrunCount == 0, "not started is not an underrun")
                 for _ in 0..<3 { player.stream.feed.decodeStep() }   // opened + two chunks (≈167 ms)
                 let first = try engine.render(frames: 24_000)
-                #expect(Signal.peak(first) > 0.29)
-                #expect(Signal.peak(first.suffix(4_800)) == 0, "ran dry")
+                #expect(SampleAnalysis.peak(first) > 0.29)
+                #expect(SampleAnalysis.peak(first.suffix(4_800)) == 0, "ran dry")
                 player.stream.feed.decodeStep()
                 let again = try engine.render(frames: 4_800)
-                #expect(Signal.peak(again) > 0.29, "restarted as soon as data was queued")
+                #expect(SampleAnalysis.peak(again) > 0.29, "restarted as soon as data was queued")
                 #expect(player.underrunCount == 1)
                 #expect(recorder.events.contains(.underrun(total: 1)))
                 #expect(player.currentTime().seconds > 0.2 && player.currentTime().seconds < 0.26, "time counts only what played")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatMedia
 
 @Suite struct AudioTagsTests {
     static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<200).map { UInt8($0 & 0xFF) })

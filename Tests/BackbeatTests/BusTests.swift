@@ -1,12 +1,14 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite("Bus")
 struct BusTests {
     /// A bed of constant level on `bus`: the rendered left channel is its gain times 0.5957 × 0.5.
     private func bed(_ engine: AudioEngine, bus: Bus) throws -> Voice {
-        let dc = try SoundEffect(buffer: Signal.constant(0.5, frames: 48_000), name: "bed", engine: engine)
+        let dc = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 48_000), name: "bed", engine: engine)
         return dc.play(numberOfLoops: -1, bus: bus)
     }
 
@@ -17,10 +19,10 @@ struct BusTests {
         try withOfflineEngine { engine in
             _ = try bed(engine, bus: engine.musicBus)
             _ = try engine.render(frames: 4_800)
-            let level = Signal.channel(try engine.render(frames: 240), 0, of: 2).last!
+            let level = SampleAnalysis.channel(try engine.render(frames: 240), 0, of: 2).last!
             let fired = Tally()
             engine.musicBus.fade(to: 0.25, duration: MediaTime(seconds: 0.5), curve: curve) { fired.record(true) }
-            let out = Signal.channel(try engine.render(frames: 48_000), 0, of: 2)
+            let out = SampleAnalysis.channel(try engine.render(frames: 48_000), 0, of: 2)
             let target = level * 0.25
             let landed = try #require(out.firstIndex { abs($0 - target) < 0.001 })
             #expect(abs(landed - 24_000) <= engine.updateInterval + Int(engine.latencyFrames) + 256)
@@ -37,12 +39,12 @@ struct BusTests {
         try withOfflineEngine { engine in
             _ = try bed(engine, bus: engine.musicBus)
             _ = try engine.render(frames: 4_800)
-            let full = Signal.channel(try engine.render(frames: 240), 0, of: 2).last!
+            let full = SampleAnalysis.channel(try engine.render(frames: 240), 0, of: 2).last!
             let duck = engine.musicBus.duck(by: -12, attack: MediaTime(seconds: 0.05), release: MediaTime(seconds: 0.1))
-            let down = Signal.channel(try engine.render(frames: 9_600), 0, of: 2).last!
+            let down = SampleAnalysis.channel(try engine.render(frames: 9_600), 0, of: 2).last!
             #expect(abs(down / full - 0.2512) < 0.005)
             duck.release()
-            let back = Signal.channel(try engine.render(frames: 9_600), 0, of: 2).last!
+            let back = SampleAnalysis.channel(try engine.render(frames: 9_600), 0, of: 2).last!
             #expect(abs(back - full) < 1e-4)
         }
     }
@@ -51,14 +53,14 @@ struct BusTests {
     func duckUntilVoice() throws {
         try withOfflineEngine { engine in
             _ = try bed(engine, bus: engine.musicBus)
-            let line = try SoundEffect(buffer: Signal.constant(0.0, frames: 9_600), name: "line", engine: engine)
+            let line = try SoundEffect(buffer: TestSignal.constant(0.0, frames: 9_600), name: "line", engine: engine)
             _ = try engine.render(frames: 4_800)
-            let full = Signal.channel(try engine.render(frames: 240), 0, of: 2).last!
+            let full = SampleAnalysis.channel(try engine.render(frames: 240), 0, of: 2).last!
             let voice = line.play()
             engine.musicBus.duck(by: -20, attack: .zero, release: MediaTime(seconds: 0.05), until: voice)
-            let during = Signal.channel(try engine.render(frames: 4_800), 0, of: 2).last!
+            let during = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2).last!
             #expect(during < full * 0.15)
-            let after = Signal.channel(try engine.render(frames: 14_400), 0, of: 2).last!
+            let after = SampleAnalysis.channel(try engine.render(frames: 14_400), 0, of: 2).last!
             #expect(abs(after - full) < 1e-4)
         }
     }
@@ -66,24 +68,24 @@ struct BusTests {
     @Test("Mute, pause and stop ramp instead of clicking")
     func declick() throws {
         try withOfflineEngine { engine in
-            let tone = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 1, amplitude: 1), name: "tone", engine: engine)
+            let tone = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1), amplitude: 1), name: "tone", engine: engine)
             let voice = tone.play(numberOfLoops: -1)
             var out = try engine.render(frames: 4_801)
             engine.effectsBus.isMuted = true
             out += try engine.render(frames: 4_803)
-            #expect(Signal.peak(out.suffix(2_000)) == 0)
+            #expect(SampleAnalysis.peak(out.suffix(2_000)) == 0)
             engine.effectsBus.isMuted = false
             out += try engine.render(frames: 4_807)
             try voice.pause()
             out += try engine.render(frames: 4_811)
-            #expect(Signal.peak(out.suffix(2_000)) == 0)
+            #expect(SampleAnalysis.peak(out.suffix(2_000)) == 0)
             try voice.resume()
             out += try engine.render(frames: 4_813)
             voice.stop()
             out += try engine.render(frames: 4_817)
-            #expect(Signal.peak(out.suffix(2_000)) == 0)
+            #expect(SampleAnalysis.peak(out.suffix(2_000)) == 0)
             // A 440 Hz sine at 0.5957 moves at most 0.0343 per sample; a cut would jump up to 0.6.
-            #expect(Signal.maxJump(out, channels: 2) < 0.04)
+            #expect(SampleAnalysis.maxJump(out, channels: 2) < 0.04)
         }
     }
 
@@ -91,32 +93,32 @@ struct BusTests {
     func busPause() throws {
         try withOfflineEngine { engine in
             let group = engine.makeBus(named: "ui")
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 200, seconds: 1), name: "s", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 200, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
             let voice = sound.play(bus: group)
             _ = try engine.render(frames: 9_600)
             group.isPaused = true
             _ = try engine.render(frames: 2_400)
             let held = voice.currentTime
-            #expect(Signal.peak(try engine.render(frames: 9_600)) == 0)
+            #expect(SampleAnalysis.peak(try engine.render(frames: 9_600)) == 0)
             #expect(voice.currentTime == held)
             group.isPaused = false
-            #expect(Signal.rms(try engine.render(frames: 4_800)) > 0.05)
+            #expect(SampleAnalysis.rms(try engine.render(frames: 4_800)) > 0.05)
         }
     }
 
     @Test("Changes made in one batch land on the same frame")
     func batch() throws {
         try withOfflineEngine { engine in
-            let a = try SoundEffect(buffer: Signal.constant(0.3, frames: 4_800), name: "a", engine: engine)
-            let b = try SoundEffect(buffer: Signal.constant(0.3, frames: 4_800), name: "b", engine: engine)
+            let a = try SoundEffect(buffer: TestSignal.constant(0.3, frames: 4_800), name: "a", engine: engine)
+            let b = try SoundEffect(buffer: TestSignal.constant(0.3, frames: 4_800), name: "b", engine: engine)
             _ = try engine.render(frames: 100)
             try engine.performBatchUpdates {
                 a.play(pan: -1)
                 b.play(pan: 1)
             }
             let out = try engine.render(frames: 2_000)
-            let left = Signal.firstAudibleFrame(Signal.channel(out, 0, of: 2), channels: 1)
-            let right = Signal.firstAudibleFrame(Signal.channel(out, 1, of: 2), channels: 1)
+            let left = SampleAnalysis.firstAudibleFrame(SampleAnalysis.channel(out, 0, of: 2), channels: 1)
+            let right = SampleAnalysis.firstAudibleFrame(SampleAnalysis.channel(out, 1, of: 2), channels: 1)
             #expect(left != nil && left == right)
         }
     }

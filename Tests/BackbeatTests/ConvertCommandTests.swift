@@ -1,26 +1,12 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTestFixtures
 
-/// The command-line tool, run as a subprocess: the built `backbeat` binary
-/// beside the test bundle. This checks what users see — exit status, the
-/// single stderr line, the files left on disk — which in-process calls cannot.
+/// The command-line tool, run as a subprocess (``BackbeatTool``). This checks
+/// what users see — exit status, the single stderr line, the files left on
+/// disk — which in-process calls cannot.
 @Suite struct ConvertCommandTests {
-    static func binary() throws -> String {
-        var candidates: [URL] = []
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("backbeat"))
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/backbeat"))
-        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-        return try #require(found, "build the backbeat tool first (swift build --build-tests)").path
-    }
-
-    static func backbeat(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try runTool(try binary(), arguments)
-    }
-
     @Test func convertsWithPresetsAndSettings() async throws {
         try await withTemporaryDirectory { dir in
             let source = dir.appendingPathComponent("in.ogg")
@@ -34,11 +20,11 @@ import Testing
             ]
             for (options, format, name) in runs {
                 let out = dir.appendingPathComponent(name)
-                let r = try Self.backbeat(["convert", source.path, out.path] + options)
+                let r = try BackbeatTool.run(["convert", source.path, out.path] + options)
                 #expect(r.status == 0, "\(r.stderr)")
                 #expect(try await AudioAsset(url: out).load(.format) == format)
             }
-            let r = try Self.backbeat(["convert", source.path, dir.appendingPathComponent("copy.ogg").path, "--preset", "passthrough"])
+            let r = try BackbeatTool.run(["convert", source.path, dir.appendingPathComponent("copy.ogg").path, "--preset", "passthrough"])
             #expect(r.status == 0)
             #expect(try Data(contentsOf: dir.appendingPathComponent("copy.ogg")) == Data(contentsOf: source))
         }
@@ -50,7 +36,7 @@ import Testing
             let tags = AudioTags(title: "Theme", artist: "Band", albumTitle: "OST", trackNumber: 2,
                                  artwork: [Artwork(data: Media.png, mimeType: "image/png", width: 64, height: 32)])
             try await Media.write(Fixtures.music(seconds: 0.5), to: source, as: .oggVorbis, tags: tags)
-            let r = try Self.backbeat(["info", "--json", source.path])
+            let r = try BackbeatTool.run(["info", "--json", source.path])
             #expect(r.status == 0)
             let array = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
             let object = try #require(array.first)
@@ -71,7 +57,7 @@ import Testing
             #expect(art.first?["width"] as? Int == 64)
             #expect(art.first?["height"] as? Int == 32)
 
-            let text = try Self.backbeat(["info", source.path])
+            let text = try BackbeatTool.run(["info", source.path])
             #expect(text.stdout.contains("Title:       Theme"))
             #expect(text.stdout.contains("image/png, 64x32"))
         }
@@ -120,7 +106,7 @@ import Testing
                 (["info", truncated.path], "truncated file"),
             ]
             for (arguments, message) in cases {
-                let r = try Self.backbeat(arguments)
+                let r = try BackbeatTool.run(arguments)
                 #expect(r.status != 0, "\(arguments)")
                 let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
                 #expect(lines.count == 1, "\(arguments): \(r.stderr)")
@@ -130,7 +116,7 @@ import Testing
             }
             #expect(try Data(contentsOf: existing) == Data("old".utf8))
             // With --overwrite the same conversion succeeds.
-            #expect(try Self.backbeat(["convert", good.path, existing.path, "--overwrite"]).status == 0)
+            #expect(try BackbeatTool.run(["convert", good.path, existing.path, "--overwrite"]).status == 0)
         }
     }
 }

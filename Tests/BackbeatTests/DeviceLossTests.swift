@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatEngine
+import BackbeatTesting
 
 @Suite("Device loss")
 struct DeviceLossTests {
@@ -17,7 +19,7 @@ struct DeviceLossTests {
             let before = voice.currentTime.seconds
             engine.simulateDeviceLoss()
             #expect(recorder.events.contains { if case .outputLost = $0 { true } else { false } })
-            let out = Signal.channel(try engine.render(frames: 4_800), 0, of: 2)
+            let out = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
             #expect(voice.state == .playing)
             // It came back within a couple of updates, at its place plus the time that passed.
             let heard = Double(out.last!) / 0.5957 * 2   // ramp value × 2 s = position in seconds
@@ -44,13 +46,13 @@ struct DeviceLossTests {
     @Test("Sounds loaded before the loss play on the replacement; counts stay balanced")
     func buffersMove() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.2), name: "beep", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2)), name: "beep", engine: engine)
             let sources = engine.device.liveSources.count, buffers = engine.device.liveBuffers.count
             engine.simulateDeviceLoss()
             #expect(engine.device.liveSources.count == sources)
             #expect(engine.device.liveBuffers.count == buffers)
             sound.play()
-            #expect(Signal.rms(try engine.render(frames: 4_800)) > 0.1)
+            #expect(SampleAnalysis.rms(try engine.render(frames: 4_800)) > 0.1)
         }
     }
 }
@@ -61,7 +63,7 @@ struct DeviceLossFallbackTests {
     func noReplacement() throws {
         try withOfflineEngine { engine in
             let recorder = EventRecorder(engine)
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.5), name: "beep", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "beep", engine: engine)
             sound.play()
             _ = try engine.render(frames: 2_400)
             engine.simulateDeviceLoss(reopen: {
@@ -76,7 +78,7 @@ struct DeviceLossFallbackTests {
             let before = engine.currentTime
             let out = try engine.render(frames: 4_800)
             #expect(engine.currentTime > before)
-            #expect(Signal.rms(out) > 0.1)
+            #expect(SampleAnalysis.rms(out) > 0.1)
             #expect(engine.session.currentRoute.name == "none")
         }
     }

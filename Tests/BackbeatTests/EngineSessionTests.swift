@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
 
 @Suite("AudioEngine.session")
 struct EngineSessionTests {
@@ -33,10 +34,10 @@ struct EngineSessionTests {
             session.setActive(true)
             if c.otherAudio { session.post(.otherAudioStarted(name: "radio")) }
             if c.silentSwitch { session.post(.silentSwitch(on: true)) }
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.5), name: "hit", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "hit", engine: engine)
             let voice = sound.play()
             let out = try engine.render(frames: 9_600)
-            let audible = Signal.rms(out.suffix(4_800)) > 0.05
+            let audible = SampleAnalysis.rms(out.suffix(4_800)) > 0.05
             #expect(audible == Self.effectsAudible(c))
             // Muting never stops time: the voice went on.
             #expect(voice.currentTime.seconds > 0.19)
@@ -54,9 +55,9 @@ struct EngineSessionTests {
             sound.play()
             _ = try engine.render(frames: 4_800)
             engine.session.post(.silentSwitch(on: true))
-            #expect(Signal.peak(try engine.render(frames: 9_600).suffix(2_000)) == 0)
+            #expect(SampleAnalysis.peak(try engine.render(frames: 9_600).suffix(2_000)) == 0)
             engine.session.post(.silentSwitch(on: false))
-            let out = Signal.channel(try engine.render(frames: 4_800), 0, of: 2)
+            let out = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
             // 0.4 s in, the ramp reads 0.4 (times the centre pan gain): time went on while muted.
             #expect(abs(out.last! / 0.5957 - 0.4) < 0.005)
         }
@@ -66,16 +67,16 @@ struct EngineSessionTests {
     func interruptionPausesEffects() throws {
         try withOfflineEngine { engine in
             engine.session.setActive(true)
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 300, seconds: 1), name: "s", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
             let voice = sound.play()
             _ = try engine.render(frames: 9_600)
             engine.session.post(.interruptionBegan)
             _ = try engine.render(frames: 2_400)
             let held = voice.currentTime
-            #expect(Signal.peak(try engine.render(frames: 9_600)) == 0)
+            #expect(SampleAnalysis.peak(try engine.render(frames: 9_600)) == 0)
             #expect(voice.state == .paused)
             engine.session.post(.interruptionEnded(shouldResume: false))
-            #expect(Signal.rms(try engine.render(frames: 4_800)) > 0.05)
+            #expect(SampleAnalysis.rms(try engine.render(frames: 4_800)) > 0.05)
             #expect(voice.currentTime > held)
         }
     }
@@ -84,27 +85,27 @@ struct EngineSessionTests {
     func unplugKeepsEffects() throws {
         try withOfflineEngine { engine in
             engine.session.setActive(true)
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 300, seconds: 1), name: "s", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
             sound.play()
             _ = try engine.render(frames: 2_400)
             engine.session.post(.routeChange(reason: .oldDeviceUnavailable, previousRoute: AudioRoute(name: "headphones"),
                                              currentRoute: AudioRoute(name: "speakers")))
-            #expect(Signal.rms(try engine.render(frames: 4_800)) > 0.05)
+            #expect(SampleAnalysis.rms(try engine.render(frames: 4_800)) > 0.05)
         }
     }
 
     @Test("session.duck(music:) lowers the music bus and restores it on engine time")
     func sessionDuck() throws {
         try withOfflineEngine { engine in
-            let dc = try SoundEffect(buffer: Signal.constant(0.5, frames: 48_000), name: "bed", engine: engine)
+            let dc = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 48_000), name: "bed", engine: engine)
             dc.play(numberOfLoops: -1, bus: engine.musicBus)
             _ = try engine.render(frames: 4_800)
-            let full = Signal.channel(try engine.render(frames: 240), 0, of: 2).last!
+            let full = SampleAnalysis.channel(try engine.render(frames: 240), 0, of: 2).last!
             _ = try engine.session.duck(music: MediaTime(seconds: 0.2), by: 12,
                                         attack: MediaTime(seconds: 0.05), release: MediaTime(seconds: 0.05))
-            let down = Signal.channel(try engine.render(frames: 7_200), 0, of: 2).last!
+            let down = SampleAnalysis.channel(try engine.render(frames: 7_200), 0, of: 2).last!
             #expect(abs(down / full - 0.2512) < 0.01)
-            let back = Signal.channel(try engine.render(frames: 14_400), 0, of: 2).last!
+            let back = SampleAnalysis.channel(try engine.render(frames: 14_400), 0, of: 2).last!
             #expect(abs(back - full) < 1e-4)
         }
     }

@@ -1,5 +1,5 @@
 import Testing
-@testable import Backbeat
+import Backbeat
 
 @Suite("MediaTime")
 struct MediaTimeTests {

@@ -1,61 +1,10 @@
 import Foundation
 import Testing
-@testable import Backbeat
-
-/// Music fixtures: generated songs written with the project's own writer.
-enum Songs {
-    /// Frames `range` of one continuous stereo sine (phase π/4, so frame 0 is audible).
-    static func sineFrames(_ range: Range<Int>, frequency: Double = 441, sampleRate: Int = 48_000, amplitude: Float = 0.5) -> [Float] {
-        var out = [Float](repeating: 0, count: range.count * 2)
-        for (i, f) in range.enumerated() {
-            let v = amplitude * Float(sin(2 * Double.pi * frequency * Double(f) / Double(sampleRate) + .pi / 4))
-            out[2 * i] = v; out[2 * i + 1] = v
-        }
-        return out
-    }
-
-    /// Writes interleaved stereo floats as a float WAV.
-    static func write(_ samples: [Float], to url: URL, sampleRate: Int = 48_000, channels: Int = 2) throws {
-        let writer = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: sampleRate, channelCount: channels, overwrite: true)
-        try writer.write(samples[...])
-        try writer.finish()
-    }
-
-    /// A stereo DC song of `value`, `seconds` long.
-    static func constant(_ value: Float, seconds: Double, in directory: URL, name: String) throws -> URL {
-        let url = directory.appendingPathComponent(name)
-        try write([Float](repeating: value, count: Int(seconds * 48_000) * 2), to: url)
-        return url
-    }
-
-    /// A file that looks like a WAV but is not one.
-    static func corrupt(in directory: URL, name: String = "corrupt.wav") throws -> URL {
-        let url = directory.appendingPathComponent(name)
-        var bytes = Array("RIFF\u{10}\0\0\0WAVEjunk".utf8)
-        bytes += (0..<4_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }
-        try Data(bytes).write(to: url)
-        return url
-    }
-
-    /// Runs of (value, frame count) in one channel, to check the order songs played in.
-    static func runs(_ channel: [Float], tolerance: Float = 0.01) -> [(value: Float, frames: Int)] {
-        var runs: [(Float, Int)] = []
-        for v in channel {
-            if let last = runs.last, abs(last.0 - v) <= tolerance { runs[runs.count - 1].1 += 1 } else { runs.append((v, 1)) }
-        }
-        return runs
-    }
-
-    /// The order of DC levels (in tenths) that played for more than `minimum` frames, repeats merged.
-    static func order(_ channel: [Float], minimum: Int = 1_000) -> [Int] {
-        var order: [Int] = []
-        for run in runs(channel) where run.frames > minimum {
-            let level = Int((run.value * 10).rounded())
-            if order.last != level { order.append(level) }
-        }
-        return order
-    }
-}
+import Backbeat
+@testable import BackbeatMedia
+@testable import BackbeatMusic
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite("QueuePlayer")
 struct QueuePlayerTests {
@@ -69,14 +18,14 @@ struct QueuePlayerTests {
                 let player = try QueuePlayer(engine: engine, items: [PlayerItem(url: a), PlayerItem(url: b)])
                 player.play()
                 let out = try engine.render(frames: 96_000)
-                let first = try #require(Signal.firstAudibleFrame(out, channels: 2))
-                let last = try #require(Signal.lastAudibleFrame(out, channels: 2))
+                let first = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 2))
+                let last = try #require(SampleAnalysis.lastAudibleFrame(out, channels: 2))
                 #expect(last - first + 1 == 72_000, "1.5 s exactly")
                 let expected = Songs.sineFrames(0..<72_000)
                 var worst: Float = 0
                 for i in 0..<(72_000 * 2) { worst = max(worst, abs(out[first * 2 + i] - expected[i])) }
                 #expect(worst < 1e-3, "the output is the sine, sample for sample, through the seam")
-                #expect(Signal.maxJump(Array(out[(first * 2)...(last * 2 + 1)]), channels: 2) < 0.05)
+                #expect(SampleAnalysis.maxJump(Array(out[(first * 2)...(last * 2 + 1)]), channels: 2) < 0.05)
                 #expect(player.currentItem == nil)
             }
         }
@@ -92,9 +41,9 @@ struct QueuePlayerTests {
                 let player = try QueuePlayer(engine: engine, items: [PlayerItem(url: mono), PlayerItem(url: stereo)])
                 player.play()
                 let out = try engine.render(frames: 96_000 + 48_000)
-                let right = Signal.channel(out, 1, of: 2)
-                let first = try #require(Signal.firstAudibleFrame(right, channels: 1))
-                let last = try #require(Signal.lastAudibleFrame(right, channels: 1, threshold: 0.01))
+                let right = SampleAnalysis.channel(out, 1, of: 2)
+                let first = try #require(SampleAnalysis.firstAudibleFrame(right, channels: 1))
+                let last = try #require(SampleAnalysis.lastAudibleFrame(right, channels: 1, threshold: 0.01))
                 #expect(abs(right[first + 24_000] - 0.25) < 0.01, "mono 22.05 kHz, resampled, in both channels")
                 #expect(abs(out[(first + 24_000) * 2] - 0.25) < 0.01)
                 #expect(abs(right[first + 48_000 + 12_000] - 0.5) < 0.01)
@@ -117,7 +66,7 @@ struct QueuePlayerTests {
                 let recorder = PlayerEventRecorder(player)
                 player.play()
                 let out = try engine.render(frames: 48_000 * 2)
-                let runs = Songs.runs(Signal.channel(out, 0, of: 2)).filter { $0.frames > 100 }
+                let runs = Songs.runs(SampleAnalysis.channel(out, 0, of: 2)).filter { $0.frames > 100 }
                 #expect(runs.map { ($0.value * 10).rounded() } == [1, 2, 3, 0])
                 #expect(runs.prefix(3).allSatisfy { abs($0.frames - 24_000) <= 1 }, "each song whole, no gap")
                 #expect(items[1].error?.code == .fileNotFound)
@@ -166,7 +115,7 @@ struct QueuePlayerTests {
                 player.loopsQueue = true
                 player.play()
                 let out = try engine.render(frames: 12_000 * 5)
-                let runs = Songs.runs(Signal.channel(out, 0, of: 2)).filter { $0.frames > 100 }
+                let runs = Songs.runs(SampleAnalysis.channel(out, 0, of: 2)).filter { $0.frames > 100 }
                 #expect(runs.map { ($0.value * 10).rounded() } == [1, 2, 1, 2, 1])
                 #expect(runs.dropFirst().dropLast().allSatisfy { $0.frames == 12_000 })
                 #expect(player.items().count == 2)
@@ -185,14 +134,14 @@ struct QueuePlayerTests {
                 player.actionAtItemEnd = .pause
                 player.play()
                 let out = try engine.render(frames: 24_000)
-                #expect(Songs.runs(Signal.channel(out, 0, of: 2)).filter { $0.frames > 100 }.map { ($0.value * 10).rounded() } == [1, 0])
+                #expect(Songs.runs(SampleAnalysis.channel(out, 0, of: 2)).filter { $0.frames > 100 }.map { ($0.value * 10).rounded() } == [1, 0])
                 #expect(player.currentItem == items[1])
                 #expect(player.timeControlStatus == .paused)
                 #expect(player.currentTime() == .zero)
                 player.actionAtItemEnd = .none
                 player.play()
                 let rest = try engine.render(frames: 24_000)
-                #expect(Songs.runs(Signal.channel(rest, 0, of: 2)).filter { $0.frames > 100 }.map { ($0.value * 10).rounded() } == [2, 0])
+                #expect(Songs.runs(SampleAnalysis.channel(rest, 0, of: 2)).filter { $0.frames > 100 }.map { ($0.value * 10).rounded() } == [2, 0])
                 #expect(player.currentItem == items[1], "stays on the item it finished")
             }
         }
@@ -210,7 +159,7 @@ struct QueuePlayerTests {
                 player.seek(to: MediaTime(frames: 30_000, sampleRate: 48_000))
                 player.play()
                 let out = try engine.render(frames: 4_800)
-                let first = try #require(Signal.firstAudibleFrame(out, channels: 2))
+                let first = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 2))
                 let expected = Songs.sineFrames(30_000..<31_000)
                 // The seek ramps in over ~10 ms; after it, the samples are the song's from frame 30 000 on.
                 for i in 1_000..<1_200 { #expect(abs(out[(first + i) * 2] - Songs.sineFrames((30_000 + i)..<(30_001 + i))[0]) < 1e-3) }
@@ -235,7 +184,7 @@ struct QueuePlayerTests {
                 let recorder = PlayerEventRecorder(player)
                 player.play()
                 let out = try engine.render(frames: 4_800)
-                #expect(Signal.peak(out) == 0)
+                #expect(SampleAnalysis.peak(out) == 0)
                 #expect(player.timeControlStatus == .paused)
                 player.remove(PlayerItem(url: a))   // not in the queue: nothing happens
                 let item = PlayerItem(url: a)
@@ -246,7 +195,7 @@ struct QueuePlayerTests {
                 #expect(recorder.events.isEmpty)
                 player.play()
                 let sound = try engine.render(frames: 4_800)
-                #expect(Signal.peak(sound) > 0.09)
+                #expect(SampleAnalysis.peak(sound) > 0.09)
             }
         }
     }
@@ -265,7 +214,7 @@ struct QueuePlayerTests {
                 try FileManager.default.removeItem(at: a)   // streaming now
                 try FileManager.default.removeItem(at: b)   // not opened yet
                 out += try engine.render(frames: 48_000 * 2)
-                let runs = Songs.runs(Signal.channel(out, 0, of: 2)).filter { $0.frames > 100 }
+                let runs = Songs.runs(SampleAnalysis.channel(out, 0, of: 2)).filter { $0.frames > 100 }
                 #expect(runs.map { ($0.value * 10).rounded() } == [1, 3, 0])
                 #expect(items[1].error?.code == .fileNotFound)
             }
@@ -287,7 +236,7 @@ struct QueuePlayerTests {
                 player.advanceToNextItem()   // from 1 to 4
                 out += try engine.render(frames: 48_000)
                 // Removing an item already decoded ahead restarts the stream where it was (a ~10 ms dip).
-                #expect(Songs.order(Signal.channel(out, 0, of: 2)) == [1, 4, 3, 0])
+                #expect(Songs.order(SampleAnalysis.channel(out, 0, of: 2)) == [1, 4, 3, 0])
             }
         }
     }
@@ -305,15 +254,15 @@ struct QueuePlayerTests {
                 #expect(player.crossfadeDuration == MediaTime(seconds: 0.5))
                 player.play()
                 let out = try engine.render(frames: 48_000 * 2)
-                let left = Signal.channel(out, 0, of: 2)
-                let first = try #require(Signal.firstAudibleFrame(left, channels: 1))
-                let last = try #require(Signal.lastAudibleFrame(left, channels: 1))
+                let left = SampleAnalysis.channel(out, 0, of: 2)
+                let first = try #require(SampleAnalysis.firstAudibleFrame(left, channels: 1))
+                let last = try #require(SampleAnalysis.lastAudibleFrame(left, channels: 1))
                 #expect(abs(last - first - 72_000) < 600, "1 s + 1 s − 0.5 s of overlap")
                 #expect(abs(left[first + 12_000] - 0.1) < 1e-3, "a alone")
                 // Halfway through the overlap: 0.1·cos 45° + 0.3·sin 45°.
                 #expect(abs(left[first + 36_000] - 0.2828) < 0.01)
                 #expect(abs(left[first + 60_000] - 0.3) < 1e-3, "b alone")
-                #expect(Signal.maxJump(Array(left[first...last]), channels: 1) < 0.01, "no click")
+                #expect(SampleAnalysis.maxJump(Array(left[first...last]), channels: 1) < 0.01, "no click")
                 #expect(recorder.events == [
                     .timeControlStatusChanged(.playing),
                     .itemDidPlayToEnd(items[0]), .currentItemChanged(items[1]),
@@ -330,7 +279,7 @@ struct QueuePlayerTests {
             // 20 minutes of 8 kHz mono 16-bit (19 MB on disk), written in chunks.
             let long = dir.appendingPathComponent("long.wav")
             let writer = try SoundFileWriter(url: long, type: .wav16, sampleRate: 8_000, channelCount: 1, overwrite: true)
-            let block = (0..<8_000).map { Int16(8_000 * sin(Double($0) * 2 * .pi * 220 / 8_000)) }
+            let block: [Int16] = (0..<8_000).map { Int16(8_000 * sin(Double($0) * 2 * Double.pi * 220 / 8_000)) }
             for _ in 0..<(20 * 60) { try writer.write(block[...]) }
             try writer.finish()
             let short = try Songs.constant(0.1, seconds: 2, in: dir, name: "short.wav")

@@ -1,7 +1,8 @@
 import Dispatch
 import Synchronization
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatSession
 
 @Suite struct SessionConcurrencyTests {
     /// Events from many threads at once: every one is applied exactly once, in

@@ -1,5 +1,5 @@
 import Testing
-@testable import Backbeat
+import Backbeat
 
 private let headphones = AudioRoute(name: "headphones")
 private let speakers = AudioRoute(name: "speakers")

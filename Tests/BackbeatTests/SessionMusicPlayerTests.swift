@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
 
 /// The hooks the audio session drives on music players (engine side).
 @Suite("Music players under the session")
@@ -20,12 +22,12 @@ struct SessionMusicPlayerTests {
                 _ = try engine.render(frames: 2_400)
                 let at = player.currentTime()
                 let silent = try engine.render(frames: 24_000)
-                #expect(Signal.peak(silent) == 0)
+                #expect(SampleAnalysis.peak(silent) == 0)
                 #expect(player.currentTime() == at, "time in the song stands still")
                 #expect(player.timeControlStatus == .interrupted)
                 engine.withLock { interrupted.forEach { $0.sessionResume(reason: "ended") } }
                 let resumed = try engine.render(frames: 4_800)
-                #expect(Signal.rms(resumed) > 0.2)
+                #expect(SampleAnalysis.rms(resumed) > 0.2)
                 #expect(abs(player.currentTime().seconds - at.seconds - 0.1) < 0.01)
                 #expect(recorder.events == [.timeControlStatusChanged(.playing), .timeControlStatusChanged(.interrupted), .timeControlStatusChanged(.playing)])
             }
@@ -46,11 +48,11 @@ struct SessionMusicPlayerTests {
                 #expect(engine.liveMusicPlayers.filter(\.isGameMusic).count == 1)
                 let before = queue.currentTime()
                 let muted = try engine.render(frames: 9_600)
-                #expect(abs(Signal.channel(muted, 0, of: 2).last! - 0.2) < 1e-3, "only the music player's 0.2")
+                #expect(abs(SampleAnalysis.channel(muted, 0, of: 2).last! - 0.2) < 1e-3, "only the music player's 0.2")
                 #expect(queue.currentTime() > before, "the muted queue player keeps time")
                 engine.withLock { engine.liveMusicPlayers.forEach { $0.setGameMusicMuted(false) } }
                 let both = try engine.render(frames: 4_800)
-                #expect(abs(Signal.channel(both, 0, of: 2).last! - 0.3) < 1e-3)
+                #expect(abs(SampleAnalysis.channel(both, 0, of: 2).last! - 0.3) < 1e-3)
             }
         }
     }

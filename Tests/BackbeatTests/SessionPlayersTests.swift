@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatEngine
+import BackbeatLibrary
+import BackbeatTesting
+import BackbeatTestFixtures
 
 /// The session contract checked on rendered output with all three kinds of
 /// sound at once: a queue player (the game's own music, DC 0.1), the
@@ -25,7 +29,7 @@ struct SessionPlayersTests {
                 let queue = try QueuePlayer(engine: engine, items: [PlayerItem(url: items[0].assetURL)])
                 let music = try MusicPlayer.application(for: engine)
                 music.setQueue(items: [items[1]])
-                let tone = try SoundEffect(buffer: Signal.sine(frequency: 480, seconds: 1, amplitude: 0.5),
+                let tone = try SoundEffect(buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 1), amplitude: 0.5),
                                            name: "tone", engine: engine)
                 queue.play()
                 music.play()
@@ -42,9 +46,9 @@ struct SessionPlayersTests {
 
     /// 100 ms: 48 whole cycles of 480 Hz, so the tone averages to zero.
     static func listen(_ engine: AudioEngine) throws -> Heard {
-        let left = Signal.channel(try engine.render(frames: 4_800), 0, of: 2)
+        let left = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
         let mean = left.reduce(0, +) / Float(left.count)
-        let tone = Signal.rms(left.map { $0 - mean })
+        let tone = SampleAnalysis.rms(left.map { $0 - mean })
         let level = (mean * 10).rounded()   // 0, 1, 2 or 3 tenths
         return Heard(queue: level == 1 || level == 3, music: level == 2 || level == 3, effect: tone > 0.05)
     }
@@ -166,7 +170,7 @@ struct SessionPlayersTests {
                 // The session paused the music (old device unavailable); the game plays it again.
                 queue.play()
                 _ = try engine.render(frames: 2_400)
-                let left = Signal.channel(try engine.render(frames: 4_800), 0, of: 2)
+                let left = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
                 #expect(abs(left.last! - 0.1) < 1e-3)
                 #expect(abs(queue.currentTime().seconds - at.seconds - 0.15) < 0.02)
             }

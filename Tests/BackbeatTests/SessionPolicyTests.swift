@@ -1,5 +1,6 @@
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatSession
 
 /// One row of the session table in DESIGN.md, written out by hand.
 struct SessionTableRow: Sendable, CustomTestStringConvertible {

@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import Backbeat
+import Backbeat
 
 // The effects engine (issue 4) and the music players (issue 5) do not exist on
 // this branch yet, so the session is tested against this recorder of the

@@ -1,5 +1,6 @@
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
 
 @Suite struct SessionScriptTests {
     @Test func advancePostsDueEventsInOrderStampedWithTheirTimes() {

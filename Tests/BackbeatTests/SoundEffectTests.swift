@@ -1,22 +1,24 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite("SoundEffect and Voice")
 struct SoundEffectTests {
     @Test("A one-shot is audible within one update of play(), silent after its length, and completes once")
     func oneShot() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.25), name: "sine", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.25)), name: "sine", engine: engine)
             let tally = Tally()
             _ = try engine.render(frames: 1_000)   // start mid-stream, off an update boundary
             let voice = sound.play { tally.record($0) }
             let out = try engine.render(frames: 24_000)
-            let first = try #require(Signal.firstAudibleFrame(out, channels: 2))
+            let first = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 2))
             #expect(first < engine.updateInterval)
             // Sample 0 of a sine is 0: the first audible frame is the second.
             #expect(Int64(first) == engine.latencyFrames + 1, "heard after the limiter's lookahead only")
-            let last = try #require(Signal.lastAudibleFrame(out, channels: 2))
+            let last = try #require(SampleAnalysis.lastAudibleFrame(out, channels: 2))
             #expect(abs(last - first - 12_000) <= 2)
             #expect(voice.isFinished)
             #expect(tally.all == [true])
@@ -28,14 +30,14 @@ struct SoundEffectTests {
     @Test("Loop counts: n repeats n more times", arguments: [0, 1, 3])
     func loopCounts(loops: Int) throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.constant(0.5, frames: 4_800), name: "dc", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 4_800), name: "dc", engine: engine)
             let voice = sound.play(numberOfLoops: loops)
             let out = try engine.render(frames: 4_800 * (loops + 3))
-            let first = try #require(Signal.firstAudibleFrame(out, channels: 2))
-            let last = try #require(Signal.lastAudibleFrame(out, channels: 2))
+            let first = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 2))
+            let last = try #require(SampleAnalysis.lastAudibleFrame(out, channels: 2))
             #expect(last - first + 1 == 4_800 * (loops + 1))
             // Continuous through the seams: no gap between the copies.
-            let left = Signal.channel(out, 0, of: 2)
+            let left = SampleAnalysis.channel(out, 0, of: 2)
             #expect(left[(first + 1)..<last].allSatisfy { $0 > 0.25 })
             #expect(voice.isFinished)
         }
@@ -44,47 +46,47 @@ struct SoundEffectTests {
     @Test("numberOfLoops -1 loops until stopped, then fades out without a click")
     func infiniteLoop() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 500, seconds: 0.01 * 9.6), name: "loop", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 500, duration: MediaTime(seconds: 0.01 * 9.6)), name: "loop", engine: engine)
             let voice = sound.play(numberOfLoops: -1)
             let before = try engine.render(frames: 48_000)
-            #expect(Signal.rms(Signal.channel(before, 0, of: 2)[40_000...]) > 0.1)
+            #expect(SampleAnalysis.rms(SampleAnalysis.channel(before, 0, of: 2)[40_000...]) > 0.1)
             #expect(voice.state == .playing)
             voice.stop()
             let after = try engine.render(frames: 4_800)
             #expect(voice.isFinished)
             let tail = Array(after[(2_400 * 2)...])
-            #expect(Signal.peak(tail) == 0)
+            #expect(SampleAnalysis.peak(tail) == 0)
             // A 500 Hz sine at 0.298 moves at most 0.0195 per sample; a dead stop would jump 0.3.
-            #expect(Signal.maxJump(before.suffix(200) + after, channels: 2) < 0.03)
+            #expect(SampleAnalysis.maxJump(before.suffix(200) + after, channels: 2) < 0.03)
         }
     }
 
     @Test("Pan right puts the energy in the right channel", arguments: [1, 2])
     func panRight(channels: Int) throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.2, channels: channels),
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2), channels: channels),
                                         name: "pan", engine: engine)
             sound.play(pan: 1)
             let out = try engine.render(frames: 10_000)
-            let left = Signal.rms(Signal.channel(out, 0, of: 2)), right = Signal.rms(Signal.channel(out, 1, of: 2))
+            let left = SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2)), right = SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2))
             #expect(right > 0.1)
             #expect(left < right * 0.05)
             sound.play(pan: -1)
             let mirrored = try engine.render(frames: 10_000)
-            #expect(Signal.rms(Signal.channel(mirrored, 0, of: 2)) > Signal.rms(Signal.channel(mirrored, 1, of: 2)) * 20)
+            #expect(SampleAnalysis.rms(SampleAnalysis.channel(mirrored, 0, of: 2)) > SampleAnalysis.rms(SampleAnalysis.channel(mirrored, 1, of: 2)) * 20)
         }
     }
 
     @Test("play(at:) starts on its exact frame")
     func scheduledStart() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.constant(0.5, frames: 1_000), name: "click", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 1_000), name: "click", engine: engine)
             _ = try engine.render(frames: 777)
             for target in [Int64(1_000), 5_003, 20_011] {
                 sound.play(at: MediaTime(frames: target, sampleRate: 48_000))
             }
             let out = try engine.render(frames: 30_000)
-            let left = Signal.channel(out, 0, of: 2)
+            let left = SampleAnalysis.channel(out, 0, of: 2)
             for target in [1_000, 5_003, 20_011] {
                 let i = target - 777
                 #expect(left[i - 1] == 0, "silent just before \(target)")
@@ -96,7 +98,7 @@ struct SoundEffectTests {
     @Test("Pause and resume continue mid-sound; currentTime holds while paused")
     func pauseResume() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 300, seconds: 1), name: "s", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
             let voice = sound.play()
             _ = try engine.render(frames: 12_000)
             try voice.pause()
@@ -104,12 +106,12 @@ struct SoundEffectTests {
             #expect(voice.state == .paused)
             let held = voice.currentTime
             let silence = try engine.render(frames: 24_000)
-            #expect(Signal.peak(silence) == 0)
+            #expect(SampleAnalysis.peak(silence) == 0)
             #expect(voice.currentTime == held)
             #expect(abs(held.seconds - 0.26) < 0.02)
             try voice.resume()
             let more = try engine.render(frames: 4_800)
-            #expect(Signal.rms(more) > 0.1)
+            #expect(SampleAnalysis.rms(more) > 0.1)
             #expect(voice.currentTime > held)
         }
     }
@@ -117,7 +119,7 @@ struct SoundEffectTests {
     @Test("A voice used after it finished: stop is a no-op, pause and resume throw voiceFinished")
     func finishedVoice() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.constant(0.1, frames: 100), name: "tick", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 100), name: "tick", engine: engine)
             let voice = sound.play()
             _ = try engine.render(frames: 2_000)
             #expect(voice.isFinished)
@@ -132,7 +134,7 @@ struct SoundEffectTests {
     @Test("NaN, infinite and negative volume, pan and rate are clamped or ignored")
     func clamping() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.5), name: "s", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "s", engine: engine)
             let voice = sound.play(volume: .nan, pan: .infinity, rate: -3)
             #expect(voice.volume == 1)
             #expect(voice.pan == 1)
@@ -163,7 +165,7 @@ struct SoundEffectTests {
     func loadFromFile() async throws {
         try await withTemporaryDirectoryAsync { dir in
             let url = dir.appendingPathComponent("beep.wav")
-            try writeWAV(Signal.sine(frequency: 440, seconds: 0.1), to: url)
+            try writeWAV(TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.1)), to: url)
             let engine = try AudioEngine(output: .offline())
             defer { engine.shutdown() }
             let recorder = EventRecorder(engine)
@@ -172,7 +174,7 @@ struct SoundEffectTests {
             let voice = sound.play()
             try await waitUntil { sound.isLoaded }
             let out = try engine.render(frames: 9_600)
-            #expect(Signal.rms(out) > 0.05)
+            #expect(SampleAnalysis.rms(out) > 0.05)
             #expect(recorder.events.contains { if case .voiceStarted(voice.id, _, _, true) = $0 { true } else { false } })
         }
     }
@@ -202,7 +204,7 @@ struct SoundEffectTests {
         let engine = try AudioEngine(output: .offline())
         defer { engine.shutdown() }
         engine.effectCacheBudget = 1_000
-        let sound = try SoundEffect(buffer: Signal.sine(frequency: 440, seconds: 0.1), name: "big", engine: engine)
+        let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.1)), name: "big", engine: engine)
         let error = await #expect(throws: BackbeatError.self) { try await sound.preload() }
         #expect(error?.code == .cacheBudgetExceeded)
     }
@@ -213,9 +215,9 @@ struct SoundEffectTests {
         defer { engine.shutdown() }
         let bytes = 4_800 * 4
         engine.effectCacheBudget = bytes * 2
-        let a = try SoundEffect(buffer: Signal.constant(0.1, frames: 4_800), name: "a", engine: engine)
-        let b = try SoundEffect(buffer: Signal.constant(0.1, frames: 4_800), name: "b", engine: engine)
-        let c = try SoundEffect(buffer: Signal.constant(0.1, frames: 4_800), name: "c", engine: engine)
+        let a = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 4_800), name: "a", engine: engine)
+        let b = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 4_800), name: "b", engine: engine)
+        let c = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 4_800), name: "c", engine: engine)
         try await a.preload()
         try await b.preload()
         a.play()   // a is playing and more recent: b goes
@@ -243,9 +245,3 @@ func waitUntil(_ condition: () -> Bool) async throws {
     Issue.record("condition never became true")
 }
 
-func withTemporaryDirectoryAsync<T>(_ body: (URL) async throws -> T) async throws -> T {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(url)
-}

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatEffects
+import BackbeatTesting
 
 @Suite("VoicePool")
 struct VoicePoolTests {
@@ -8,7 +10,7 @@ struct VoicePoolTests {
     func stealing() throws {
         try withOfflineEngine(maximumVoices: 4) { engine in
             let recorder = EventRecorder(engine)
-            let sound = try SoundEffect(buffer: Signal.constant(0.1, frames: 48_000), name: "hum", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 48_000), name: "hum", engine: engine)
             let low = sound.play(priority: 1)
             let others = (0..<3).map { _ in sound.play(priority: 5) }
             _ = try engine.render(frames: 480)
@@ -27,7 +29,7 @@ struct VoicePoolTests {
     @Test("Among equal priorities, the quietest is stolen, then the oldest")
     func quietestThenOldest() throws {
         try withOfflineEngine(maximumVoices: 3) { engine in
-            let sound = try SoundEffect(buffer: Signal.constant(0.1, frames: 48_000), name: "hum", engine: engine)
+            let sound = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 48_000), name: "hum", engine: engine)
             let oldest = sound.play()
             let quiet = sound.play(volume: 0.2)
             let newer = sound.play()
@@ -46,7 +48,7 @@ struct VoicePoolTests {
     @Test("An instance cap takes over from the oldest instance")
     func instanceCap() throws {
         try withOfflineEngine { engine in
-            let step = try SoundEffect(buffer: Signal.constant(0.05, frames: 24_000), name: "step", engine: engine)
+            let step = try SoundEffect(buffer: TestSignal.constant(0.05, frames: 24_000), name: "step", engine: engine)
             step.maximumInstances = 4
             let voices = (0..<6).map { _ in step.play() }
             _ = try engine.render(frames: 2_400)
@@ -59,7 +61,7 @@ struct VoicePoolTests {
     func retriggerInterval() throws {
         try withOfflineEngine { engine in
             let recorder = EventRecorder(engine)
-            let hit = try SoundEffect(buffer: Signal.constant(0.05, frames: 2_400), name: "hit", engine: engine)
+            let hit = try SoundEffect(buffer: TestSignal.constant(0.05, frames: 2_400), name: "hit", engine: engine)
             hit.minimumRetriggerInterval = MediaTime(seconds: 0.1)
             let first = hit.play()
             _ = try engine.render(frames: 2_400)         // 50 ms later
@@ -81,7 +83,7 @@ struct VoicePoolTests {
             let ramp = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1),
                                      floats: (0..<frames).map { Float($0) / Float(frames) })
             let loop = try SoundEffect(buffer: ramp, name: "ramp", engine: engine)
-            let blocker = try SoundEffect(buffer: Signal.constant(0.0, frames: 24_000), name: "blocker", engine: engine)
+            let blocker = try SoundEffect(buffer: TestSignal.constant(0.0, frames: 24_000), name: "blocker", engine: engine)
             let looping = loop.play(numberOfLoops: -1, priority: 1)
             blocker.play(priority: 1)
             _ = try engine.render(frames: 4_800)
@@ -97,7 +99,7 @@ struct VoicePoolTests {
             #expect(looping.state == .playing)
             let expected = looping.currentTime.seconds
             let out = try engine.render(frames: 480)
-            let heard = Signal.channel(out, 0, of: 2)[240] / 0.5957   // mono straight ahead is 0.5957 per channel
+            let heard = SampleAnalysis.channel(out, 0, of: 2)[240] / 0.5957   // mono straight ahead is 0.5957 per channel
             #expect(abs(Double(heard) - (expected + 0.005)) < 0.02)
         }
     }
@@ -105,7 +107,7 @@ struct VoicePoolTests {
     @Test("1,024 logical voices exist at once over the device's sources")
     func manyLogicalVoices() throws {
         try withOfflineEngine { engine in
-            let loop = try SoundEffect(buffer: Signal.constant(0.001, frames: 4_800), name: "bed", engine: engine)
+            let loop = try SoundEffect(buffer: TestSignal.constant(0.001, frames: 4_800), name: "bed", engine: engine)
             let voices = (0..<1_100).map { _ in loop.play(numberOfLoops: -1) }
             _ = try engine.render(frames: 4_800)
             let counts = engine.withLock { engine.voicePool.stateCounts }
@@ -122,7 +124,7 @@ struct VoicePoolTests {
     func noLeaks() throws {
         try withOfflineEngine { engine in
             let sounds = try (0..<4).map {
-                try SoundEffect(buffer: Signal.sine(frequency: 200 + 100 * Double($0), seconds: 0.05 + 0.02 * Double($0)),
+                try SoundEffect(buffer: TestSignal.sine(frequency: 200 + 100 * Double($0), duration: MediaTime(seconds: 0.05 + 0.02 * Double($0))),
                                 name: "s\($0)", engine: engine)
             }
             let sources = engine.device.liveSources.count, buffers = engine.device.liveBuffers.count
@@ -150,11 +152,11 @@ struct VoicePoolTests {
     @Test("With every source at full scale the limiter keeps the output within ±1")
     func headroom() throws {
         try withOfflineEngine { engine in
-            let loud = try SoundEffect(buffer: Signal.sine(frequency: 100, seconds: 0.5, amplitude: 1), name: "loud", engine: engine)
+            let loud = try SoundEffect(buffer: TestSignal.sine(frequency: 100, duration: MediaTime(seconds: 0.5), amplitude: 1), name: "loud", engine: engine)
             for _ in 0..<engine.voiceSourceCount { loud.play() }
             let out = try engine.render(frames: 24_000)
-            #expect(Signal.peak(out) <= 1.0 + 1e-6, "within ±1 to float rounding")
-            #expect(Signal.peak(out) > 0.5)
+            #expect(SampleAnalysis.peak(out) <= 1.0 + 1e-6, "within ±1 to float rounding")
+            #expect(SampleAnalysis.peak(out) > 0.5)
         }
     }
 }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Backbeat
+import Backbeat
+@testable import BackbeatMedia
+import BackbeatTesting
+import BackbeatTestFixtures
 
 @Suite struct VorbisDecoderTests {
     /// Backbeat's 16-bit decode and oggdec's are both libvorbis's ov_read, so
@@ -28,7 +31,7 @@ import Testing
             #expect(ours.count == Int(decoder.frameCount) * 2)
             #expect(ours.count == theirs.count)
             #expect(ours == theirs)
-            #expect(Signal.peak(ours.map { Float($0) / 32768 }) > 0.2)
+            #expect(SampleAnalysis.peak(ours.map { Float($0) / 32768 }) > 0.2)
         }
     }
 

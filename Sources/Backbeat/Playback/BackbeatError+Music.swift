@@ -1,4 +1,0 @@
-extension BackbeatError.Code {
-    /// The player's queue is empty.
-    public static let emptyQueue = Self("queue is empty")
-}

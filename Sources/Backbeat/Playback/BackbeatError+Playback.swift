@@ -1,8 +1,0 @@
-extension BackbeatError.Code {
-    /// The sound has no frames.
-    public static let emptySound = Self("sound has no frames")
-    /// The sound is larger than the whole effect cache budget.
-    public static let cacheBudgetExceeded = Self("sound exceeds the cache budget")
-    /// The voice has already finished; start a new one with `play()`.
-    public static let voiceFinished = Self("voice has finished")
-}

@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import Synchronization
+import BackbeatSupport
+import BackbeatMedia
+import BackbeatEngine
+import BackbeatMusic
+
+extension MusicPlayer {
+    /// The application player as the MPRIS server sees it: its state, cached,
+    /// and the desktop's commands carried out on a queue of its own.
+    ///
+    /// The server asks for state and hands over commands on the D-Bus
+    /// connection's thread, where the engine's pending deliveries must not run
+    /// (a game's notification handler might call the desktop and wait for the
+    /// thread it is on). So the state is refreshed here, whenever the player
+    /// notifies and after each command, and the server reads the copy. The
+    /// position it shows is the one at the last refresh.
+    ///
+    /// Artwork is written to a folder of the publication's own, one file per
+    /// item, so the desktop can show it (`mpris:artUrl`); ``close()`` removes it.
+    final class MPRISAdapter: MPRISPublishable {
+        let player: MusicPlayer
+        let artworkFolder: URL
+        private let work = DispatchQueue(label: "backbeat.mpris.application-player")
+        private struct State {
+            var published = MPRISPublishedState()
+            var observers: [@Sendable () -> Void] = []
+            var artwork: [UInt64: URL?] = [:]
+            var isOpen = true
+        }
+        private let state = Mutex(State())
+
+        init(player: MusicPlayer) throws {
+            self.player = player
+            artworkFolder = FileManager.default.temporaryDirectory
+                .appendingPathComponent("backbeat-mpris-\(getpid())-\(UUID().uuidString)", isDirectory: true)
+            do {
+                try FileManager.default.createDirectory(at: artworkFolder, withIntermediateDirectories: true)
+            } catch {
+                throw BackbeatError(.writeFailed, operation: "publish the music player", url: artworkFolder,
+                                    reason: "cannot make the artwork folder: \(error.localizedDescription)")
+            }
+            player.beginGeneratingPlaybackNotifications()
+            player.onNotification { [weak self] _ in self?.refreshLater() }
+            refresh()
+        }
+
+        var mprisState: MPRISPublishedState { state.withLock { $0.published } }
+
+        func mprisObserve(_ changed: @escaping @Sendable () -> Void) {
+            state.withLock { $0.observers.append(changed) }
+        }
+
+        func mprisControl(_ command: MPRISCommand) {
+            work.async { [self] in
+                guard state.withLock({ $0.isOpen }) else { return }
+                switch command {
+                case .play: player.play()
+                case .pause: player.pause()
+                case .playPause:
+                    switch player.playbackState {
+                    case .playing, .seekingForward, .seekingBackward: player.pause()
+                    default: player.play()
+                    }
+                case .stop: player.stop()
+                case .next: player.skipToNextItem()
+                case .previous: player.skipToPreviousItem()
+                case .seek(let offset): player.currentPlaybackTime += Double(offset) / 1_000_000
+                case .setPosition(let position): player.currentPlaybackTime = Double(position) / 1_000_000
+                case .setRepeatMode(let mode): player.repeatMode = mode
+                case .setShuffle(let on): player.shuffleMode = on ? .songs : .off
+                case .setVolume(let volume): player.volume = Float(min(1, max(0, volume)))
+                }
+                refresh()
+            }
+        }
+
+        /// Stops following the player and removes the artwork folder.
+        func close() {
+            let wasOpen = state.withLock { s in
+                defer { s.isOpen = false; s.observers = [] }
+                return s.isOpen
+            }
+            guard wasOpen else { return }
+            player.endGeneratingPlaybackNotifications()
+            work.sync {}
+            try? FileManager.default.removeItem(at: artworkFolder)
+        }
+
+        /// Waits until every command and refresh asked for so far is done.
+        func flush() { work.sync {} }
+
+        private func refreshLater() { work.async { [weak self] in self?.refresh() } }
+
+        private func refresh() {
+            guard state.withLock({ $0.isOpen }) else { return }
+            let item = player.nowPlayingItem
+            var published = MPRISPublishedState()
+            published.status = switch player.playbackState {
+            case .playing, .seekingForward, .seekingBackward: .playing
+            case .paused, .interrupted: .paused
+            case .stopped: .stopped
+            }
+            published.nowPlaying = item.map { item in
+                NowPlayingInfo(trackID: "/org/backbeat/item/\(item.persistentID)", title: item.title, artist: item.artist,
+                               albumTitle: item.albumTitle, playbackDuration: item.playbackDuration.seconds,
+                               artworkURL: artworkFile(for: item), assetURL: item.asset.url)
+            }
+            published.queueIndex = player.indexOfNowPlayingItem ?? 0
+            published.repeatMode = player.repeatMode
+            published.isShuffling = player.shuffleMode != .off
+            published.position = Int64((player.currentPlaybackTime * 1_000_000).rounded())
+            published.volume = Double(player.volume)
+            published.canGoNext = item != nil
+            published.canGoPrevious = item != nil
+            let observers = state.withLock { s -> [@Sendable () -> Void] in
+                guard s.isOpen, s.published != published else { return [] }
+                s.published = published
+                return s.observers
+            }
+            for observer in observers { observer() }
+        }
+
+        /// The item's artwork as a file in the folder, written once; nil without artwork.
+        private func artworkFile(for item: any MusicItem) -> URL? {
+            if let known = state.withLock({ $0.artwork[item.persistentID] }) { return known }
+            var file: URL?
+            if let data = item.artworkImageData() {
+                let isJPEG = data.starts(with: [0xFF, 0xD8])
+                let url = artworkFolder.appendingPathComponent("\(item.persistentID).\(isJPEG ? "jpg" : "png")")
+                if (try? data.write(to: url, options: .atomic)) != nil { file = url }
+            }
+            state.withLock { $0.artwork[item.persistentID] = .some(file) }
+            return file
+        }
+    }
+}

@@ -1,0 +1,222 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatSupport
+import BackbeatOpenAL
+import BackbeatMedia
+import BackbeatEngine
+
+/// A short sound decoded once into a shared, cached OpenAL buffer, ready to
+/// play many times at once: a footstep, a snare hit, a coin.
+///
+/// Loading never blocks the caller. ``play(volume:pan:rate:numberOfLoops:priority:bus:completion:)``
+/// on a sound that is not loaded yet starts the load in the background and
+/// starts the voice when the load completes (a ``PlaybackEvent/voiceStarted(voice:sound:at:afterLoad:)``
+/// event with `afterLoad: true` says so). ``preload()`` loads ahead of time.
+///
+/// The engine's cache keeps decoded sounds within a byte budget
+/// (``AudioEngine/effectCacheBudget``) and evicts the least recently used
+/// sounds that are not playing.
+///
+/// ```swift
+/// let snare = SoundEffect(contentsOf: url, engine: engine)
+/// try await snare.preload()
+/// snare.maximumInstances = 4
+/// let voice = snare.play(volume: 0.8, pan: -0.3)
+/// ```
+public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked: mutable state is read and written only under the engine lock.
+
+    enum Origin {
+        case file(URL)
+        case buffer(PCMBuffer)
+    }
+
+    enum LoadState {
+        case unloaded
+        case loading
+        case loaded(Resident)
+        case failed(BackbeatError)
+    }
+
+    /// A decoded sound in an OpenAL buffer.
+    struct Resident {
+        let buffer: ALBufferName
+        let frames: Int
+        let sampleRate: Int
+        let channels: Int
+        let bytes: Int
+        let format: AudioFormat
+    }
+
+    /// The sound's name: its file name, or the name it was given.
+    public let name: String
+    let origin: Origin
+    weak var engine: AudioEngine?
+
+    var loadState: LoadState = .unloaded
+    var lastUse: UInt64 = 0
+    var lastStartFrame: Int64?
+    var preloadWaiters: [@Sendable (Result<Void, BackbeatError>) -> Void] = []
+    private var instanceLimit: Int?
+    private var retriggerInterval: MediaTime = .zero
+
+    /// A sound from a file (Ogg Vorbis, WAV, FLAC, AIFF, ...). Nothing is read
+    /// until it is preloaded or played; a missing or unreadable file is
+    /// reported then.
+    public init(contentsOf url: URL, engine: AudioEngine) {
+        self.name = url.lastPathComponent
+        self.origin = .file(url)
+        self.engine = engine
+    }
+
+    /// A sound from PCM in memory (mono or stereo).
+    ///
+    /// - Throws: ``BackbeatError/Code/emptySound`` for a zero-frame buffer,
+    ///   ``BackbeatError/Code/unsupportedFormat`` for more than two channels.
+    public init(buffer: PCMBuffer, name: String, engine: AudioEngine) throws {
+        guard buffer.frameCount > 0 else {
+            throw BackbeatError(.emptySound, operation: "SoundEffect(buffer:)", reason: "\"\(name)\" has zero frames")
+        }
+        guard buffer.format.channelCount <= 2 else {
+            throw BackbeatError(.unsupportedFormat, operation: "SoundEffect(buffer:)",
+                                reason: "\"\(name)\" has \(buffer.format.channelCount) channels (mono or stereo only)")
+        }
+        self.name = name
+        self.origin = .buffer(buffer)
+        self.engine = engine
+        // Nothing to decode: the sound is resident at once (or fails now, and
+        // says so on preload and play).
+        engine.effectCache.loadResident(self, buffer)
+    }
+
+    deinit {
+        if case .loaded(let resident) = loadState, let engine {
+            engine.effectCache.forget(self, resident: resident)
+        }
+    }
+
+    public var description: String { "SoundEffect(\(name))" }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        guard let engine else { return body() }
+        return engine.withLock(body)
+    }
+
+    // MARK: Limits
+
+    /// At most this many voices of this sound at once (nil: no limit). A new
+    /// voice beyond the limit takes over from the oldest one.
+    public var maximumInstances: Int? {
+        get { locked { instanceLimit } }
+        set { locked { instanceLimit = newValue.map { max(1, $0) } } }
+    }
+
+    /// Triggers closer together than this are refused (zero: no limit).
+    public var minimumRetriggerInterval: MediaTime {
+        get { locked { retriggerInterval } }
+        set { locked { retriggerInterval = newValue < .zero ? .zero : newValue } }
+    }
+
+    // MARK: Loading
+
+    /// Whether the sound is decoded and resident.
+    public var isLoaded: Bool { locked { if case .loaded = loadState { true } else { false } } }
+
+    /// The sound's length, once loaded.
+    public var duration: MediaTime? {
+        locked {
+            guard case .loaded(let r) = loadState else { return nil }
+            return MediaTime(frames: Int64(r.frames), sampleRate: r.sampleRate)
+        }
+    }
+
+    /// Loads the sound in the background; `completion` runs once, when it is
+    /// resident or has failed.
+    public func preload(completion: @escaping @Sendable (Result<Void, BackbeatError>) -> Void) {
+        guard let engine else {
+            completion(.failure(BackbeatError(.engineShutDown, operation: "preload")))
+            return
+        }
+        engine.effectCache.load(self, waiter: completion)
+        engine.deliverPendingEvents()
+    }
+
+    /// Loads the sound and returns once it is resident.
+    ///
+    /// - Throws: the ``BackbeatError`` that stopped the load: the file is
+    ///   missing or unreadable, has no frames, or is larger than the cache budget.
+    public func preload() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            preload { result in continuation.resume(with: result.mapError { $0 as Error }) }
+        }
+    }
+
+    /// Decodes the sound whole (off the caller's thread, on the cache's loader).
+    /// Effects are short; music streams instead.
+    func decode() throws -> PCMBuffer {
+        switch origin {
+        case .buffer(let buffer):
+            return buffer
+        case .file(let url):
+            let decoder = try AudioDecoders.open(url)
+            defer { decoder.close() }
+            guard decoder.channelCount <= 2 else {
+                throw BackbeatError(.unsupportedFormat, operation: "SoundEffect", url: url,
+                                    reason: "\(decoder.channelCount) channels (mono or stereo only)")
+            }
+            var samples: [Float] = []
+            samples.reserveCapacity(Int(max(0, decoder.frameCount)) * decoder.channelCount)
+            var chunk: [Float] = []
+            while try decoder.read(frames: 8_192, into: &chunk) > 0 { samples += chunk }
+            guard !samples.isEmpty else {
+                throw BackbeatError(.emptySound, operation: "SoundEffect", url: url, reason: "no frames decoded")
+            }
+            return try PCMBuffer(format: AudioFormat(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount),
+                                 floats: samples)
+        }
+    }
+
+    // MARK: Playing
+
+    /// Plays the sound now and returns its voice. Never throws and never
+    /// blocks on decoding: a voice that cannot play is refused and an event
+    /// says why.
+    ///
+    /// - Parameters:
+    ///   - volume: 0...1 (clamped; NaN means 1).
+    ///   - pan: -1 (left) ... 1 (right) (clamped; NaN means 0). Stereo sounds pan too.
+    ///   - rate: playback rate and pitch, 0.5...2 (clamped; NaN means 1).
+    ///   - numberOfLoops: 0 plays once, n repeats n more times, -1 loops until stopped.
+    ///   - priority: higher wins when sources run out.
+    ///   - bus: the bus to play on (default: the engine's effects bus).
+    ///   - completion: runs once when the voice ends; `true` when it played to its end.
+    @discardableResult
+    public func play(volume: Float = 1, pan: Float = 0, rate: Float = 1, numberOfLoops: Int = 0,
+                     priority: Int = 0, bus: Bus? = nil,
+                     completion: (@Sendable (Bool) -> Void)? = nil) -> Voice {
+        play(at: nil, volume: volume, pan: pan, rate: rate, numberOfLoops: numberOfLoops,
+             priority: priority, bus: bus, completion: completion)
+    }
+
+    /// Plays the sound so that its first frame is heard exactly on `time` in
+    /// engine time (Backbeat starts it early by ``AudioEngine/outputLatency``).
+    /// A time already past starts now. Use it to quantize hits to a beat.
+    @discardableResult
+    public func play(at time: MediaTime?, volume: Float = 1, pan: Float = 0, rate: Float = 1,
+                     numberOfLoops: Int = 0, priority: Int = 0, bus: Bus? = nil,
+                     completion: (@Sendable (Bool) -> Void)? = nil) -> Voice {
+        let voice = Voice(sound: self, volume: volume, pan: pan, rate: rate,
+                          numberOfLoops: numberOfLoops, priority: priority, completion: completion)
+        guard let engine else {
+            voice.finishDetached()
+            completion?(false)
+            return voice
+        }
+        engine.voicePool.start(voice, at: time, bus: bus ?? engine.effectsBus)
+        engine.deliverPendingEvents()
+        return voice
+    }
+}

@@ -1,0 +1,230 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatSupport
+import BackbeatOpenAL
+import BackbeatMedia
+import BackbeatEngine
+
+/// One playing instance of a ``SoundEffect``, like an `AVAudioPlayer`: stop,
+/// pause and resume it, change its volume, pan and rate while it plays, read
+/// its time. Its completion runs exactly once.
+///
+/// A voice holds an OpenAL source only while it is audible. When sources run
+/// out, a more important voice may take its source: a looping voice then goes
+/// on silently ("virtual"), keeping its time, and comes back when a source
+/// frees; a one-shot voice ends.
+public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStringConvertible, DuckReleaseTrigger {
+    // @unchecked: mutable state is read and written only under the engine lock.
+
+    /// A voice's identity, unique within the process.
+    public typealias ID = VoiceID
+
+    /// Where a voice is in its life.
+    public enum State: Sendable, Equatable {
+        /// Waiting for its sound to load, its scheduled time, or a source.
+        case pending
+        /// Audible.
+        case playing
+        /// Paused by ``pause()`` or by its bus.
+        case paused
+        /// Looping silently without a source; comes back when one frees.
+        case virtual
+        /// Ended; the handle does nothing more.
+        case finished
+    }
+
+    enum Phase: Equatable {
+        case waitingForLoad
+        case scheduled(Int64)
+        case waitingForSource
+        case playing
+        case pausing(until: Int64)
+        case paused
+        case stopping(until: Int64, thenVirtual: Bool)
+        case virtual
+        case finished
+    }
+
+    /// The voice's identity.
+    public let id: ID
+    /// The sound it plays.
+    public let sound: SoundEffect
+    /// 0 plays once, n repeats n more times, -1 loops until stopped.
+    public let numberOfLoops: Int
+    /// Higher wins when sources run out.
+    public let priority: Int
+
+    var phase: Phase = .waitingForLoad {
+        didSet { isSettled = false }
+    }
+    /// Playing with nothing to do until its queue needs a look: the update
+    /// step skips it. Any change to the voice clears it.
+    var isSettled = false
+    var gain: Float
+    var panValue: Float
+    var rateValue: Float
+    var userPaused = false
+    var completion: (@Sendable (Bool) -> Void)?
+    /// Strong: buses do not hold voices, and the update step reads it for every voice.
+    var bus: Bus?
+    /// Buffers queued on its source (the pool counts them instead of asking OpenAL).
+    var queuedBuffers = 0
+    /// The first update step that needs to look at its queue.
+    var nextQueueCheck: Int64 = 0
+    var source: ALSource?
+    /// Gain last sent to OpenAL, to skip redundant calls.
+    var appliedGain: Float = -1
+    /// When the voice was asked to start, for "oldest" in stealing.
+    var requestFrame: Int64 = 0
+    var startFrame: Int64 = 0
+    var startedAfterLoad = false
+    /// Sound frames played since the start, across loops: read from OpenAL when
+    /// a voice pauses or loses its source, advanced by engine time otherwise.
+    var played: Double = 0
+    /// `played` when the current source was attached (less its start offset).
+    var playedBeforeAttach = 0
+    /// The last update that advanced `played` while playing.
+    var lastPlayedFrame: Int64 = 0
+    /// Frames of the sound's buffers unqueued so far (finite loops) and the silent lead-in.
+    var unqueuedFrames = 0
+    var leadInFrames = 0
+    var leadInBuffer: ALBufferName?
+    /// Plays of the sound still to queue (finite loops).
+    var playsToQueue = 0
+    var lastUpdateFrame: Int64 = 0
+    /// The frame a voice waiting for its load or a source should start on.
+    var scheduledTarget: Int64 = 0
+    /// It stole a source and waits for the victim's fade-out.
+    var awaitingHandoff = false
+    /// It is in the pool's list and counted per sound.
+    var isCounted = false
+
+    init(sound: SoundEffect, volume: Float, pan: Float, rate: Float, numberOfLoops: Int, priority: Int,
+         completion: (@Sendable (Bool) -> Void)?) {
+        self.id = ID(raw: UniqueID.next())
+        self.sound = sound
+        self.numberOfLoops = max(-1, numberOfLoops)
+        self.priority = priority
+        self.gain = Voice.clampVolume(volume, else: 1)
+        self.panValue = Voice.clampPan(pan, else: 0)
+        self.rateValue = Voice.clampRate(rate, else: 1)
+        self.completion = completion
+    }
+
+    public var description: String { "Voice(\(id), \(sound.name))" }
+    public static func == (a: Voice, b: Voice) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    private var engine: AudioEngine? { sound.engine }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        guard let engine else { return try body() }
+        return try engine.withLock(body)
+    }
+
+    // MARK: Clamping (documented on the properties)
+
+    static func clampVolume(_ v: Float, else fallback: Float) -> Float { v.isNaN ? fallback : min(max(v, 0), 1) }
+    static func clampPan(_ v: Float, else fallback: Float) -> Float { v.isNaN ? fallback : min(max(v, -1), 1) }
+    static func clampRate(_ v: Float, else fallback: Float) -> Float { v.isNaN ? fallback : min(max(v, 0.5), 2) }
+
+    // MARK: Public API
+
+    /// The voice's state.
+    public var state: State {
+        locked {
+            switch phase {
+            case .waitingForLoad, .scheduled, .waitingForSource: .pending
+            case .playing, .stopping: .playing
+            case .pausing, .paused: .paused
+            case .virtual: .virtual
+            case .finished: .finished
+            }
+        }
+    }
+
+    /// Whether the voice is audible now (or about to be, ramping).
+    public var isPlaying: Bool { state == .playing }
+
+    /// Whether the voice has ended.
+    public var isFinished: Bool { locked { phase == .finished } }
+    package var isFinishedLocked: Bool { phase == .finished }
+
+    /// Volume, 0...1. Values outside are clamped; NaN is ignored.
+    public var volume: Float {
+        get { locked { gain } }
+        set { locked { gain = Voice.clampVolume(newValue, else: gain); isSettled = false } }
+    }
+
+    /// Pan, -1 (left) ... 1 (right). Values outside are clamped; NaN is ignored.
+    public var pan: Float {
+        get { locked { panValue } }
+        set {
+            locked {
+                panValue = Voice.clampPan(newValue, else: panValue)
+                if let source, let engine { _ = try? engine.device.withContext { source.setPan(panValue) } }
+            }
+        }
+    }
+
+    /// Playback rate (and pitch), 0.5...2. Values outside are clamped; NaN is ignored.
+    public var rate: Float {
+        get { locked { rateValue } }
+        set {
+            locked {
+                rateValue = Voice.clampRate(newValue, else: rateValue)
+                nextQueueCheck = 0  // the queue now lasts a different time
+                isSettled = false
+                if let source, let engine { _ = try? engine.device.withContext { source.setPitch(rateValue) } }
+            }
+        }
+    }
+
+    /// The position in the sound (within the current loop).
+    public var currentTime: MediaTime {
+        locked {
+            guard case .loaded(let r) = sound.loadState else { return .zero }
+            let frames = engine?.voicePool.position(of: self, resident: r) ?? 0
+            return MediaTime(frames: Int64(frames), sampleRate: r.sampleRate)
+        }
+    }
+
+    /// The sound's length (one loop), or zero until it has loaded.
+    public var duration: MediaTime { sound.duration ?? .zero }
+
+    /// Stops the voice with a short fade; its completion runs with `false`.
+    /// Stopping a finished voice does nothing.
+    public func stop() {
+        guard let engine else { return }
+        engine.voicePool.stop(self)
+        engine.deliverPendingEvents()
+    }
+
+    /// Pauses the voice with a short fade, keeping its position.
+    ///
+    /// - Throws: ``BackbeatError/Code/voiceFinished`` if it has ended.
+    public func pause() throws {
+        try locked {
+            guard phase != .finished else { throw BackbeatError(.voiceFinished, operation: "Voice.pause", reason: "\(self)") }
+            userPaused = true
+            isSettled = false
+        }
+    }
+
+    /// Resumes a paused voice where it was.
+    ///
+    /// - Throws: ``BackbeatError/Code/voiceFinished`` if it has ended.
+    public func resume() throws {
+        try locked {
+            guard phase != .finished else { throw BackbeatError(.voiceFinished, operation: "Voice.resume", reason: "\(self)") }
+            userPaused = false
+            isSettled = false
+        }
+    }
+
+    /// Marks a voice that never reached an engine as finished.
+    func finishDetached() { phase = .finished; completion = nil }
+}

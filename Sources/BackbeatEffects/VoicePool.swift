@@ -1,0 +1,591 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatOpenAL
+import BackbeatMedia
+import BackbeatEngine
+
+/// Decides which logical voice gets which OpenAL source.
+///
+/// Sources are a fixed pool, generated when the engine opens from what the
+/// device grants (less a reserve for music streams). A small part of the pool
+/// is held back for hand-offs, so a stolen voice can fade out on its own
+/// source while the newcomer starts at once on another. Voices beyond the
+/// sources are either refused (one-shots) or virtual (loops), and any number
+/// of logical voices can exist.
+///
+/// Every stop, pause and steal ramps the gain to zero first (OpenAL Soft 1.19
+/// stops a source dead): the gain goes to zero on one update step, OpenAL
+/// interpolates it over its mixing quantum, and the source is stopped
+/// ``rampFrames`` later.
+final class VoicePool: EngineComponent, @unchecked Sendable {
+    // @unchecked: every field is read and written only under the engine lock.
+    private weak var engine: AudioEngine?
+    private var free: [ALSource] = []
+    /// Sources the pool owns.
+    private(set) var sourceCount = 0
+    /// Voices that may hold a source at once; the rest of the pool is the hand-off reserve.
+    private(set) var capacity = 1
+    private let limit: Int?
+    /// Frames between setting a gain to zero and stopping the source: at least 5 ms.
+    let rampFrames: Int64
+    private var voices: [Voice] = []
+    /// Sources that ran dry between update steps and were restarted (effect underruns).
+    private(set) var restarts = 0
+    private var activeBySound: [ObjectIdentifier: Int] = [:]
+
+    /// Sources left for music streams and other owners outside the pool.
+    static let streamReserve = 16
+
+    /// A pool on `engine`'s device. Made on the engine's first use of
+    /// effects (see `AudioEngine+Effects`), under the engine lock.
+    init(engine: AudioEngine, limit: Int?) {
+        self.engine = engine
+        self.limit = limit
+        rampFrames = Int64(max(engine.updateInterval * 2, engine.sampleRate / 200))
+        // Only a closed device refuses; a pool on it has no sources, and the engine refuses every start.
+        try? takeSources(from: engine.device)
+    }
+
+    /// The device the engine has now (it changes when the output is lost).
+    private var device: ALDevice { engine!.device }
+
+    /// Generates the pool's sources on `device`: what it grants, less the stream reserve.
+    private func takeSources(from device: ALDevice) throws {
+        let granted = max(4, device.maxSources - Self.streamReserve)
+        let wanted = limit.map { min(granted, max(2, $0 + max(1, $0 / 16))) } ?? granted
+        var sources: [ALSource] = []
+        while sources.count < wanted, let name = try? device.generateSource() {
+            sources.append(ALSource(name: name))
+        }
+        try device.withContext { for s in sources { s.reset() } }
+        free = sources
+        let count = sources.count
+        sourceCount = count
+        capacity = max(1, limit.map { min($0, count - 1) } ?? (count - max(2, count / 16)))
+    }
+
+    // MARK: Queries
+
+    /// Voices of `sound` that have not finished.
+    func activeVoiceCount(of sound: SoundEffect) -> Int { activeBySound[ObjectIdentifier(sound)] ?? 0 }
+
+    /// Logical voices alive (pending, playing, paused or virtual).
+    var liveVoiceCount: Int { voices.count }
+
+    /// Voices fading out on their source before giving it up.
+    private var stoppingCount = 0
+    /// Voices that stole a source and wait for its fade-out to end.
+    private var claimCount = 0
+
+    /// Voices holding a source (not fading it out) or promised one: O(1).
+    private var audibleCount: Int { sourceCount - free.count - stoppingCount + claimCount }
+
+    /// Counts of voices by public state.
+    var stateCounts: [Voice.State: Int] {
+        var counts: [Voice.State: Int] = [:]
+        for voice in voices { counts[voice.state, default: 0] += 1 }
+        return counts
+    }
+
+    // MARK: Starting
+
+    /// Starts `voice` now or at `time` (under the lock; never throws).
+    func start(_ voice: Voice, at time: MediaTime?, bus: Bus) {
+        guard let engine else { return }
+        engine.withLock {
+            let now = engine.currentFrame
+            voice.bus = bus
+            voice.requestFrame = now
+            voice.lastUpdateFrame = now
+            // A scheduled sound must be *heard* on its frame: start mixing it
+            // earlier by the output's fixed latency (the limiter's lookahead).
+            let target = time.map {
+                max(now, $0.frames(atSampleRate: engine.sampleRate, rounding: .nearest) - engine.latencyFrames)
+            } ?? now
+            if !engine.isRunningLocked {
+                finish(voice, completed: false)
+                return
+            }
+            let sound = voice.sound
+            let interval = sound.minimumRetriggerInterval
+            if interval > .zero, let last = sound.lastStartFrame,
+               target - last < interval.frames(atSampleRate: engine.sampleRate, rounding: .up) {
+                refuse(voice, .retriggeredTooSoon)
+                return
+            }
+            sound.lastStartFrame = target
+            voices.append(voice)
+            voice.isCounted = true
+            activeBySound[ObjectIdentifier(sound), default: 0] += 1
+            voice.phase = .scheduled(target)
+            if case .loaded = sound.loadState {
+                engine.effectCache.touch(sound)
+                begin(voice, now: now)
+            } else {
+                voice.phase = .waitingForLoad
+                voice.startedAfterLoad = true
+                voice.scheduledTarget = target
+                engine.effectCache.load(sound)
+            }
+        }
+    }
+
+    /// A sound finished loading (or failed): start or refuse the voices waiting for it.
+    func soundDidLoad(_ sound: SoundEffect) {
+        guard let engine else { return }
+        let now = engine.currentFrame
+        for voice in voices where voice.sound === sound && voice.phase == .waitingForLoad {
+            switch sound.loadState {
+            case .loaded:
+                voice.phase = .scheduled(max(now, voice.scheduledTarget))
+                begin(voice, now: now)
+            case .failed(let error):
+                refuse(voice, .loadFailed(error))
+            default:
+                break
+            }
+        }
+        removeFinished()
+    }
+
+    /// Gives `voice` a source if it is due, stealing if it must.
+    private func begin(_ voice: Voice, now: Int64) {
+        guard let engine, case .loaded(let resident) = voice.sound.loadState else { return }
+        let target: Int64
+        if case .scheduled(let t) = voice.phase { target = t } else { target = now }
+        // Far-future starts wait; near ones start now behind a silent lead-in.
+        if target - now > Int64(engine.updateInterval) * 2 {
+            voice.phase = .scheduled(target)
+            return
+        }
+        if let limit = voice.sound.maximumInstances {
+            let others = voices.filter { $0 !== voice && $0.sound === voice.sound && $0.holdsOrAwaitsSource }
+                .sorted { $0.requestFrame < $1.requestFrame }
+            for victim in others.prefix(max(0, others.count - limit + 1)) {
+                engine.post(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
+                release(victim, now: now, becomeVirtual: false)
+            }
+        }
+        if !voice.awaitingHandoff && audibleCount >= capacity {
+            if let victim = stealCandidate(below: voice.priority) {
+                engine.post(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
+                release(victim, now: now, becomeVirtual: victim.numberOfLoops < 0)
+                voice.awaitingHandoff = true
+                claimCount += 1
+            } else if voice.numberOfLoops < 0 {
+                voice.phase = .virtual
+                voice.played = 0
+                voice.lastUpdateFrame = target
+                engine.post(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+                return
+            } else {
+                refuse(voice, .allVoicesMoreImportant)
+                return
+            }
+        }
+        guard let source = free.popLast() else {
+            // Every spare source is still fading out a stolen voice.
+            voice.phase = .waitingForSource
+            voice.scheduledTarget = target
+            return
+        }
+        dropClaim(of: voice)
+        let outputToSound = Double(resident.sampleRate) / Double(engine.sampleRate)
+        let leadIn = Int((Double(target - now) * outputToSound).rounded())
+        attach(voice, to: source, resident: resident, leadIn: leadIn, startPosition: 0, fadeIn: false)
+        voice.startFrame = target
+        engine.post(.voiceStarted(voice: voice.id, sound: voice.sound.name,
+                                  at: MediaTime(frames: target, sampleRate: engine.sampleRate),
+                                  afterLoad: voice.startedAfterLoad))
+    }
+
+    /// Sets up `source` for `voice` and plays it.
+    private func attach(_ voice: Voice, to source: ALSource, resident: SoundEffect.Resident,
+                        leadIn: Int, startPosition: Int, fadeIn: Bool) {
+        guard let engine else { return }
+        voice.source = source
+        voice.playedBeforeAttach = startPosition > 0 ? Int(voice.played) - startPosition : Int(voice.played)
+        voice.lastPlayedFrame = engine.currentFrame
+        voice.unqueuedFrames = 0
+        voice.leadInFrames = 0
+        voice.leadInBuffer = nil
+        let playsDone = Int(voice.played) / resident.frames
+        voice.playsToQueue = voice.numberOfLoops < 0 ? Int.max : max(1, voice.numberOfLoops + 1 - playsDone)
+        voice.phase = .playing
+        let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrame) ?? 1)
+        source.reset()
+        voice.queuedBuffers = 0
+        voice.nextQueueCheck = 0
+        source.setPan(voice.panValue)
+        source.setPitch(voice.rateValue)
+        source.setGain(gain)
+        voice.appliedGain = gain
+        if leadIn > 0, let silence = try? PCMBuffer(
+            format: resident.format, floats: [Float](repeating: 0, count: leadIn * resident.channels)),
+           let buffer = try? device.generateBuffer(silence) {
+            voice.leadInBuffer = buffer
+            voice.leadInFrames = leadIn
+            source.queue([buffer])
+            voice.queuedBuffers = 1
+        }
+        refill(voice, resident: resident)
+        if startPosition > 0 {
+            // A virtual voice comes back mid-sound: skip into the first queued copy.
+            source.sampleOffset = startPosition
+        }
+        source.play()
+    }
+
+    // MARK: Stopping
+
+    /// Stops `voice` with a ramp (under the lock).
+    func stop(_ voice: Voice) {
+        guard let engine else { return }
+        engine.withLock {
+            let now = engine.currentFrame
+            switch voice.phase {
+            case .finished:
+                return
+            case .waitingForLoad, .scheduled, .waitingForSource, .virtual:
+                finish(voice, completed: false)
+            case .paused:
+                freeSource(of: voice)
+                finish(voice, completed: false)
+            case .playing, .pausing:
+                release(voice, now: now, becomeVirtual: false)
+            case .stopping(let until, _):
+                voice.phase = .stopping(until: until, thenVirtual: false)
+            }
+            removeFinished()
+        }
+    }
+
+    /// Ramps a voice's source to silence; the update step stops it later.
+    private func release(_ voice: Voice, now: Int64, becomeVirtual: Bool) {
+        guard let source = voice.source else {
+            if becomeVirtual { voice.phase = .virtual } else { finish(voice, completed: false) }
+            return
+        }
+        syncPlayed(voice)
+        if voice.phase == .paused {
+            freeSource(of: voice)
+            if becomeVirtual { voice.phase = .virtual } else { finish(voice, completed: false) }
+            return
+        }
+        source.setGain(0)
+        voice.appliedGain = 0
+        voice.phase = .stopping(until: now + rampFrames, thenVirtual: becomeVirtual)
+        stoppingCount += 1
+    }
+
+    private func dropClaim(of voice: Voice) {
+        guard voice.awaitingHandoff else { return }
+        voice.awaitingHandoff = false
+        claimCount -= 1
+    }
+
+    private func freeSource(of voice: Voice) {
+        guard let source = voice.source else { return }
+        source.reset()
+        voice.queuedBuffers = 0
+        if let lead = voice.leadInBuffer { device.deleteBuffer(lead); voice.leadInBuffer = nil }
+        voice.source = nil
+        free.append(source)
+    }
+
+    private func refuse(_ voice: Voice, _ reason: PlaybackEvent.RefusalReason) {
+        engine?.post(.voiceRefused(voice: voice.id, sound: voice.sound.name, reason: reason))
+        finish(voice, completed: false)
+    }
+
+    /// Ends a voice: its completion runs once, outside the lock.
+    private func finish(_ voice: Voice, completed: Bool) {
+        guard voice.phase != .finished else { return }
+        let wasCounted = voice.isCounted
+        voice.isCounted = false
+        dropClaim(of: voice)
+        if case .stopping = voice.phase, voice.source != nil { stoppingCount -= 1; freeSource(of: voice) }
+        voice.phase = .finished
+        if wasCounted {
+            let key = ObjectIdentifier(voice.sound)
+            activeBySound[key, default: 1] -= 1
+            if activeBySound[key] == 0 { activeBySound[key] = nil }
+        }
+        engine?.post(.voiceFinished(voice: voice.id, sound: voice.sound.name, completed: completed))
+        if let completion = voice.completion {
+            voice.completion = nil
+            engine?.post(callback: { completion(completed) })
+        }
+    }
+
+    private func removeFinished() {
+        voices.removeAll { $0.phase == .finished }
+    }
+
+    /// The lowest-priority audible voice, then the quietest, then the oldest,
+    /// if it is no more important than `priority`.
+    private func stealCandidate(below priority: Int) -> Voice? {
+        var best: Voice?
+        for v in voices {
+            switch v.phase { case .playing, .pausing, .paused: break; default: continue }
+            guard let b = best else { best = v; continue }
+            if (v.priority, v.appliedGain, v.requestFrame) < (b.priority, b.appliedGain, b.requestFrame) { best = v }
+        }
+        guard let best, best.priority <= priority else { return nil }
+        return best
+    }
+
+    // MARK: Position
+
+    /// The voice's position in sound frames, within the current loop.
+    func position(of voice: Voice, resident r: SoundEffect.Resident) -> Int {
+        switch voice.phase {
+        case .playing, .pausing, .stopping:
+            guard let source = voice.source else { return Int(voice.played) % r.frames }
+            return consumedFrames(voice, source) % r.frames
+        case .paused, .virtual:
+            return Int(voice.played) % r.frames
+        default:
+            return 0
+        }
+    }
+
+    /// Sound frames the source has played since the voice started, across loops.
+    private func consumedFrames(_ voice: Voice, _ source: ALSource) -> Int {
+        max(0, voice.playedBeforeAttach + voice.unqueuedFrames + source.sampleOffset - voice.leadInFrames)
+    }
+
+    /// Reads the exact played count from OpenAL, while the voice still has its source.
+    private func syncPlayed(_ voice: Voice) {
+        guard let source = voice.source else { return }
+        voice.played = Double(consumedFrames(voice, source))
+    }
+
+    // MARK: Update step
+
+    /// Keeps enough copies of the sound queued for finite and infinite loops.
+    /// Returns whether every queued buffer had played, so the source may have
+    /// stopped (only then is its state worth asking OpenAL for).
+    @discardableResult
+    private func refill(_ voice: Voice, resident r: SoundEffect.Resident) -> Bool {
+        guard let source = voice.source, let engine else { return false }
+        let processed = source.buffersProcessed
+        let ranDry = processed >= voice.queuedBuffers
+        if processed > 0 {
+            for name in source.unqueueProcessed(processed) {
+                if name == voice.leadInBuffer {
+                    voice.unqueuedFrames += voice.leadInFrames
+                    device.deleteBuffer(name)
+                    voice.leadInBuffer = nil
+                } else {
+                    voice.unqueuedFrames += r.frames
+                }
+            }
+            voice.queuedBuffers -= processed
+        }
+        let ahead = Double(engine.updateInterval * 4) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+        let copies = min(64, max(2, Int((ahead / Double(r.frames)).rounded(.up)) + 1))
+        var queued = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
+        while voice.playsToQueue > 0 && queued < copies {
+            source.queue([r.buffer])
+            queued += 1
+            voice.queuedBuffers += 1
+            if voice.playsToQueue != Int.max { voice.playsToQueue -= 1 }
+        }
+        return ranDry
+    }
+
+    /// Advances the engine-time estimate of what a playing voice has played
+    /// (used when a device vanishes without saying where its sources were).
+    private func estimatePlayed(_ voice: Voice, to frame: Int64, resident r: SoundEffect.Resident, outputRate: Int) {
+        let audibleFrom = max(voice.lastPlayedFrame, voice.startFrame)
+        if frame > audibleFrom {
+            voice.played += Double(frame - audibleFrom) * Double(voice.rateValue) * Double(r.sampleRate) / Double(outputRate)
+        }
+        voice.lastPlayedFrame = frame
+    }
+
+    /// Output frames the voice's queue is sure to last beyond the buffer
+    /// playing now, less four update periods of margin: until then the queue
+    /// needs no look (no OpenAL query). Zero once only one buffer is left.
+    private func safeQueueSpan(_ voice: Voice, resident r: SoundEffect.Resident, updateInterval: Int, outputRate: Int) -> Int64 {
+        let copies = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
+        guard copies > 1 else { return 0 }
+        let outputFrames = Double((copies - 1) * r.frames) * Double(outputRate) / (Double(r.sampleRate) * Double(voice.rateValue))
+        return max(0, Int64(outputFrames) - Int64(4 * updateInterval))
+    }
+
+    func update(at frame: Int64) throws {
+        guard let engine else { return }
+        // The engine computed bus gains and pauses once for this step, before any component.
+        let busesChanged = engine.busesChangedThisStep
+        let updateInterval = engine.updateInterval, outputRate = engine.sampleRate
+        for voice in voices {
+            // The common case costs nothing: a playing voice whose queue lasts
+            // past this step, with no change to its gain, pause or buses.
+            if voice.isSettled && !busesChanged && frame < voice.nextQueueCheck { continue }
+            let elapsed = frame - voice.lastUpdateFrame
+            voice.lastUpdateFrame = frame
+            let busGain = voice.bus?.stepGain ?? 1
+            let wantsPause = voice.userPaused || (voice.bus?.stepPaused ?? false)
+            switch voice.phase {
+            case .finished, .waitingForLoad:
+                break
+            case .scheduled, .waitingForSource:
+                begin(voice, now: frame)
+            case .playing:
+                guard let source = voice.source, case .loaded(let r) = voice.sound.loadState else { break }
+                if wantsPause {
+                    source.setGain(0)
+                    voice.appliedGain = 0
+                    voice.phase = .pausing(until: frame + rampFrames)
+                    break
+                }
+                estimatePlayed(voice, to: frame, resident: r, outputRate: outputRate)
+                if frame >= voice.nextQueueCheck {
+                    if refill(voice, resident: r), source.state == .stopped {
+                        if voice.playsToQueue > 0 {
+                            source.play()  // ran dry between updates: restart
+                            restarts += 1
+                        } else {
+                            freeSource(of: voice)
+                            finish(voice, completed: true)
+                            continue
+                        }
+                    }
+                    voice.nextQueueCheck = frame + safeQueueSpan(voice, resident: r, updateInterval: updateInterval,
+                                                                 outputRate: outputRate)
+                }
+                applyGain(voice, busGain: busGain)
+                voice.isSettled = true
+            case .pausing(let until):
+                guard let source = voice.source else { break }
+                if !wantsPause {
+                    voice.phase = .playing
+                    applyGain(voice, busGain: busGain)
+                } else if frame >= until {
+                    syncPlayed(voice)
+                    source.pause()
+                    voice.phase = .paused
+                }
+            case .paused:
+                guard !wantsPause, let source = voice.source else { break }
+                source.play()
+                voice.phase = .playing
+                voice.lastPlayedFrame = frame
+                applyGain(voice, busGain: busGain)
+            case .stopping(let until, let thenVirtual):
+                guard frame >= until else { break }
+                stoppingCount -= 1
+                freeSource(of: voice)
+                if thenVirtual {
+                    voice.phase = .virtual
+                    engine.post(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+                } else {
+                    finish(voice, completed: false)
+                }
+            case .virtual:
+                guard !wantsPause, case .loaded(let r) = voice.sound.loadState else { break }
+                voice.played += Double(elapsed) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+                if voice.numberOfLoops >= 0, voice.played >= Double((voice.numberOfLoops + 1) * r.frames) {
+                    finish(voice, completed: true)
+                }
+            }
+        }
+        realizeVirtualVoices(at: frame)
+        removeFinished()
+    }
+
+    /// Gives free sources back to virtual voices, most important first.
+    private func realizeVirtualVoices(at frame: Int64) {
+        guard !free.isEmpty, audibleCount < capacity else { return }
+        let waiting = voices.filter { $0.phase == .virtual && !$0.userPaused && !($0.bus?.isEffectivelyPaused ?? false) }
+            .sorted { ($0.priority, -$0.requestFrame) > ($1.priority, -$1.requestFrame) }
+        for voice in waiting {
+            guard audibleCount < capacity, let source = free.popLast(),
+                  case .loaded(let r) = voice.sound.loadState else { return }
+            attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.played) % r.frames, fadeIn: true)
+            applyGain(voice, at: frame)
+            engine?.post(.voiceRealized(voice: voice.id, sound: voice.sound.name))
+        }
+    }
+
+    private func applyGain(_ voice: Voice, at frame: Int64) {
+        applyGain(voice, busGain: voice.bus?.effectiveGain(at: frame) ?? 1)
+    }
+
+    private func applyGain(_ voice: Voice, busGain: Float) {
+        guard let source = voice.source else { return }
+        let gain = voice.gain * busGain
+        if gain != voice.appliedGain {
+            source.setGain(gain)
+            voice.appliedGain = gain
+        }
+    }
+
+    // MARK: Device loss
+
+    /// Moves every voice off the lost device's sources, keeping its place:
+    /// voices that were audible or paused go virtual with their played count
+    /// (read from OpenAL while `readPositions`, else as engine time advanced it).
+    func deviceWillBeReplaced(readPositions: Bool) {
+        let frame = engine?.currentFrame ?? 0
+        for voice in voices {
+            if readPositions {
+                syncPlayed(voice)
+            } else if voice.phase == .playing, case .loaded(let r) = voice.sound.loadState, let engine {
+                estimatePlayed(voice, to: frame, resident: r, outputRate: engine.sampleRate)
+            }
+            voice.lastUpdateFrame = frame
+            voice.isSettled = false
+            switch voice.phase {
+            case .playing, .pausing, .paused:
+                voice.phase = .virtual
+            case .stopping(_, let thenVirtual):
+                if thenVirtual { voice.phase = .virtual } else { voice.source = nil; finish(voice, completed: false) }
+            case .waitingForSource:
+                voice.phase = .scheduled(voice.scheduledTarget)
+            default:
+                break
+            }
+            voice.source = nil
+            voice.leadInBuffer = nil
+            voice.appliedGain = -1
+            if voice.awaitingHandoff { voice.awaitingHandoff = false }
+        }
+        claimCount = 0
+        stoppingCount = 0
+        free = []
+        removeFinished()
+    }
+
+    /// Takes sources on the new device (virtual voices come back at the next
+    /// update), then uploads the cached sounds again.
+    func deviceWasReplaced() throws {
+        guard let engine else { return }
+        try takeSources(from: engine.device)
+        engine.existingAttachment(SoundCache.self)?.reloadAll()
+    }
+
+    /// Stops every voice at once, without ramps (engine shutdown).
+    func engineWillShutDown() {
+        for voice in voices {
+            finish(voice, completed: false)
+            freeSource(of: voice)
+        }
+        voices.removeAll()
+    }
+}
+
+extension Voice {
+    /// Whether the voice holds a source or is about to get one.
+    var holdsOrAwaitsSource: Bool {
+        switch phase {
+        case .playing, .pausing, .paused, .scheduled, .waitingForSource, .waitingForLoad: true
+        case .stopping, .virtual, .finished: false
+        }
+    }
+}

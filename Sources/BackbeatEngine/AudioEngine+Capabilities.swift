@@ -1,0 +1,75 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatSupport
+import BackbeatOpenAL
+import BackbeatMedia
+
+extension AudioEngine {
+    /// What this machine's OpenAL offers Backbeat.
+    public struct Capabilities: Sendable {
+        /// An extension Backbeat relies on, and whether OpenAL has it.
+        public struct Extension: Sendable {
+            /// The extension's name, such as `ALC_SOFT_loopback`.
+            public let name: String
+            /// Whether OpenAL reports it.
+            public let isPresent: Bool
+        }
+
+        /// The OpenAL version and renderer.
+        public let version: String
+        /// The extensions Backbeat relies on.
+        public let extensions: [Extension]
+        /// Sources a context grants (mono plus stereo).
+        public let maxSources: Int
+        /// Playback devices OpenAL enumerates.
+        public let playbackDevices: [String]
+        /// The default device's sample rate, or the error opening it gave.
+        public let defaultDevice: Result<Int, BackbeatError>
+        /// The period size and count Backbeat configured, or nil when the
+        /// user's `ALSOFT_CONF` decides.
+        public let configuredLatency: OutputLatency?
+        /// The latency the default device reports, when it opened.
+        public let deviceLatency: MediaTime?
+    }
+
+    /// Extensions Backbeat's features stand on.
+    static let reliedOnExtensions = [
+        "ALC_SOFT_loopback", "ALC_SOFT_pause_device", "ALC_SOFT_device_clock",
+        "ALC_SOFT_output_limiter", "ALC_EXT_disconnect", "ALC_EXT_thread_local_context",
+        "ALC_EXT_EFX", "AL_SOFT_source_latency", "AL_SOFT_deferred_updates",
+        "AL_EXT_STEREO_ANGLES", "AL_EXT_FLOAT32",
+    ]
+
+    /// Probes OpenAL: a loopback device for version and extensions, then the
+    /// default playback device. Never throws; a device that will not open is
+    /// reported in ``Capabilities/defaultDevice``.
+    public static func capabilities(latency: OutputLatency = .default) -> Capabilities {
+        latency.prepareOpenAL()
+        var version = "unavailable", extensions: [Capabilities.Extension] = [], maxSources = 0
+        if let loopback = try? ALDevice.openLoopback(sampleRate: 48_000, channels: 2) {
+            version = loopback.versionDescription
+            extensions = reliedOnExtensions.map { .init(name: $0, isPresent: loopback.hasExtension($0)) }
+            maxSources = loopback.maxSources
+            loopback.close()
+        }
+        let defaultDevice: Result<Int, BackbeatError>
+        var deviceLatency: MediaTime?
+        do {
+            let device = try ALDevice.openPlayback(name: nil)
+            defaultDevice = .success(device.sampleRate)
+            deviceLatency = device.latencyNanoseconds().map { MediaTime(value: $0, timescale: 1_000_000_000) }
+            device.close()
+        } catch let error as BackbeatError {
+            defaultDevice = .failure(error)
+        } catch {
+            defaultDevice = .failure(BackbeatError(.deviceUnavailable, operation: "alcOpenDevice", reason: "\(error)"))
+        }
+        return Capabilities(
+            version: version, extensions: extensions, maxSources: maxSources,
+            playbackDevices: ALDevice.playbackDeviceNames(), defaultDevice: defaultDevice,
+            configuredLatency: OutputLatency.inEffect, deviceLatency: deviceLatency)
+    }
+}

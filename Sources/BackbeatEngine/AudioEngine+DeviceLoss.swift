@@ -1,0 +1,78 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatSupport
+import BackbeatOpenAL
+import BackbeatSession
+
+extension AudioEngine {
+    /// The output went away (ALC_EXT_disconnect on a device, or the injected
+    /// path tests use). Backbeat tells the session (old device unavailable:
+    /// music pauses, effects go on), opens a replacement, and moves every
+    /// sound buffer, voice and stream onto it where it was, so nothing is
+    /// lost. When no replacement device opens, the engine goes on rendering
+    /// through a loopback device in real time, with no sound, and says so.
+    ///
+    /// Runs under the engine lock.
+    func handleDeviceLoss(readPositions: Bool = false, reopen: (() throws -> ALDevice)? = nil) {
+        let lost = device
+        let previous = AudioRoute(name: lost.name)
+        let frame = currentFrame
+        let lock = self.lock
+        let reopen = reopen ?? {
+            lost.isLoopback
+                ? try ALDevice.openLoopback(sampleRate: lost.sampleRate, channels: lost.channelCount, lock: lock)
+                : try ALDevice.openPlayback(name: nil, lock: lock)
+        }
+        var replacement: ALDevice?
+        var fallbackReason: String?
+        do {
+            replacement = try reopen()
+        } catch {
+            // No device to move to: keep rendering, unheard, so time and events go on.
+            fallbackReason = "\(error)"
+            replacement = try? ALDevice.openLoopback(sampleRate: sampleRate, channels: channelCount, lock: lock)
+        }
+        guard let replacement else {
+            // Not even a loopback device: nothing more can sound. Keep the state; report.
+            post(.outputLost(device: lost.name, replacement: nil, reason: "no OpenAL device could be opened"))
+            return
+        }
+        for component in components.compactMap(\.component) {
+            component.deviceWillBeReplaced(readPositions: readPositions)
+        }
+        lost.close()
+        device = replacement
+        if replacement.isLoopback {
+            framesRendered = frame
+            nextUpdateFrame = frame
+        } else {
+            clockOrigin = replacement.clockNanoseconds() ?? 0
+            clockBaseFrame = frame
+            nextUpdateFrame = frame
+        }
+        do {
+            for component in components.compactMap(\.component) {
+                try component.deviceWasReplaced()
+            }
+        } catch let error as BackbeatError {
+            post(.outputLost(device: lost.name, replacement: replacement.name, reason: error.description))
+        } catch {}
+        post(.outputLost(device: lost.name, replacement: replacement.isLoopback && fallbackReason != nil ? nil : replacement.name,
+                         reason: fallbackReason ?? "device disconnected"))
+        let current = AudioRoute(name: fallbackReason == nil ? replacement.name : "none")
+        let session = self.session
+        post(callback: { session.systemLostDevice(previousRoute: previous, currentRoute: current) })
+    }
+
+    /// Simulates losing the output device, for tests: the same recovery as a
+    /// real disconnect, with positions read from the old device first.
+    /// `reopen` stands in for opening the replacement (throw to simulate a
+    /// route change to a device that cannot be opened).
+    func simulateDeviceLoss(reopen: (() throws -> ALDevice)? = nil) {
+        withLock { handleDeviceLoss(readPositions: true, reopen: reopen) }
+        deliverPendingEvents()
+    }
+}

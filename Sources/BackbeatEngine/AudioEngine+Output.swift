@@ -1,0 +1,72 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatMedia
+import BackbeatOpenAL
+
+extension AudioEngine {
+    /// Where an engine's sound goes.
+    public enum Output: Sendable, Equatable {
+        /// The system's output device in real time; nil names the default device.
+        case device(name: String? = nil, latency: OutputLatency = .default)
+        /// Rendered into memory by ``AudioEngine/render(frames:)``
+        /// (ALC_SOFT_loopback). Engine time moves only when you render.
+        case offline(sampleRate: Int = 48_000, channels: Int = 2)
+        /// Rendered into a 32-bit float WAV file, completed by ``AudioEngine/shutdown()``.
+        case file(url: URL, sampleRate: Int = 48_000, pacing: FilePacing = .asFastAsPossible)
+    }
+
+    /// How a `.file` output advances.
+    public enum FilePacing: Sendable, Equatable {
+        /// Time moves only when you call ``AudioEngine/render(frames:)`` or ``AudioEngine/advance(by:)``.
+        case asFastAsPossible
+        /// The engine renders on its own thread at the pace of a real device.
+        case realTime
+    }
+
+    /// The period size and count of a playback device, in frames.
+    ///
+    /// OpenAL Soft 1.19 takes these only from its config file; Backbeat writes
+    /// one before the first device opens in the process, unless `ALSOFT_CONF`
+    /// is already set. The first engine of a process decides.
+    public struct OutputLatency: Sendable, Hashable, CustomStringConvertible {
+        /// Frames per period.
+        public var periodSize: Int
+        /// Periods in the device's ring.
+        public var periods: Int
+
+        /// A period size and count.
+        public init(periodSize: Int, periods: Int) {
+            self.periodSize = max(64, periodSize)
+            self.periods = max(2, periods)
+        }
+
+        /// 256 × 3 frames: about 16 ms at 48 kHz.
+        public static let low = OutputLatency(periodSize: 256, periods: 3)
+        /// 480 × 3 frames: 30 ms at 48 kHz.
+        public static let `default` = OutputLatency(periodSize: 480, periods: 3)
+        /// 1024 × 4 frames: about 85 ms at 48 kHz, for weak machines.
+        public static let safe = OutputLatency(periodSize: 1024, periods: 4)
+
+        /// The buffered span at a sample rate.
+        public func duration(atSampleRate rate: Int) -> MediaTime {
+            MediaTime(frames: Int64(periodSize * periods), sampleRate: rate)
+        }
+
+        public var description: String { "\(periodSize) × \(periods) frames" }
+    }
+}
+
+extension AudioEngine.OutputLatency {
+    /// Configures OpenAL for these periods, unless a config is already in
+    /// effect; returns the latency in effect (nil: the user's `ALSOFT_CONF` decides).
+    @discardableResult
+    func prepareOpenAL() -> Self? {
+        ALConfig.prepare(periodSize: periodSize, periods: periods).map { Self(periodSize: $0.size, periods: $0.count) }
+    }
+
+    /// The latency Backbeat configured, if it configured one.
+    static var inEffect: Self? { ALConfig.periodsInEffect.map { Self(periodSize: $0.size, periods: $0.count) } }
+}

@@ -1,0 +1,177 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import BackbeatMedia
+
+/// A group of voices with one volume, mute and pause: the master bus, the
+/// music and effects buses, and any groups a game defines.
+///
+/// A bus's gain multiplies into every voice on it and on its child buses.
+/// Volume changes, mutes and pauses ramp over a few milliseconds so they never
+/// click; ``fade(to:duration:curve:)`` and ``duck(by:attack:release:until:)``
+/// run in engine time.
+///
+/// ```swift
+/// engine.musicBus.fade(to: 0.3, duration: MediaTime(seconds: 2), curve: .equalPower)
+/// let duck = engine.musicBus.duck(by: -12, attack: MediaTime(seconds: 0.1), release: MediaTime(seconds: 0.5))
+/// // ... a voice line plays ...
+/// duck.release()
+/// ```
+public final class Bus: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked: mutable state is read and written only under the engine lock.
+
+    /// The bus's name, such as `music`.
+    public let name: String
+    /// The bus this one feeds; nil for the master bus.
+    public let parent: Bus?
+    weak var engine: AudioEngine?
+
+    private var level: Float = 1
+    private var fade: Fade?
+    private var muted = false
+    private var paused = false
+    private var ducks: [Duck] = []
+    private var fadeCompletion: (@Sendable () -> Void)?
+    /// ``effectiveGain(at:)`` and ``isEffectivelyPaused`` as of the current
+    /// update step, computed once per step for every voice to read.
+    package var stepGain: Float = 1
+    package var stepPaused = false
+    /// The session's silent-switch mute, kept apart from the game's own mute.
+    var sessionMuted = false
+    /// The session's interruption pause, kept apart from the game's own pause.
+    var sessionPaused = false
+
+    init(name: String, parent: Bus?) {
+        self.name = name
+        self.parent = parent
+    }
+
+    public var description: String { "Bus(\(name))" }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        guard let engine else { return body() }
+        return engine.withLock(body)
+    }
+
+    private var frame: Int64 { engine?.currentFrame ?? 0 }
+
+    /// The bus's own volume, 0...1; setting it cancels a fade. NaN is
+    /// ignored; values outside 0...1 are clamped.
+    public var volume: Float {
+        get { locked { fade?.gain(at: frame) ?? level } }
+        set {
+            guard !newValue.isNaN else { return }
+            locked {
+                level = min(max(newValue, 0), 1)
+                fade = nil
+                fadeCompletion = nil
+            }
+        }
+    }
+
+    /// Fades the volume to `target` over `duration` of engine time.
+    /// `completion` runs once, on the update step where the fade ends (or
+    /// not at all if another fade or a volume change replaces it).
+    public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .linear,
+                     completion: (@Sendable () -> Void)? = nil) {
+        guard !target.isNaN, let engine else { return }
+        locked {
+            let now = frame
+            let from = fade?.gain(at: now) ?? level
+            let to = min(max(target, 0), 1)
+            let frames = max(0, duration.frames(atSampleRate: engine.sampleRate))
+            fade = Fade(from: from, to: to, startFrame: now, frames: frames, curve: curve)
+            level = to
+            fadeCompletion = completion
+        }
+    }
+
+    /// Silences the bus without stopping time; ramps, so it does not click.
+    public var isMuted: Bool {
+        get { locked { muted } }
+        set { locked { muted = newValue } }
+    }
+
+    /// Pauses every voice on this bus and its children; resuming continues
+    /// them where they were.
+    public var isPaused: Bool {
+        get { locked { paused } }
+        set { locked { paused = newValue } }
+    }
+
+    /// Lowers the bus by `decibels` (a negative number, such as -12) with an
+    /// attack, and raises it back over `release` when the returned duck is
+    /// released by ``Duck/release()``. Several ducks at once take the deepest.
+    @discardableResult
+    public func duck(by decibels: Float, attack: MediaTime, release: MediaTime) -> Duck {
+        duck(by: decibels, attack: attack, release: release, until: nil)
+    }
+
+    /// ``duck(by:attack:release:)`` that also releases by itself once `trigger`
+    /// says it has finished (a voice: see the effects layer's `duck(by:attack:release:until:)`).
+    package func duck(by decibels: Float, attack: MediaTime, release: MediaTime,
+                      until trigger: (any DuckReleaseTrigger)?) -> Duck {
+        let sampleRate = engine?.sampleRate ?? 48_000
+        let depth = decibels.isNaN ? 0 : min(0, max(decibels, -96))
+        let duck = Duck(bus: self, target: pow(10, depth / 20),
+                        attackFrames: max(0, attack.frames(atSampleRate: sampleRate)),
+                        releaseFrames: max(0, release.frames(atSampleRate: sampleRate)),
+                        trigger: trigger)
+        locked {
+            duck.begin(at: frame)
+            ducks.append(duck)
+        }
+        return duck
+    }
+
+    /// A duck that releases by itself after `holdFrames` (the session's music ducking).
+    func duck(gain: Float, startFrame: Int64, attackFrames: Int64, holdFrames: Int64, releaseFrames: Int64) {
+        let duck = Duck(bus: self, target: min(max(gain, 0), 1), attackFrames: max(0, attackFrames),
+                        releaseFrames: max(0, releaseFrames), trigger: nil,
+                        releaseAt: startFrame + max(0, attackFrames) + max(0, holdFrames))
+        duck.begin(at: startFrame)
+        ducks.append(duck)
+    }
+
+    // MARK: Engine side (under the engine lock)
+
+    /// This bus's own gain at `frame`: level or fade, times ducks, times mute.
+    func ownGain(at frame: Int64) -> Float {
+        if muted || sessionMuted { return 0 }
+        let base = fade?.gain(at: frame) ?? level
+        let duckGain = ducks.reduce(Float(1)) { min($0, $1.gain(at: frame)) }
+        return base * duckGain
+    }
+
+    /// The product of gains from this bus up to the master.
+    package func effectiveGain(at frame: Int64) -> Float {
+        var gain = ownGain(at: frame)
+        var bus = parent
+        while let b = bus { gain *= b.ownGain(at: frame); bus = b.parent }
+        return gain
+    }
+
+    /// Whether this bus or any parent is paused.
+    package var isEffectivelyPaused: Bool {
+        var bus: Bus? = self
+        while let b = bus { if b.paused || b.sessionPaused { return true }; bus = b.parent }
+        return false
+    }
+
+    /// Advances fades and ducks; returns the completion to run, if a fade ended.
+    func update(at frame: Int64) -> (@Sendable () -> Void)? {
+        ducks.removeAll { $0.isFinished(at: frame) }
+        for duck in ducks { duck.update(at: frame) }
+        guard let current = fade, current.isComplete(at: frame) else { return nil }
+        fade = nil
+        defer { fadeCompletion = nil }
+        return fadeCompletion
+    }
+}

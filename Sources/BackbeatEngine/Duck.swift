@@ -1,0 +1,58 @@
+/// A bus lowered for a while, such as music under a voice line. Release it to
+/// bring the bus back up over the release time.
+public final class Duck: @unchecked Sendable {
+    // @unchecked: mutable state is read and written only under the engine lock.
+    private weak var bus: Bus?
+    private let target: Float
+    private let attackFrames: Int64
+    private let releaseFrames: Int64
+    private weak var trigger: (any DuckReleaseTrigger)?
+    private let waitsForTrigger: Bool
+    private let releaseAt: Int64?
+    private var fade: Fade?
+    private var released = false
+
+    init(bus: Bus, target: Float, attackFrames: Int64, releaseFrames: Int64, trigger: (any DuckReleaseTrigger)?, releaseAt: Int64? = nil) {
+        self.releaseAt = releaseAt
+        self.bus = bus
+        self.target = target
+        self.attackFrames = attackFrames
+        self.releaseFrames = releaseFrames
+        self.trigger = trigger
+        self.waitsForTrigger = trigger != nil
+    }
+
+    func begin(at frame: Int64) {
+        fade = Fade(from: 1, to: target, startFrame: frame, frames: attackFrames, curve: .linear)
+    }
+
+    /// Brings the bus back up over the release time. Idempotent.
+    public func release() {
+        guard let engine = bus?.engine else { return }
+        engine.withLock { releaseLocked(at: engine.currentFrame) }
+    }
+
+    private func releaseLocked(at frame: Int64) {
+        guard !released else { return }
+        released = true
+        let current = fade?.gain(at: frame) ?? target
+        fade = Fade(from: current, to: 1, startFrame: frame, frames: releaseFrames, curve: .linear)
+    }
+
+    func gain(at frame: Int64) -> Float { fade?.gain(at: frame) ?? 1 }
+
+    func update(at frame: Int64) {
+        if waitsForTrigger, !released, trigger?.isFinishedLocked ?? true { releaseLocked(at: frame) }
+        if let releaseAt, !released, frame >= releaseAt { releaseLocked(at: releaseAt) }
+    }
+
+    func isFinished(at frame: Int64) -> Bool {
+        released && (fade?.isComplete(at: frame) ?? true)
+    }
+}
+
+/// Something whose end releases a duck (a voice), read under the engine lock.
+package protocol DuckReleaseTrigger: AnyObject {
+    /// Whether it has ended; a trigger that has gone away counts as ended.
+    var isFinishedLocked: Bool { get }
+}

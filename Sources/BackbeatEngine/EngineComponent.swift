@@ -1,0 +1,32 @@
+/// A part of the engine that acts on engine time or owns OpenAL objects: the
+/// voice pool, music streams, a scripted environment. The engine knows its
+/// components only through these hooks, so the layers above it (effects,
+/// music, testing) plug in without the engine naming them.
+///
+/// Every hook runs under the engine lock, with the OpenAL context current.
+package protocol EngineComponent: AnyObject {
+    /// Does the work due at `frame` (engine time in frames), once per update period.
+    func update(at frame: Int64) throws
+    /// The output device is about to be replaced: remember positions, since
+    /// the old device's objects are about to vanish. `readPositions` says
+    /// whether the old device can still be asked where its sources were.
+    func deviceWillBeReplaced(readPositions: Bool)
+    /// The replacement device is ``AudioEngine/device``: recreate sources and
+    /// buffers on it and carry on.
+    func deviceWasReplaced() throws
+    /// The engine is shutting down: stop at once, without ramps. The device
+    /// closes right after, taking every OpenAL object with it.
+    func engineWillShutDown()
+}
+
+extension EngineComponent {
+    package func update(at frame: Int64) throws {}
+    package func deviceWillBeReplaced(readPositions: Bool) {}
+    package func deviceWasReplaced() throws {}
+    package func engineWillShutDown() {}
+}
+
+/// A weak reference, so components die with their owners.
+struct WeakComponent {
+    weak var component: (any EngineComponent)?
+}

@@ -1,0 +1,51 @@
+import BackbeatSession
+
+/// A music player as the audio session and the engine's shutdown see it.
+///
+/// ``QueuePlayer`` and ``MusicPlayer`` register themselves with their engine
+/// (``AudioEngine/musicPlayers``). Every method is called under the engine
+/// lock; each posts its own state-change events.
+package protocol SessionMusicPlayer: AnyObject, Sendable {
+    /// The player's name for the session.
+    var sessionPlayerID: SessionPlayerID { get }
+    /// True for the game's own music (``QueuePlayer``), which the silent switch
+    /// and "other audio is playing" mute; false for ``MusicPlayer``, which
+    /// plays regardless, as the iPod did.
+    var isGameMusic: Bool { get }
+    /// If playing, pauses where it is and goes to `interrupted`; returns whether it did.
+    func sessionInterrupt(reason: String) -> Bool
+    /// Pauses where it is if playing (the route went away).
+    func sessionPause(reason: String)
+    /// Resumes where it was, if still interrupted (the game has not stopped or restarted it).
+    func sessionResume(reason: String)
+    /// Moves from `interrupted` to `paused`.
+    func sessionKeepPaused(reason: String)
+    /// Mutes without stopping time (game music only; ``MusicPlayer`` ignores it).
+    func setGameMusicMuted(_ muted: Bool)
+    /// Starts an equal-power fade to silence over `frames`, from `frame`.
+    func beginShutdownFade(at frame: Int64, frames: Int64)
+    /// Ends the player's event streams (the engine is shutting down).
+    func finishEventStreams()
+    /// Whether it is audible now (worth fading at shutdown).
+    var isAudible: Bool { get }
+}
+
+/// A weak reference to a registered music player.
+struct WeakMusicPlayer {
+    package weak var player: (any SessionMusicPlayer)?
+}
+
+extension AudioEngine {
+    /// Registers a music player for the session and the shutdown fade (under the lock).
+    package func registerMusicPlayer(_ player: any SessionMusicPlayer) {
+        withLock {
+            musicPlayers.removeAll { $0.player == nil }
+            musicPlayers.append(WeakMusicPlayer(player: player))
+        }
+    }
+
+    /// The live music players (under the lock).
+    package var liveMusicPlayers: [any SessionMusicPlayer] {
+        withLock { musicPlayers.compactMap(\.player) }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import BackbeatSupport
+import BackbeatMedia
+
+/// The SQLite index behind a ``MediaLibrary``: schema, opening (with rebuild of
+/// a corrupt or foreign file) and row decoding. Every write happens in one
+/// transaction, so readers see either the old library or the new one.
+final class LibraryIndex: Sendable {
+    static let format = "backbeat-media-library"
+    static let schemaVersion = 1
+
+    let writer: any DatabaseWriter
+    /// Set when the file at the index location was unusable and was set aside.
+    let warning: String?
+
+    init(location: MediaLibrary.IndexLocation) throws {
+        switch location {
+        case .inMemory:
+            let queue = try Self.wrap("open", nil) { try DatabaseQueue() }
+            try Self.wrap("create schema", nil) { try Self.createSchema(queue) }
+            writer = queue
+            warning = nil
+        case .file(let url):
+            (writer, warning) = try Self.openFile(url)
+        case .defaultLocation:
+            (writer, warning) = try Self.openFile(MediaLibrary.defaultIndexURL)
+        }
+    }
+
+    private static func openFile(_ url: URL) throws -> (any DatabaseWriter, String?) {
+        let directory = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BackbeatError(.indexFailed, operation: "create directory", url: directory, reason: "\(error)")
+        }
+        do {
+            let pool = try DatabasePool(path: url.path)
+            try validateOrCreate(pool)
+            return (pool, nil)
+        } catch let error as BackbeatError where error.code == .indexFailed && error.operation == "open" {
+            throw error
+        } catch {
+            // Unusable: not SQLite, damaged, or another program's database. Keep it aside, start over.
+            var aside = url.appendingPathExtension("broken")
+            var n = 1
+            while FileManager.default.fileExists(atPath: aside.path) {
+                n += 1
+                aside = url.appendingPathExtension("broken\(n)")
+            }
+            do {
+                try FileManager.default.moveItem(at: url, to: aside)
+                for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+                let pool = try DatabasePool(path: url.path)
+                try createSchema(pool)
+                let reason = (error as? DatabaseError)?.message ?? "\(error)"
+                return (pool, "\(url.path): index was unusable (\(reason)); moved to \(aside.lastPathComponent) and rebuilt")
+            } catch {
+                throw BackbeatError(.indexFailed, operation: "rebuild", url: url, reason: "\(error)")
+            }
+        }
+    }
+
+    /// Throws unless the database is empty (then creates the schema) or is a Backbeat index of this version.
+    private static func validateOrCreate(_ writer: any DatabaseWriter) throws {
+        try writer.write { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            if tables.isEmpty { return try createTables(db) }
+            guard tables.contains("meta"),
+                  try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'") == format,
+                  try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") == String(schemaVersion)
+            else { throw BackbeatError(.indexFailed, operation: "validate", reason: "not a Backbeat library index of version \(schemaVersion)") }
+            let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
+            guard check == "ok" else { throw BackbeatError(.indexFailed, operation: "validate", reason: check) }
+        }
+    }
+
+    private static func createSchema(_ writer: any DatabaseWriter) throws {
+        try writer.write { db in try createTables(db) }
+    }
+
+    private static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE items (
+                id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+                media_type INTEGER NOT NULL, title TEXT NOT NULL, artist TEXT, album TEXT, album_artist TEXT,
+                genre TEXT, composer TEXT, track INTEGER NOT NULL, disc INTEGER NOT NULL,
+                duration_value INTEGER NOT NULL, duration_timescale INTEGER NOT NULL, release_date REAL,
+                compilation INTEGER NOT NULL, artwork_kind INTEGER NOT NULL, artwork_path TEXT,
+                artwork_width INTEGER NOT NULL, artwork_height INTEGER NOT NULL,
+                title_key TEXT NOT NULL, artist_key TEXT NOT NULL, album_key TEXT NOT NULL,
+                album_artist_key TEXT NOT NULL, genre_key TEXT NOT NULL, composer_key TEXT NOT NULL,
+                title_sort TEXT NOT NULL, artist_sort TEXT NOT NULL, album_sort TEXT NOT NULL,
+                album_artist_sort TEXT NOT NULL, genre_sort TEXT NOT NULL, composer_sort TEXT NOT NULL,
+                album_group INTEGER NOT NULL);
+            CREATE INDEX items_artist ON items(artist_key);
+            CREATE INDEX items_album ON items(album_key);
+            CREATE INDEX items_album_artist ON items(album_artist_key);
+            CREATE INDEX items_genre ON items(genre_key);
+            CREATE INDEX items_composer ON items(composer_key);
+            CREATE INDEX items_title_order ON items(title_sort, artist_sort, album_sort, id, media_type);
+            CREATE INDEX items_album_order ON items(album_sort, album_group, disc, track, title_sort, id, media_type, compilation);
+            CREATE TABLE generation (value INTEGER NOT NULL);
+            INSERT INTO generation (value) VALUES (0);
+            CREATE TABLE play_stats (id INTEGER PRIMARY KEY, play_count INTEGER NOT NULL DEFAULT 0,
+                skip_count INTEGER NOT NULL DEFAULT 0, last_played REAL);
+            CREATE TABLE analysis (id INTEGER PRIMARY KEY, integrated_lufs REAL NOT NULL, true_peak_dbtp REAL NOT NULL);
+            CREATE TABLE playlists (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                name_sort TEXT NOT NULL);
+            CREATE TABLE playlist_entries (playlist_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                item_id INTEGER NOT NULL, PRIMARY KEY (playlist_id, position));
+            """)
+        try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('format', ?), ('version', ?)",
+                       arguments: [format, String(schemaVersion)])
+    }
+
+    /// Runs a read, turning database errors into ``BackbeatError``.
+    func read<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        try Self.wrap(operation, nil) { try writer.read(body) }
+    }
+
+    /// Runs a write transaction, turning database errors into ``BackbeatError``.
+    /// Unless told otherwise, the write counts as a change to items (see ``ItemCache``).
+    func write<T>(_ operation: String, changesItems: Bool = true, _ body: (Database) throws -> T) throws -> T {
+        try Self.wrap(operation, nil) {
+            try writer.write { db in
+                let result = try body(db)
+                if changesItems { try Self.bumpGeneration(db) }
+                return result
+            }
+        }
+    }
+
+    /// Marks the items as changed, so cached items are not reused.
+    static func bumpGeneration(_ db: Database) throws {
+        try db.execute(sql: "UPDATE generation SET value = value + 1")
+    }
+
+    static func generation(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT value FROM generation") ?? 0
+    }
+
+    let cache = ItemCache()
+
+    static func wrap<T>(_ operation: String, _ url: URL?, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as BackbeatError { throw error } catch let error as DatabaseError {
+            throw BackbeatError(.indexFailed, operation: operation, url: url, reason: error.message ?? "\(error.resultCode)")
+        } catch {
+            throw BackbeatError(.indexFailed, operation: operation, url: url, reason: "\(error)")
+        }
+    }
+
+    // MARK: Items
+
+    /// The columns ``item(from:)`` reads, in order; `i` is `items`.
+    static let itemColumns = """
+        i.id, i.media_type, i.title, i.artist, i.album, i.album_artist, i.genre, i.composer, i.track, i.disc,
+        i.duration_value, i.duration_timescale, i.release_date, i.compilation, i.path, i.artwork_kind, i.artwork_path,
+        i.artwork_width, i.artwork_height, s.play_count, s.skip_count, s.last_played, a.integrated_lufs, a.true_peak_dbtp
+        """
+    static let itemJoins = "LEFT JOIN play_stats s ON s.id = i.id LEFT JOIN analysis a ON a.id = i.id"
+
+    static func item(from row: Row) -> MediaItem {
+        let timescale: Int32 = row[11]
+        let artworkKind: Int = row[15]
+        let artworkSource: MediaItemArtwork.Source? = switch artworkKind {
+        case 1: .embedded(row[14])
+        case 2: .imageFile(row[16] ?? "")
+        default: nil
+        }
+        let lufs: Double? = row[22]
+        let peak: Double? = row[23]
+        let releaseDate: Double? = row[12]
+        let lastPlayed: Double? = row[21]
+        return MediaItem(
+            persistentID: UInt64(bitPattern: row[0]), mediaType: MediaType(rawValue: row[1]), title: row[2],
+            artist: row[3], albumTitle: row[4], albumArtistTag: row[5], genre: row[6], composer: row[7],
+            albumTrackNumber: row[8], discNumber: row[9],
+            playbackDuration: timescale > 0 ? MediaTime(value: row[10], timescale: timescale) : .zero,
+            releaseDate: releaseDate.map { Date(timeIntervalSince1970: $0) }, isCompilation: row[13], path: row[14],
+            playCount: row[19] ?? 0, skipCount: row[20] ?? 0,
+            lastPlayedDate: lastPlayed.map { Date(timeIntervalSince1970: $0) },
+            loudness: lufs.map { Loudness(integratedLUFS: $0, truePeakDBTP: peak ?? 0) },
+            artworkSource: artworkSource, artworkWidth: row[17], artworkHeight: row[18])
+    }
+
+    static let columnCount = 24
+
+    static func fetchItems(_ db: Database, joining join: String = "", where clause: String = "",
+                           arguments: StatementArguments = [], orderBy: String) throws -> [MediaItem] {
+        let sql = "SELECT \(itemColumns) FROM items i \(join) \(itemJoins) \(clause.isEmpty ? "" : "WHERE \(clause)") ORDER BY \(orderBy)"
+        var items: [MediaItem] = []
+        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        while let row = try cursor.next() { items.append(item(from: row)) }
+        return items
+    }
+
+    // MARK: Meta
+
+    static func metaValue(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
+    }
+
+    static func setMeta(_ db: Database, _ key: String, _ value: String) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import GRDB
+import BackbeatSupport
+
+extension MediaLibrary {
+    /// Records that `item` was played to the end at `date`: its play count goes up and its last-played date is set.
+    /// The music player calls this; the statistics live in the index and follow the item across rescans and moves.
+    /// - Throws: ``BackbeatError/Code/unknownPersistentID`` for an item not in this library.
+    public func recordPlay(of item: MediaItem, at date: Date) throws {
+        try updateStatistics(item.persistentID, operation: "record play", sql: """
+            INSERT INTO play_stats (id, play_count, last_played) VALUES (?1, 1, ?2)
+            ON CONFLICT(id) DO UPDATE SET play_count = play_count + 1, last_played = ?2
+            """, arguments: [Int64(bitPattern: item.persistentID), date.timeIntervalSince1970])
+    }
+
+    /// Records that `item` was skipped.
+    /// - Throws: ``BackbeatError/Code/unknownPersistentID`` for an item not in this library.
+    public func recordSkip(of item: MediaItem) throws {
+        try updateStatistics(item.persistentID, operation: "record skip", sql: """
+            INSERT INTO play_stats (id, skip_count) VALUES (?1, 1)
+            ON CONFLICT(id) DO UPDATE SET skip_count = skip_count + 1
+            """, arguments: [Int64(bitPattern: item.persistentID)])
+    }
+
+    private func updateStatistics(_ id: UInt64, operation: String, sql: String, arguments: StatementArguments) throws {
+        let found = try index.write(operation) { db -> Bool in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM items WHERE id = ?", arguments: [Int64(bitPattern: id)]) != nil else { return false }
+            try db.execute(sql: sql, arguments: arguments)
+            return true
+        }
+        guard found else {
+            throw BackbeatError(.unknownPersistentID, operation: operation, reason: String(format: "item %016llx", id))
+        }
+    }
+}

@@ -1,0 +1,133 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+import BackbeatSupport
+
+/// An audio file whose properties load asynchronously, like `AVURLAsset`.
+///
+/// Ogg Vorbis opens through vorbisfile; WAV, AIFF, CAF, FLAC, MP3 and Ogg
+/// Opus through libsndfile. Loading opens the file once and caches what it
+/// learned; a failure (missing, damaged or unsupported file) is thrown as a
+/// ``BackbeatError`` naming the file and the reason, every time it is asked.
+///
+/// ```swift
+/// let asset = AudioAsset(url: url)
+/// let (duration, tags) = try await asset.load(.duration, .tags)
+/// ```
+public final class AudioAsset: Sendable {
+    /// The file.
+    public let url: URL
+    private let cache = Mutex<Result<Details, BackbeatError>?>(nil)
+
+    /// Creates an asset for a file; nothing is read until a property is loaded.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// A property that can be loaded, such as ``Property/duration``.
+    public struct Property<Value: Sendable>: Sendable {
+        let name: String
+        let get: @Sendable (Details) throws -> Value
+    }
+
+    /// Loads one property.
+    /// - Throws: ``BackbeatError`` if the file cannot be opened or, for `.tags`, carries a corrupt picture.
+    public func load<A>(_ property: Property<A>) async throws -> A {
+        try property.get(details())
+    }
+
+    /// Loads two properties.
+    public func load<A, B>(_ a: Property<A>, _ b: Property<B>) async throws -> (A, B) {
+        let d = try details()
+        return (try a.get(d), try b.get(d))
+    }
+
+    /// Loads three properties.
+    public func load<A, B, C>(_ a: Property<A>, _ b: Property<B>, _ c: Property<C>) async throws -> (A, B, C) {
+        let d = try details()
+        return (try a.get(d), try b.get(d), try c.get(d))
+    }
+
+    /// What opening the file taught us.
+    struct Details: Sendable {
+        let url: URL
+        let container: String
+        let codec: String
+        let format: AudioFormat
+        let frameCount: Int64
+        let fileSize: Int64
+        let tags: VorbisComments.Reading
+
+        var duration: MediaTime { MediaTime(frames: frameCount, sampleRate: format.sampleRate) }
+
+        func checkedTags() throws -> AudioTags {
+            if let reason = tags.artworkErrors.first {
+                throw BackbeatError(.corruptArtwork, operation: "read tags", url: url, reason: reason)
+            }
+            return tags.tags
+        }
+    }
+
+    /// Opens the file once and caches the outcome.
+    func details() throws -> Details {
+        if let cached = cache.withLock({ $0 }) { return try cached.get() }
+        let result: Result<Details, BackbeatError>
+        do {
+            let decoder = try AudioDecoders.open(url)
+            defer { decoder.close() }
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)).map(FileManager.fileSize) ?? 0
+            result = .success(Details(url: url, container: decoder.container, codec: decoder.codec,
+                                      format: decoder.nativeFormat, frameCount: decoder.frameCount,
+                                      fileSize: size, tags: decoder.readTags()))
+        } catch let error as BackbeatError {
+            result = .failure(error)
+        } catch {
+            result = .failure(BackbeatError(.readFailed, operation: "open", url: url, reason: "\(error)"))
+        }
+        cache.withLock { $0 = result }
+        return try result.get()
+    }
+}
+
+extension AudioAsset.Property where Value == MediaTime {
+    /// The length of the audio.
+    public static var duration: Self { .init(name: "duration") { $0.duration } }
+}
+
+extension AudioAsset.Property where Value == Int {
+    /// Frames per second.
+    public static var sampleRate: Self { .init(name: "sampleRate") { $0.format.sampleRate } }
+    /// Channels per frame.
+    public static var channelCount: Self { .init(name: "channelCount") { $0.format.channelCount } }
+}
+
+extension AudioAsset.Property where Value == Int64 {
+    /// The number of frames.
+    public static var frameCount: Self { .init(name: "frameCount") { $0.frameCount } }
+}
+
+extension AudioAsset.Property where Value == String {
+    /// The codec, such as `Vorbis`, `PCM 16-bit`, `FLAC 16-bit`, `MP3` or `Opus`.
+    public static var codec: Self { .init(name: "codec") { $0.codec } }
+    /// The container, such as `Ogg`, `WAV`, `AIFF`, `CAF`, `FLAC` or `MP3`.
+    public static var containerFormat: Self { .init(name: "containerFormat") { $0.container } }
+}
+
+extension AudioAsset.Property where Value == AudioFormat {
+    /// The file's native PCM format: its rate and channels, Int16 for
+    /// integer files of 16 bits or fewer, else Float32; interleaved.
+    public static var format: Self { .init(name: "format") { $0.format } }
+}
+
+extension AudioAsset.Property where Value == AudioTags {
+    /// The file's tags. Throws `.corruptArtwork` if an embedded picture is malformed.
+    public static var tags: Self { .init(name: "tags") { try $0.checkedTags() } }
+}

@@ -1,0 +1,73 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads a native FLAC file's VORBIS_COMMENT and PICTURE metadata blocks,
+/// bounds-checked: a hostile length ends the walk instead of reading past the
+/// file or allocating what it claims.
+enum FlacMetadata {
+    /// The most metadata read before giving up (pictures included).
+    static let maxMetadataBytes = 16 * 1024 * 1024
+
+    /// Tags from the file's metadata, or nil when it is not a native FLAC file.
+    static func read(_ url: URL) -> VorbisComments.Reading? {
+        guard let handle = try? FileDescriptor.reading(url) else { return nil }
+        guard let magic = try? handle.read(upToCount: 4), magic == Array("fLaC".utf8) else { return nil }
+        var comments: [[UInt8]] = []
+        var pictures: [Artwork] = []
+        var errors: [String] = []
+        var total = 0
+        while true {
+            guard let header = try? handle.read(upToCount: 4), header.count == 4 else { break }
+            let h = header
+            let isLast = h[0] & 0x80 != 0
+            let type = h[0] & 0x7F
+            let length = Int(h[1]) << 16 | Int(h[2]) << 8 | Int(h[3])
+            total += length
+            if total > maxMetadataBytes { errors.append("FLAC metadata exceeds \(maxMetadataBytes) bytes"); break }
+            if type == 4 || type == 6 {
+                guard let body = try? handle.read(upToCount: length), body.count == length else {
+                    errors.append("FLAC metadata block ends early")
+                    break
+                }
+                if type == 4 {
+                    if let parsed = parseCommentBlock([UInt8](body)) { comments += parsed }
+                } else {
+                    switch PictureBlock.parse(Data(body)) {
+                    case .success(let artwork): pictures.append(artwork)
+                    case .failure(let error): errors.append(error.reason)
+                    }
+                }
+            } else {
+                guard let at = try? handle.offset(), (try? handle.seek(toOffset: at + Int64(length))) != nil else { break }
+            }
+            if isLast { break }
+        }
+        var reading = VorbisComments.read(comments)
+        reading.tags.artwork += pictures
+        reading.artworkErrors += errors
+        return reading
+    }
+
+    /// The comments of a Vorbis comment block (little-endian lengths, no framing bit), or nil if malformed.
+    static func parseCommentBlock(_ b: [UInt8]) -> [[UInt8]]? {
+        var offset = 0
+        func le32() -> Int? {
+            guard offset + 4 <= b.count else { return nil }
+            defer { offset += 4 }
+            return Int(b[offset]) | Int(b[offset + 1]) << 8 | Int(b[offset + 2]) << 16 | Int(b[offset + 3]) << 24
+        }
+        guard let vendor = le32(), vendor <= b.count - offset else { return nil }
+        offset += vendor
+        guard let count = le32() else { return nil }
+        var out: [[UInt8]] = []
+        for _ in 0..<min(count, b.count / 4) {
+            guard let length = le32(), length <= b.count - offset else { return out }
+            out.append(Array(b[offset..<offset + length]))
+            offset += length
+        }
+        return out
+    }
+}

@@ -1,0 +1,6 @@
+import BackbeatSupport
+
+extension BackbeatError.Code {
+    /// The player's queue is empty.
+    public static let emptyQueue = Self("queue is empty")
+}

@@ -1,0 +1,699 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatSupport
+import BackbeatMedia
+import BackbeatSession
+import BackbeatEngine
+
+/// The application music player, like `MPMusicPlayerController.applicationMusicPlayer`:
+/// songs (``MusicItem``s, such as the media library's items) played in the game's own process, with
+/// repeat and shuffle, seeking and skipping, and a fade-out when the engine
+/// shuts down.
+///
+/// Each engine has one: ``application(for:)``. It streams like ``QueuePlayer``
+/// (gapless, fixed memory) on ``AudioEngine/musicBus``, but unlike the game's
+/// own music it ignores the silent switch, as the iPod did.
+///
+/// ```swift
+/// let player = try MusicPlayer.application(for: engine)
+/// try player.setQueue(query: .songs(in: library))   // BackbeatLibrary
+/// player.shuffleMode = .songs
+/// player.beginGeneratingPlaybackNotifications()
+/// player.onNotification { print($0) }
+/// player.play()
+/// ```
+///
+/// State changes are events: ``play()`` and ``pause()`` return at once, and
+/// ``Notification/playbackStateDidChange(_:)`` follows. Notifications are
+/// generated only between ``beginGeneratingPlaybackNotifications()`` and
+/// ``endGeneratingPlaybackNotifications()``; they reach every handler and
+/// every ``notifications()`` stream, once each, in order.
+public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
+    // @unchecked: every mutable member is touched only under the engine lock.
+
+    /// What the player is doing.
+    public enum PlaybackState: Sendable, Equatable {
+        /// Not playing; play starts the now-playing item from its beginning.
+        case stopped
+        /// Playing.
+        case playing
+        /// Paused where it was.
+        case paused
+        /// Paused by an audio-session interruption; resumes when it ends, if asked to.
+        case interrupted
+        /// Scanning forward (``beginSeekingForward()``).
+        case seekingForward
+        /// Scanning backward (``beginSeekingBackward()``).
+        case seekingBackward
+    }
+
+    /// How the queue repeats.
+    public enum RepeatMode: Sendable, Equatable {
+        /// Play the queue once.
+        case none
+        /// Play the now-playing item over and over.
+        case one
+        /// Play the queue over and over.
+        case all
+    }
+
+    /// How the queue is shuffled.
+    public enum ShuffleMode: Sendable, Equatable {
+        /// In queue order.
+        case off
+        /// Every song once per cycle, in random order.
+        case songs
+        /// Albums in random order, each album's songs in queue order.
+        case albums
+    }
+
+    /// A playback notification.
+    public enum Notification: Sendable, Equatable {
+        /// ``playbackState`` changed.
+        case playbackStateDidChange(PlaybackState)
+        /// ``nowPlayingItem`` changed.
+        case nowPlayingItemDidChange((any MusicItem)?)
+        /// ``volume`` changed (the target of a fade, when it starts).
+        case volumeDidChange(Float)
+
+        /// The same change: the same state, the same item (see ``MusicItem``) or the same volume.
+        public static func == (a: Notification, b: Notification) -> Bool {
+            switch (a, b) {
+            case (.playbackStateDidChange(let x), .playbackStateDidChange(let y)): x == y
+            case (.nowPlayingItemDidChange(let x), .nowPlayingItemDidChange(let y)): isSameItem(x, y)
+            case (.volumeDidChange(let x), .volumeDidChange(let y)): x == y
+            default: false
+            }
+        }
+    }
+
+    weak var engine: AudioEngine?
+    let stream: AudioStream
+    package let sessionPlayerID = SessionPlayerID.next()
+    package var isGameMusic: Bool { false }
+
+    private var queue: [any MusicItem] = []
+    private var history: (any MusicPlayHistory)?
+    /// The play order of the current cycle (indices into `queue`), and of the next one.
+    private var order: [Int] = []
+    private var nextOrder: [Int]?
+    /// Where in `order` the now-playing item is.
+    private var position: Int?
+    private var state: PlaybackState = .stopped
+    private var repeatValue: RepeatMode = .none
+    private var shuffleValue: ShuffleMode = .off
+    private var random = SplitMix64(seed: 0x5EED)
+    private var currentEntry: StreamEntry?
+    /// What the stream will play after the current entry: positions in the current (`wraps` false) or next cycle.
+    private var planned: [(position: Int, wraps: Bool, entry: StreamEntry)] = []
+    private var failedItems = Set<Int>()
+    private var prepared = false
+    private var level: Float = 1
+    private var volumeFade: Fade?
+    private var shutdownFade: Fade?
+    private var meters = Metering()
+    private var notifying = 0
+    private var handlers: [@Sendable (Notification) -> Void] = []
+    private var continuations: [AsyncStream<Notification>.Continuation] = []
+    /// Seeking: the next frame a slice ends and the jump per slice.
+    private var seekJumpFrame: Int64 = 0
+    private var stateBeforeSeeking: PlaybackState = .playing
+
+    /// Engine frames a scanning slice plays, and stream frames each slice jumps.
+    static let seekSliceSeconds = 0.2
+    static let seekForwardJumpSeconds = 0.6
+    static let seekBackwardJumpSeconds = -1.0
+
+    /// The application music player of `engine` (made on first use).
+    ///
+    /// - Throws: ``BackbeatError/Code/engineShutDown``, or
+    ///   ``BackbeatError/Code/openAL`` when the device has no source left.
+    public static func application(for engine: AudioEngine) throws -> MusicPlayer {
+        try engine.withLock {
+            if let existing = engine.liveMusicPlayers.lazy.compactMap({ $0 as? MusicPlayer }).first { return existing }
+            let player = try MusicPlayer(engine: engine)
+            engine.registerMusicPlayer(player)
+            return player
+        }
+    }
+
+    private init(engine: AudioEngine) throws {
+        try engine.checkUsable("MusicPlayer.application")
+        self.engine = engine
+        stream = try AudioStream(engine: engine)
+        // Weak: the engine may run an update while the player is being released.
+        stream.gain = { [weak self] frame in self?.gain(at: frame) ?? 0 }
+        stream.onEvent = { [weak self] event in self?.handle(event) }
+        stream.onPlanExhausted = { [weak self] in self?.extendPlan() }
+        stream.onUpdate = { [weak self] frame in self?.scan(at: frame) }
+    }
+
+    deinit { stream.close() }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        guard let engine else { return try body() }
+        defer { engine.deliverPendingEvents() }
+        return try engine.withLock(body)
+    }
+
+    // MARK: Queue
+
+    /// Plays `items`, in order (or shuffled). The player stops; the first
+    /// item becomes the now-playing item. (`BackbeatLibrary` adds queues from
+    /// a query or a collection, with play counts.)
+    public func setQueue(items: [any MusicItem]) {
+        setQueue(items: items, history: nil)
+    }
+
+    /// ``setQueue(items:)``, recording plays and skips in `history`.
+    package func setQueue(items: [any MusicItem], history: (any MusicPlayHistory)?) {
+        locked {
+            queue = items
+            self.history = history
+            failedItems.removeAll()
+            nextOrder = nil
+            order = makeOrder(startingWith: nil)
+            let before = nowPlayingLocked
+            position = queue.isEmpty ? nil : 0
+            stopStream()
+            setState(.stopped)
+            if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
+        }
+    }
+
+    /// The item playing, paused or about to play; nil with an empty queue.
+    public var nowPlayingItem: (any MusicItem)? { locked { nowPlayingLocked } }
+
+    /// The index of ``nowPlayingItem`` in the queue as set (not the shuffled order); nil with an empty queue.
+    public var indexOfNowPlayingItem: Int? { locked { position.map { order[$0] } } }
+
+    private var nowPlayingLocked: (any MusicItem)? { position.map { queue[order[$0]] } }
+
+    /// Repeat mode; default ``RepeatMode/none``.
+    public var repeatMode: RepeatMode {
+        get { locked { repeatValue } }
+        set { locked { repeatValue = newValue; replan() } }
+    }
+
+    /// Shuffle mode; default ``ShuffleMode/off``. Changing it keeps the
+    /// now-playing item and reorders the rest.
+    public var shuffleMode: ShuffleMode {
+        get { locked { shuffleValue } }
+        set {
+            locked {
+                guard newValue != shuffleValue else { return }
+                shuffleValue = newValue
+                let current = position.map { order[$0] }
+                order = makeOrder(startingWith: current)
+                nextOrder = nil
+                position = current.flatMap { order.firstIndex(of: $0) }
+                replan()
+            }
+        }
+    }
+
+    /// Seeds the shuffle, so an order can be reproduced (tests, replays).
+    public func seedShuffle(_ seed: UInt64) {
+        locked {
+            random = SplitMix64(seed: seed)
+            let current = position.map { order[$0] }
+            order = makeOrder(startingWith: current)
+            nextOrder = nil
+            position = current.flatMap { order.firstIndex(of: $0) }
+            replan()
+        }
+    }
+
+    // MARK: Transport
+
+    /// Opens the now-playing item and decodes its first buffers, so ``play()`` starts at once.
+    ///
+    /// - Throws: ``BackbeatError/Code/emptyQueue`` when the queue is empty.
+    public func prepareToPlay() throws {
+        try locked {
+            guard position != nil else {
+                throw BackbeatError(.emptyQueue, operation: "MusicPlayer.prepareToPlay", reason: "set a queue first")
+            }
+            if !prepared { startStream(at: 0) }
+        }
+    }
+
+    /// Plays from where it is. With an empty queue it does nothing (the state
+    /// stays ``PlaybackState/stopped``; ``prepareToPlay()`` throws instead).
+    public func play() {
+        // An interruption that began and never ended must not wedge the game:
+        // asking to play ends it (the session decides; it is a no-op otherwise).
+        engine?.session.playRequested(by: sessionPlayerID)
+        locked {
+            guard position != nil else { return }
+            if !prepared { startStream(at: 0) }
+            stream.setPlaying(true)
+            setState(.playing)
+        }
+    }
+
+    /// Pauses where it is.
+    public func pause() {
+        locked {
+            guard state != .stopped, state != .paused else { return }
+            stream.setPlaying(false)
+            setState(.paused)
+        }
+    }
+
+    /// Stops; the now-playing item stays, and the next ``play()`` starts it from its beginning.
+    public func stop() {
+        locked {
+            guard state != .stopped else { return }
+            stopStream()
+            setState(.stopped)
+        }
+    }
+
+    /// What the player is doing.
+    public var playbackState: PlaybackState { locked { state } }
+
+    /// The position in the now-playing item, in seconds. Setting it seeks,
+    /// sample-accurately: below zero clamps to zero; at or beyond the item's
+    /// end, the item ends and the queue moves on as if it had played through.
+    public var currentPlaybackTime: TimeInterval {
+        get { locked { currentFrameLocked().map { Double($0) / Double(stream.feed.sampleRate) } ?? 0 } }
+        set {
+            guard !newValue.isNaN else { return }
+            locked {
+                guard position != nil else { return }
+                let frame = max(0, Int64((newValue * Double(stream.feed.sampleRate)).rounded()))
+                startStream(at: frame)
+            }
+        }
+    }
+
+    private func currentFrameLocked() -> Int64? {
+        guard let currentEntry else { return nil }
+        if let p = stream.position, p.entry == currentEntry.id { return p.frame }
+        return currentEntry.startFrame
+    }
+
+    /// Scans forward audibly: short slices of the song, skipping ahead (about 4× speed) until ``endSeeking()``.
+    public func beginSeekingForward() { beginSeeking(.seekingForward) }
+
+    /// Scans backward audibly: short slices, each further back, until ``endSeeking()`` or the item's start.
+    public func beginSeekingBackward() { beginSeeking(.seekingBackward) }
+
+    private func beginSeeking(_ direction: PlaybackState) {
+        locked {
+            guard let engine, position != nil, state != direction else { return }
+            if state != .seekingForward && state != .seekingBackward { stateBeforeSeeking = state == .playing ? .playing : .paused }
+            if !prepared { startStream(at: 0) }
+            stream.setPlaying(true)
+            seekJumpFrame = engine.currentFrame + Int64(Self.seekSliceSeconds * Double(engine.sampleRate))
+            setState(direction)
+        }
+    }
+
+    /// Ends scanning and returns to playing (or paused, if it was paused).
+    public func endSeeking() {
+        locked {
+            guard state == .seekingForward || state == .seekingBackward else { return }
+            if stateBeforeSeeking != .playing { stream.setPlaying(false) }
+            setState(stateBeforeSeeking)
+        }
+    }
+
+    /// Moves to the next item (counted as a skip). At the end of the queue
+    /// without repeat, the player stops at the first item.
+    public func skipToNextItem() {
+        locked {
+            guard let position else { return }
+            recordSkip(of: queue[order[position]])
+            if let next = successor(of: position, wraps: false, ignoreRepeatOne: true) {
+                moveTo(next.position, newCycle: next.wraps)
+            } else {
+                endOfQueue()
+            }
+        }
+    }
+
+    /// Moves to the previous item, or restarts the now-playing item when more than 3 s in.
+    public func skipToPreviousItem() {
+        locked {
+            guard let position else { return }
+            if let frame = currentFrameLocked(), frame > Int64(3 * stream.feed.sampleRate) {
+                startStream(at: 0)
+                return
+            }
+            if position > 0 {
+                moveTo(position - 1, newCycle: false)
+            } else if repeatValue == .all, !order.isEmpty {
+                moveTo(order.count - 1, newCycle: false)
+            } else {
+                startStream(at: 0)
+            }
+        }
+    }
+
+    /// Restarts the now-playing item.
+    public func skipToBeginning() {
+        locked { if position != nil { startStream(at: 0) } }
+    }
+
+    // MARK: Volume, fades, meters
+
+    /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
+    public var volume: Float {
+        get { locked { level } }
+        set {
+            guard !newValue.isNaN else { return }
+            locked {
+                let new = min(max(newValue, 0), 1)
+                volumeFade = nil
+                guard new != level else { return }
+                level = new
+                notify(.volumeDidChange(new))
+            }
+        }
+    }
+
+    /// Fades the volume to `target` over `duration` of engine time.
+    public func fadeVolume(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
+        guard !target.isNaN else { return }
+        locked {
+            guard let engine else { return }
+            let now = engine.currentFrame
+            let from = volumeFade?.gain(at: now) ?? level
+            level = min(max(target, 0), 1)
+            volumeFade = Fade(from: from, to: level, startFrame: now, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)), curve: curve)
+            notify(.volumeDidChange(level))
+        }
+    }
+
+    /// Fades to silence, equal-power, over `duration` — what engine shutdown
+    /// does. The player keeps its state; the fade lasts until shutdown.
+    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) {
+        locked {
+            guard let engine else { return }
+            beginShutdownFade(at: engine.currentFrame, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
+        }
+    }
+
+    /// Whether ``updateMeters()`` measures levels. Default false.
+    public var isMeteringEnabled: Bool {
+        get { locked { stream.isMeteringEnabled } }
+        set { locked { stream.isMeteringEnabled = newValue; if !newValue { meters.reset() } } }
+    }
+
+    /// Refreshes the meters from the audio played since the last refresh (after the player's volume).
+    public func updateMeters() {
+        locked { if stream.isMeteringEnabled { meters.update(from: stream) } }
+    }
+
+    /// Average power of `channel` (0 left, 1 right) in dB at the last ``updateMeters()``; -160 is silence.
+    public func averagePower(forChannel channel: Int) -> Float { locked { meters.average(forChannel: channel) } }
+
+    /// Peak power of `channel` in dB at the last ``updateMeters()``.
+    public func peakPower(forChannel channel: Int) -> Float { locked { meters.peak(forChannel: channel) } }
+
+    /// Underruns so far (always zero on offline outputs).
+    public var underrunCount: Int { locked { stream.underruns } }
+
+    // MARK: Notifications
+
+    /// Starts generating notifications (calls nest: each needs an ``endGeneratingPlaybackNotifications()``).
+    public func beginGeneratingPlaybackNotifications() { locked { notifying += 1 } }
+
+    /// Stops generating notifications once every begin has its end.
+    public func endGeneratingPlaybackNotifications() { locked { notifying = max(0, notifying - 1) } }
+
+    /// Calls `handler` with each notification, outside the engine lock.
+    public func onNotification(_ handler: @escaping @Sendable (Notification) -> Void) {
+        locked { handlers.append(handler) }
+    }
+
+    /// A new stream of notifications from now on; it ends when the engine shuts down.
+    public func notifications() -> AsyncStream<Notification> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Notification.self, bufferingPolicy: .bufferingNewest(1_024))
+        locked { if engine?.isRunningLocked ?? false { continuations.append(continuation) } else { continuation.finish() } }
+        return stream
+    }
+
+    private func notify(_ notification: Notification) {
+        guard notifying > 0, let engine else { return }
+        let targets = handlers, streams = continuations
+        engine.post(callback: {
+            for handler in targets { handler(notification) }
+            for continuation in streams { continuation.yield(notification) }
+        })
+    }
+
+    // MARK: Internals (under the engine lock)
+
+    private func gain(at frame: Int64) -> Float {
+        (volumeFade?.gain(at: frame) ?? level) * (shutdownFade?.gain(at: frame) ?? 1)
+    }
+
+    private func setState(_ new: PlaybackState) {
+        guard new != state else { return }
+        state = new
+        notify(.playbackStateDidChange(new))
+    }
+
+    private func makeOrder(startingWith first: Int?) -> [Int] {
+        var indices = Array(queue.indices)
+        switch shuffleValue {
+        case .off:
+            return indices
+        case .songs:
+            random.shuffle(&indices)
+        case .albums:
+            var albums: [String: [Int]] = [:], keys: [String] = []
+            for i in queue.indices {
+                let key = queue[i].albumTitle ?? "\u{0}\(i)"
+                if albums[key] == nil { keys.append(key) }
+                albums[key, default: []].append(i)
+            }
+            random.shuffle(&keys)
+            indices = keys.flatMap { albums[$0]! }
+        }
+        if let first, let i = indices.firstIndex(of: first) {
+            if shuffleValue == .songs { indices.swapAt(0, i) }
+            else if shuffleValue == .albums {
+                // Start the cycle at the current song's album, keeping album order.
+                let album = queue[first].albumTitle
+                let rotation = indices.firstIndex { queue[$0].albumTitle == album && album != nil } ?? i
+                indices = Array(indices[rotation...] + indices[..<rotation])
+            }
+        }
+        return indices
+    }
+
+    /// The position after `position` (in the next cycle when `wraps`), skipping failed items.
+    private func successor(of position: Int, wraps: Bool, ignoreRepeatOne: Bool = false) -> (position: Int, wraps: Bool)? {
+        if repeatValue == .one && !ignoreRepeatOne { return (position, wraps) }
+        guard !wraps else {
+            // Planning past the start of the next cycle: only within it.
+            let cycle = nextOrderLocked()
+            var p = position + 1
+            while p < cycle.count { if !failedItems.contains(cycle[p]) { return (p, true) }; p += 1 }
+            return nil
+        }
+        var p = position + 1
+        while p < order.count { if !failedItems.contains(order[p]) { return (p, false) }; p += 1 }
+        guard repeatValue == .all else { return nil }
+        let cycle = nextOrderLocked()
+        p = 0
+        while p < cycle.count { if !failedItems.contains(cycle[p]) { return (p, true) }; p += 1 }
+        return nil
+    }
+
+    private func nextOrderLocked() -> [Int] {
+        if let nextOrder { return nextOrder }
+        var made = makeOrder(startingWith: nil)
+        // A shuffled cycle does not begin with the song the last one ended on.
+        if shuffleValue == .songs, made.count > 1, made.first == order.last { made.swapAt(0, made.count - 1) }
+        nextOrder = made
+        return made
+    }
+
+    private func item(at position: Int, wraps: Bool) -> Int { (wraps ? nextOrderLocked() : order)[position] }
+
+    /// Restarts the stream on the now-playing item at `frame`, with the plan after it.
+    private func startStream(at frame: Int64) {
+        guard let position else { return }
+        let url = queue[order[position]].asset.url
+        let entry = StreamEntry(id: StreamEntry.nextID(), url: url, startFrame: frame)
+        currentEntry = entry
+        planned = []
+        if let next = successor(of: position, wraps: false) {
+            planned = [(next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[item(at: next.position, wraps: next.wraps)].asset.url))]
+        }
+        prepared = true
+        stream.restart(with: [entry] + planned.map(\.entry), rampIn: frame > 0)
+        if state == .playing || state == .seekingForward || state == .seekingBackward { stream.setPlaying(true) }
+    }
+
+    private func stopStream() {
+        stream.restart(with: [], rampIn: false)
+        stream.setPlaying(false)
+        currentEntry = nil
+        planned = []
+        prepared = false
+    }
+
+    /// Recomputes the plan after the current entry (repeat or shuffle changed).
+    private func replan() {
+        guard let currentEntry, let position else { return }
+        var entries: [(position: Int, wraps: Bool, entry: StreamEntry)] = []
+        if let next = successor(of: position, wraps: false) {
+            if let old = planned.first, old.position == next.position, old.wraps == next.wraps { entries = [old] }
+            else { entries = [(next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[item(at: next.position, wraps: next.wraps)].asset.url))] }
+        }
+        planned = entries
+        stream.setUpcoming(planned.map(\.entry), current: currentEntry)
+    }
+
+    /// The decoder ran out of plan: add the successor of the last planned entry.
+    private func extendPlan() {
+        guard let currentEntry, let position else { return }
+        let last = planned.last.map { ($0.position, $0.wraps) } ?? (position, false)
+        guard planned.count < 4, let next = successor(of: last.0, wraps: last.1) else { return }
+        planned.append((next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[item(at: next.position, wraps: next.wraps)].asset.url)))
+        stream.setUpcoming(planned.map(\.entry), current: currentEntry)
+    }
+
+    /// Moves the now-playing item to `newPosition` and restarts the stream there.
+    private func moveTo(_ newPosition: Int, newCycle: Bool) {
+        let before = nowPlayingLocked
+        if newCycle { order = nextOrderLocked(); nextOrder = nil }
+        position = newPosition
+        if state == .stopped { prepared = false; currentEntry = nil } else { startStream(at: 0) }
+        if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
+    }
+
+    private func endOfQueue() {
+        let before = nowPlayingLocked
+        stopStream()
+        if !order.isEmpty { position = 0 }
+        setState(.stopped)
+        if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
+    }
+
+    private func handle(_ event: StreamEvent) {
+        switch event {
+        case .deviceReplaced(let at):
+            // Carry on from where the lost device was heard.
+            guard prepared else { return }
+            startStream(at: at.flatMap { $0.entry == currentEntry?.id ? $0.frame : nil } ?? 0)
+        case .started:
+            break
+        case .ended(let entry):
+            // Only the current entry ends, once: a repeated end is ignored.
+            guard entry == currentEntry?.id, let position else { return }
+            recordPlay(of: queue[order[position]])
+            advance()
+        case .failed(let entry, let error):
+            _ = error
+            if entry == currentEntry?.id, let position {
+                failedItems.insert(order[position])
+                advance()
+            } else if let i = planned.firstIndex(where: { $0.entry.id == entry }) {
+                failedItems.insert(item(at: planned[i].position, wraps: planned[i].wraps))
+                planned.remove(at: i)
+                replan()
+            }
+        case .underrun:
+            break
+        case .drained:
+            // Ends are handled as they come; a stream with nothing at all left while playing means the queue is done.
+            if state == .playing || state == .seekingForward || state == .seekingBackward { endOfQueue() }
+        }
+    }
+
+    /// The current entry is done: the planned next becomes current (its audio
+    /// is already queued, gaplessly), or the queue ends.
+    private func advance() {
+        let before = nowPlayingLocked
+        guard let next = planned.first else {
+            if let position, let s = successor(of: position, wraps: false) { moveTo(s.position, newCycle: s.wraps) } else { endOfQueue() }
+            return
+        }
+        planned.removeFirst()
+        if next.wraps {
+            order = nextOrderLocked()
+            nextOrder = nil
+            // What was planned in the next cycle is now in this one.
+            planned = planned.map { ($0.position, false, $0.entry) }
+        }
+        position = next.position
+        currentEntry = next.entry
+        replan()
+        if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
+    }
+
+    private func recordPlay(of item: any MusicItem) {
+        guard let history, let engine else { return }
+        // The play's calendar date is a record for the user, not a clock the player runs on.
+        engine.post(callback: { history.recordPlay(of: item, at: Date()) })
+    }
+
+    private func recordSkip(of item: any MusicItem) {
+        guard let history, let engine else { return }
+        engine.post(callback: { history.recordSkip(of: item) })
+    }
+
+    /// Scanning: every slice of engine time, jump ahead or back.
+    private func scan(at frame: Int64) {
+        guard state == .seekingForward || state == .seekingBackward, frame >= seekJumpFrame, let engine,
+              let current = currentFrameLocked() else { return }
+        seekJumpFrame = frame + Int64(Self.seekSliceSeconds * Double(engine.sampleRate))
+        let jump = state == .seekingForward ? Self.seekForwardJumpSeconds : Self.seekBackwardJumpSeconds
+        let target = max(0, current + Int64(jump * Double(engine.sampleRate)))
+        startStream(at: target)
+    }
+
+    // MARK: Session and shutdown (under the engine lock)
+
+    package func sessionInterrupt(reason: String) -> Bool {
+        guard state == .playing || state == .seekingForward || state == .seekingBackward else { return false }
+        stream.setPlaying(false)
+        setState(.interrupted)
+        return true
+    }
+
+    package func sessionPause(reason: String) {
+        guard state == .playing || state == .seekingForward || state == .seekingBackward else { return }
+        stream.setPlaying(false)
+        setState(.paused)
+    }
+
+    package func sessionResume(reason: String) {
+        guard state == .interrupted else { return }
+        stream.setPlaying(true)
+        setState(.playing)
+    }
+
+    package func sessionKeepPaused(reason: String) {
+        guard state == .interrupted else { return }
+        setState(.paused)
+    }
+
+    /// The application player plays regardless of the silent switch.
+    package func setGameMusicMuted(_ muted: Bool) {}
+
+    package func finishEventStreams() {
+        let streams = engine?.withLock { () -> [AsyncStream<Notification>.Continuation] in
+            defer { continuations.removeAll() }
+            return continuations
+        } ?? []
+        for continuation in streams { continuation.finish() }
+    }
+
+    package func beginShutdownFade(at frame: Int64, frames: Int64) {
+        let from = shutdownFade?.gain(at: frame) ?? 1
+        shutdownFade = Fade(from: from, to: 0, startFrame: frame, frames: frames, curve: .equalPower)
+    }
+
+    package var isAudible: Bool { engine != nil && state != .stopped && state != .paused && state != .interrupted }
+}

@@ -1,0 +1,69 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+import BackbeatSupport
+import BackbeatMedia
+
+/// One song in a ``QueuePlayer``'s queue, like `AVPlayerItem`: an asset and
+/// its status as the player found it.
+///
+/// An item belongs to at most one queue at a time. Its status starts as
+/// ``Status-swift.enum/loading`` and becomes ``Status-swift.enum/readyToPlay``
+/// when the player's decoder opens the file, or
+/// ``Status-swift.enum/failed(_:)`` when it cannot (missing, corrupt or
+/// unsupported file); a failed item is reported and skipped.
+public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringConvertible {
+    /// Where an item stands.
+    public enum Status: Sendable, Equatable {
+        /// Not opened yet.
+        case loading
+        /// Opened; it can play.
+        case readyToPlay
+        /// It could not be opened or read; the error names the file and the reason.
+        case failed(BackbeatError)
+    }
+
+    /// The item's asset.
+    public let asset: AudioAsset
+    private let state = Mutex<(status: Status, duration: MediaTime?)>((.loading, nil))
+
+    /// An item for an asset.
+    public init(asset: AudioAsset) {
+        self.asset = asset
+    }
+
+    /// An item for the file at `url`.
+    public convenience init(url: URL) {
+        self.init(asset: AudioAsset(url: url))
+    }
+
+    /// The item's file.
+    public var url: URL { asset.url }
+
+    /// Loading, ready or failed.
+    public var status: Status { state.withLock { $0.status } }
+
+    /// The item's length, once it is ready; nil before.
+    public var duration: MediaTime? { state.withLock { $0.duration } }
+
+    /// The error that made it fail, if it did.
+    public var error: BackbeatError? {
+        if case .failed(let error) = status { return error }
+        return nil
+    }
+
+    func markReady(frameCount: Int64, sampleRate: Int) {
+        state.withLock { $0 = (.readyToPlay, MediaTime(frames: frameCount, sampleRate: sampleRate)) }
+    }
+
+    func markFailed(_ error: BackbeatError) {
+        state.withLock { $0.status = .failed(error) }
+    }
+
+    public var description: String { "PlayerItem(\(url.lastPathComponent))" }
+    public static func == (a: PlayerItem, b: PlayerItem) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,340 @@
+import COpenAL
+import Foundation
+import BackbeatSupport
+
+/// The one door to OpenAL: an ALC device with its context.
+///
+/// Every `al*`/`alc*` call in Backbeat goes through this type or its
+/// extensions in this folder. Calls run under the device's recursive lock,
+/// with the device's context made current on the calling thread
+/// (ALC_EXT_thread_local_context), so several engines can live in one process
+/// and be driven from any thread.
+package final class ALDevice: @unchecked Sendable {
+    // @unchecked: every mutable field and every AL call is guarded by `lock`.
+    /// The owner's lock (the engine's), so a device can be replaced under it.
+    private let lock: NSRecursiveLock
+    private var device: OpaquePointer?
+    private var context: OpaquePointer?
+    /// OpenAL names this device created and has not yet deleted.
+    package private(set) var liveSources = Set<ALuint>()
+    package private(set) var liveBuffers = Set<ALuint>()
+
+    package let isLoopback: Bool
+    package let sampleRate: Int
+    package let channelCount: Int
+    /// The device's name as OpenAL reports it.
+    package let name: String
+
+    private init(device: OpaquePointer, context: OpaquePointer, isLoopback: Bool, sampleRate: Int, channelCount: Int,
+                 lock: NSRecursiveLock) {
+        self.lock = lock
+        self.device = device
+        self.context = context
+        self.isLoopback = isLoopback
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.name = alcGetString(device, ALCenum(ALC_DEVICE_SPECIFIER)).map { String(cString: $0) } ?? "unknown"
+    }
+
+    deinit { close() }
+
+    /// Runs `body` with this device's context current on this thread.
+    package func withContext<T>(_ operation: String = "OpenAL", _ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let context else { throw BackbeatError(.engineShutDown, operation: operation) }
+        // Setting a context takes OpenAL's global list lock; reading it is a thread-local load.
+        if alcGetThreadContext() != context { alcSetThreadContext(context) }
+        return try body()
+    }
+
+    /// Leaves no context current on this thread (before a thread ends).
+    package static func clearThreadContext() { alcSetThreadContext(nil) }
+
+    /// Makes this device's context current on this thread, if it is open.
+    /// Code under the engine lock calls `ALSource` directly, and the calling
+    /// thread may never have used this device, or last used another engine's.
+    package func makeContextCurrent() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let context, alcGetThreadContext() != context { alcSetThreadContext(context) }
+    }
+
+    var isClosed: Bool { lock.withLock { context == nil } }
+
+    // MARK: Opening
+
+    /// Attributes every Backbeat context asks for: the output limiter on (so a
+    /// full mix stays within ±1.0) and no HRTF.
+    private static let commonAttributes: [ALCint] = [
+        ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE),
+        ALCint(ALC_HRTF_SOFT), ALCint(ALC_FALSE),
+    ]
+
+    /// Opens a real output device (nil for the default one).
+    package static func openPlayback(name: String?, lock: NSRecursiveLock = NSRecursiveLock()) throws -> ALDevice {
+        let device: OpaquePointer? = name.map { alcOpenDevice($0) } ?? alcOpenDevice(nil)
+        guard let device else {
+            throw BackbeatError(.deviceUnavailable, operation: "alcOpenDevice",
+                                reason: "\(name.map { "\"\($0)\"" } ?? "default device"): no OpenAL backend could open it (ALC: \(alcErrorString(nil)))")
+        }
+        let attributes = commonAttributes + [0]
+        guard let context = alcCreateContext(device, attributes) else {
+            let reason = alcErrorString(device)
+            alcCloseDevice(device)
+            throw BackbeatError(.deviceUnavailable, operation: "alcCreateContext", reason: reason)
+        }
+        var frequency: ALCint = 0
+        alcGetIntegerv(device, ALCenum(ALC_FREQUENCY), 1, &frequency)
+        return ALDevice(device: device, context: context, isLoopback: false,
+                        sampleRate: Int(frequency), channelCount: 2, lock: lock)
+    }
+
+    /// Opens a loopback device that renders Float32 on request (ALC_SOFT_loopback).
+    package static func openLoopback(sampleRate: Int, channels: Int, lock: NSRecursiveLock = NSRecursiveLock()) throws -> ALDevice {
+        let channelEnum: ALCint
+        switch channels {
+        case 1: channelEnum = ALCint(ALC_MONO_SOFT)
+        case 2: channelEnum = ALCint(ALC_STEREO_SOFT)
+        case 4: channelEnum = ALCint(ALC_QUAD_SOFT)
+        case 6: channelEnum = ALCint(ALC_5POINT1_SOFT)
+        default:
+            throw BackbeatError(.unsupportedFormat, operation: "alcLoopbackOpenDeviceSOFT",
+                                reason: "\(channels) channels (1, 2, 4 or 6 are supported)")
+        }
+        guard let device = alcLoopbackOpenDeviceSOFT(nil) else {
+            throw BackbeatError(.deviceUnavailable, operation: "alcLoopbackOpenDeviceSOFT", reason: alcErrorString(nil))
+        }
+        guard alcIsRenderFormatSupportedSOFT(device, ALCsizei(sampleRate), channelEnum, ALCint(ALC_FLOAT_SOFT)) == ALC_TRUE else {
+            alcCloseDevice(device)
+            throw BackbeatError(.unsupportedFormat, operation: "alcIsRenderFormatSupportedSOFT",
+                                reason: "\(sampleRate) Hz, \(channels) channels, float32")
+        }
+        let attributes = commonAttributes + [
+            ALCint(ALC_FORMAT_CHANNELS_SOFT), channelEnum,
+            ALCint(ALC_FORMAT_TYPE_SOFT), ALCint(ALC_FLOAT_SOFT),
+            ALCint(ALC_FREQUENCY), ALCint(sampleRate),
+            0,
+        ]
+        guard let context = alcCreateContext(device, attributes) else {
+            let reason = alcErrorString(device)
+            alcCloseDevice(device)
+            throw BackbeatError(.unsupportedFormat, operation: "alcCreateContext", reason: reason)
+        }
+        return ALDevice(device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels,
+                        lock: lock)
+    }
+
+    /// Deletes every source and buffer still alive, then the context and device. Idempotent.
+    package func close() {
+        lock.withLock {
+            guard let context, let device else { return }
+            alcSetThreadContext(context)
+            for var source in liveSources { alSourceStop(source); alDeleteSources(1, &source) }
+            for var buffer in liveBuffers { alDeleteBuffers(1, &buffer) }
+            liveSources.removeAll()
+            liveBuffers.removeAll()
+            alcSetThreadContext(nil)
+            alcDestroyContext(context)
+            alcCloseDevice(device)
+            self.context = nil
+            self.device = nil
+        }
+    }
+
+    // MARK: Device queries
+
+    /// Renders `frames` interleaved Float32 frames into `samples` at `offset` (loopback only).
+    package func render(frames: Int, into samples: inout [Float], at offset: Int) {
+        lock.withLock {
+            guard let device, frames > 0 else { return }
+            samples.withUnsafeMutableBufferPointer { out in
+                alcRenderSamplesSOFT(device, out.baseAddress! + offset, ALCsizei(frames))
+            }
+        }
+    }
+
+    /// The device clock in nanoseconds (ALC_SOFT_device_clock), or nil if unsupported.
+    package func clockNanoseconds() -> Int64? {
+        lock.withLock {
+            guard let device, alcIsExtensionPresent(device, "ALC_SOFT_device_clock") == ALC_TRUE else { return nil }
+            var value: ALCint64SOFT = 0
+            alcGetInteger64vSOFT(device, ALCenum(ALC_DEVICE_CLOCK_SOFT), 1, &value)
+            return Int64(value)
+        }
+    }
+
+    /// The device's output latency in nanoseconds, as OpenAL Soft reports it.
+    package func latencyNanoseconds() -> Int64? {
+        lock.withLock {
+            guard let device, alcIsExtensionPresent(device, "ALC_SOFT_device_clock") == ALC_TRUE else { return nil }
+            var value: ALCint64SOFT = 0
+            alcGetInteger64vSOFT(device, ALCenum(ALC_DEVICE_LATENCY_SOFT), 1, &value)
+            return Int64(value)
+        }
+    }
+
+    /// Whether the device is still connected (ALC_EXT_disconnect).
+    package var isConnected: Bool {
+        lock.withLock {
+            guard let device else { return false }
+            var connected: ALCint = 1
+            alcGetIntegerv(device, ALCenum(ALC_CONNECTED), 1, &connected)
+            return connected != 0
+        }
+    }
+
+    /// Mono plus stereo sources the context grants.
+    package var maxSources: Int {
+        lock.withLock {
+            guard let device else { return 0 }
+            var mono: ALCint = 0, stereo: ALCint = 0
+            alcGetIntegerv(device, ALCenum(ALC_MONO_SOURCES), 1, &mono)
+            alcGetIntegerv(device, ALCenum(ALC_STEREO_SOURCES), 1, &stereo)
+            return Int(mono + stereo)
+        }
+    }
+
+    /// Whether an ALC or AL extension is present.
+    package func hasExtension(_ name: String) -> Bool {
+        (try? withContext {
+            name.hasPrefix("ALC_") ? alcIsExtensionPresent(device, name) == ALC_TRUE : alIsExtensionPresent(name) == AL_TRUE
+        }) ?? false
+    }
+
+    // MARK: Errors
+
+    /// Throws if the last AL call failed.
+    package func check(_ operation: String) throws {
+        let error = alGetError()
+        guard error != AL_NO_ERROR else { return }
+        throw BackbeatError(.openAL, operation: operation, reason: Self.alErrorString(error))
+    }
+
+    static func alErrorString(_ error: ALenum) -> String {
+        alGetString(error).map { String(cString: $0) } ?? "AL error 0x\(String(error, radix: 16))"
+    }
+
+    private static func alcErrorString(_ device: OpaquePointer?) -> String {
+        let error = alcGetError(device)
+        if error == ALC_NO_ERROR { return "no device could be opened" }
+        return alcGetString(device, error).map { String(cString: $0) } ?? "ALC error 0x\(String(error, radix: 16))"
+    }
+
+    // MARK: Names
+
+    package func generateSource() throws -> ALuint {
+        try withContext("alGenSources") {
+            var source: ALuint = 0
+            alGenSources(1, &source)
+            try check("alGenSources")
+            liveSources.insert(source)
+            return source
+        }
+    }
+
+    package func deleteSource(_ source: ALuint) {
+        _ = try? withContext {
+            guard liveSources.remove(source) != nil else { return }
+            var name = source
+            alSourceStop(name)
+            alSourcei(name, AL_BUFFER, 0)
+            alDeleteSources(1, &name)
+            _ = alGetError()
+        }
+    }
+
+    /// Uploads interleaved samples into a new OpenAL buffer (Float32 via
+    /// AL_EXT_float32, or Int16), mono or stereo.
+    package func generateBuffer<Sample: ALSample>(interleaved samples: [Sample], channels: Int, sampleRate: Int) throws -> ALuint {
+        try withContext("alBufferData") {
+            var buffer: ALuint = 0
+            alGenBuffers(1, &buffer)
+            try check("alGenBuffers")
+            liveBuffers.insert(buffer)
+            do {
+                try upload(interleaved: samples, channels: channels, sampleRate: sampleRate, to: buffer)
+            } catch {
+                deleteBuffer(buffer)
+                throw error
+            }
+            return buffer
+        }
+    }
+
+    /// Fills an existing buffer with interleaved samples (used for stream refills).
+    package func upload<Sample: ALSample>(interleaved samples: [Sample], channels: Int, sampleRate: Int, to buffer: ALuint) throws {
+        try withContext("alBufferData") {
+            guard channels == 1 || channels == 2 else {
+                throw BackbeatError(.unsupportedFormat, operation: "alBufferData", reason: "\(channels)-channel buffers (mono or stereo only)")
+            }
+            guard (1...Int(Int32.max)).contains(sampleRate) else {
+                throw BackbeatError(.unsupportedFormat, operation: "alBufferData", reason: "sample rate \(sampleRate) Hz")
+            }
+            let format = Sample.alFormat(channels: channels)
+            samples.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(sampleRate)) }
+            try check("alBufferData")
+        }
+    }
+
+    package func deleteBuffer(_ buffer: ALuint) {
+        _ = try? withContext {
+            guard liveBuffers.remove(buffer) != nil else { return }
+            var name = buffer
+            alDeleteBuffers(1, &name)
+            _ = alGetError()
+        }
+    }
+
+    // MARK: Batching
+
+    /// Applies every source change made in `body` at once (AL_SOFT_deferred_updates).
+    package func batch<T>(_ body: () throws -> T) throws -> T {
+        try withContext {
+            alDeferUpdatesSOFT()
+            defer { alProcessUpdatesSOFT() }
+            return try body()
+        }
+    }
+
+    // MARK: Strings
+
+    /// OpenAL's version, renderer and vendor strings.
+    package var versionDescription: String {
+        (try? withContext {
+            let version = alGetString(AL_VERSION).map { String(cString: $0) } ?? "?"
+            let renderer = alGetString(AL_RENDERER).map { String(cString: $0) } ?? "?"
+            return "\(version) (\(renderer))"
+        }) ?? "unknown"
+    }
+
+    /// Names of the playback devices OpenAL can enumerate.
+    package static func playbackDeviceNames() -> [String] {
+        let all = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") == ALC_TRUE
+        guard let list = alcGetString(nil, ALCenum(all ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER)) else { return [] }
+        var names: [String] = []
+        var cursor = list
+        while cursor.pointee != 0 {
+            let name = String(cString: cursor)
+            names.append(name)
+            cursor += name.utf8.count + 1
+        }
+        return names
+    }
+}
+
+/// A sample type OpenAL buffers take: Float32 (AL_EXT_float32) or Int16.
+package protocol ALSample {
+    /// The buffer format for `channels` (1 or 2) interleaved channels.
+    static func alFormat(channels: Int) -> ALenum
+}
+
+extension Float: ALSample {
+    package static func alFormat(channels: Int) -> ALenum {
+        ALenum(channels == 1 ? AL_FORMAT_MONO_FLOAT32 : AL_FORMAT_STEREO_FLOAT32)
+    }
+}
+
+extension Int16: ALSample {
+    package static func alFormat(channels: Int) -> ALenum { channels == 1 ? AL_FORMAT_MONO16 : AL_FORMAT_STEREO16 }
+}

@@ -1,0 +1,97 @@
+import COpenAL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An OpenAL source name with the calls Backbeat makes on it.
+///
+/// Call these only inside ``ALDevice/withContext(_:_:)`` or
+/// ``ALDevice/batch(_:)``: they assume the owning device's context is current.
+package struct ALSource: Hashable, Sendable {
+    package let name: ALuint
+
+    package init(name: ALuint) { self.name = name }
+
+    package enum State: Equatable { case initial, playing, paused, stopped }
+
+    package var state: State {
+        var value: ALint = 0
+        alGetSourcei(name, AL_SOURCE_STATE, &value)
+        switch value {
+        case AL_PLAYING: return .playing
+        case AL_PAUSED: return .paused
+        case AL_STOPPED: return .stopped
+        default: return .initial
+        }
+    }
+
+    package func setGain(_ gain: Float) { alSourcef(name, AL_GAIN, gain) }
+    package func setPitch(_ pitch: Float) { alSourcef(name, AL_PITCH, pitch) }
+    func setLooping(_ looping: Bool) { alSourcei(name, AL_LOOPING, looping ? 1 : 0) }
+
+    /// Resets a source to a known, non-spatial state: listener-relative at the
+    /// origin, no distance attenuation, gain 1, pitch 1, not looping, no buffer.
+    package func reset() {
+        alSourceRewind(name)
+        alSourcei(name, AL_BUFFER, 0)
+        alSourcei(name, AL_SOURCE_RELATIVE, 1)
+        alSource3f(name, AL_POSITION, 0, 0, 0)
+        alSourcef(name, AL_ROLLOFF_FACTOR, 0)
+        alSourcef(name, AL_GAIN, 1)
+        alSourcef(name, AL_PITCH, 1)
+        alSourcei(name, AL_LOOPING, 0)
+        var angles: [ALfloat] = [Float.pi / 6, -Float.pi / 6]
+        alSourcefv(name, AL_STEREO_ANGLES, &angles)
+        _ = alGetError()
+    }
+
+    /// Pans from -1 (left) to 1 (right). Mono sounds move on a half circle in
+    /// front of the listener; stereo sounds rotate both channel angles
+    /// (AL_EXT_STEREO_ANGLES), so they pan too.
+    package func setPan(_ pan: Float) {
+        let angle = pan * Float.pi / 2
+        alSource3f(name, AL_POSITION, sin(angle), 0, -cos(angle))
+        let spread = Float.pi / 6 * (1 - abs(pan))
+        var angles: [ALfloat] = [angle + spread, angle - spread]
+        // OpenAL's angles run counter-clockwise: left is positive.
+        angles = angles.map { -$0 }
+        alSourcefv(name, AL_STEREO_ANGLES, &angles)
+    }
+
+    package func attach(_ buffer: ALuint) { alSourcei(name, AL_BUFFER, ALint(bitPattern: buffer)) }
+    package func play() { alSourcePlay(name) }
+    package func pause() { alSourcePause(name) }
+    package func stop() { alSourceStop(name) }
+    package func rewind() { alSourceRewind(name) }
+
+    package var sampleOffset: Int {
+        get { var v: ALint = 0; alGetSourcei(name, AL_SAMPLE_OFFSET, &v); return Int(v) }
+        nonmutating set { alSourcei(name, AL_SAMPLE_OFFSET, ALint(newValue)) }
+    }
+
+    var buffersQueued: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_QUEUED, &v); return Int(v) }
+    package var buffersProcessed: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_PROCESSED, &v); return Int(v) }
+
+    package func queue(_ buffers: [ALuint]) {
+        var names = buffers
+        alSourceQueueBuffers(name, ALsizei(names.count), &names)
+    }
+
+    /// Unqueues up to `count` processed buffers and returns their names.
+    package func unqueueProcessed(_ count: Int) -> [ALuint] {
+        guard count > 0 else { return [] }
+        var names = [ALuint](repeating: 0, count: count)
+        alSourceUnqueueBuffers(name, ALsizei(count), &names)
+        return names
+    }
+}
+
+/// An OpenAL buffer name, as the layers above the door hold it.
+package typealias ALBufferName = UInt32

@@ -1,0 +1,82 @@
+import Synchronization
+import BackbeatMedia
+import BackbeatSession
+import BackbeatEngine
+
+/// A list of environment events at engine times, posted to a session as time
+/// passes: for tests and demos ("a call comes in at 2 s, ends at 5 s").
+///
+/// Drive it yourself with ``advance(to:)``, or let an engine drive it with
+/// ``attach(to:)``: each event is then posted at the first update step at or
+/// after its time. Events at the same time are posted in the order given.
+///
+/// ```swift
+/// let script = ScriptedEnvironment(session: session, events: [
+///     .init(at: MediaTime(seconds: 2), .interruptionBegan),
+///     .init(at: MediaTime(seconds: 5), .interruptionEnded(shouldResume: true)),
+/// ])
+/// ```
+public final class ScriptedEnvironment: Sendable {
+    /// One event and the engine time it happens at.
+    public struct Entry: Sendable, Hashable {
+        /// Engine time of the event.
+        public var time: MediaTime
+        /// The event.
+        public var event: SessionEvent
+
+        /// An event at an engine time.
+        public init(at time: MediaTime, _ event: SessionEvent) {
+            self.time = time
+            self.event = event
+        }
+    }
+
+    private let session: AudioSession
+    /// The entries, sorted by time, stable for equal times.
+    public let entries: [Entry]
+    private struct Progress {
+        var next = 0
+        var sampleRate = 0
+    }
+    private let progress = Mutex(Progress())
+
+    /// A script of `events` for `session`.
+    public init(session: AudioSession, events: [Entry]) {
+        self.session = session
+        self.entries = events.enumerated()
+            .sorted { $0.element.time == $1.element.time ? $0.offset < $1.offset : $0.element.time < $1.element.time }
+            .map(\.element)
+    }
+
+    /// Whether every event has been posted.
+    public var isFinished: Bool { progress.withLock { $0.next >= entries.count } }
+
+    /// Posts, in order, every event due at or before `time` not yet posted, each
+    /// stamped with its own time. Moving backwards posts nothing.
+    public func advance(to time: MediaTime) {
+        // Claim the due entries under the lock and post them outside it; the
+        // session applies posts in the order they are accepted.
+        let due = progress.withLock { p -> ArraySlice<Entry> in
+            var end = p.next
+            while end < entries.count, entries[end].time <= time { end += 1 }
+            defer { p.next = end }
+            return entries[p.next..<end]
+        }
+        for entry in due { session.post(entry.event, source: .script, at: entry.time) }
+    }
+
+    /// Lets `engine` drive the script on its update steps. The engine keeps only
+    /// a weak reference: keep the script alive as long as it should run.
+    public func attach(to engine: AudioEngine) {
+        progress.withLock { $0.sampleRate = engine.sampleRate }
+        engine.register(self)
+    }
+}
+
+extension ScriptedEnvironment: EngineComponent {
+    package func update(at frame: Int64) throws {
+        let rate = progress.withLock { $0.sampleRate }
+        guard rate > 0 else { return }
+        advance(to: MediaTime(frames: frame, sampleRate: rate))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import Backbeat
+@testable import BackbeatLibrary
+import BackbeatLibrary
+
+/// Inputs the fuzzers (`make fuzz`) found crashing, kept so they never crash again.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    /// FuzzPlaylist: an element name that is not valid UTF-8 made FoundationXML trap.
+    @Test("XSPF with invalid UTF-8 in a name is a typed error, not a trap")
+    func xspfInvalidUTF8Name() throws {
+        let url = URL(fileURLWithPath: "/fuzz/crash.xspf")
+        let crash = Data([0x3C, 0xE1, 0xFE, 0x3E, 0x0A])  // "<\u{E1}\u{FE}>\n"
+        let error = try #require(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(crash, url: url) }
+        #expect(error.code == .invalidPlaylist)
+        let inPlaylist = Data("<playlist><trackList><track><location>a</location></track><t".utf8) + Data([0x85, 0x9E]) + Data("/></trackList></playlist>".utf8)
+        #expect(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(inPlaylist, url: url) }
+        // A malformed declaration does not make libxml2 transcode: still UTF-8, still refused.
+        let malformed = Data("<?xml version=\"1.0\" encoding<=Character2UTnF-8\"?>\n<playl".utf8) + Data([0xFF, 0xFF])
+            + Data("ist versio?xn=\"0\0\" m".utf8)
+        #expect(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(malformed, url: url) }
+        let unknown = Data("<?xml version='1.0' encoding='x-unknown'?><".utf8) + Data([0xE1, 0xFE]) + Data("/>".utf8)
+        #expect(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(unknown, url: url) }
+    }
+
+    /// FuzzPlaylist: a processing instruction with no data made FoundationXML read a null string.
+    @Test("XSPF with a data-less processing instruction is a typed error, not a crash")
+    func xspfDataLessProcessingInstruction() throws {
+        let url = URL(fileURLWithPath: "/fuzz/crash.xspf")
+        for text in ["<?xmreser?>\n8,Artist - Titlr", "<playlist><?pi  ?></playlist>", "<playlist><?x?>"] {
+            let error = try #require(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(Data(text.utf8), url: url) }
+            #expect(error.code == .invalidPlaylist)
+        }
+        let withData = "<?xml version=\"1.0\"?><?xml-stylesheet href=\"s.xsl\"?><playlist><trackList><track><location>a.ogg</location></track></trackList></playlist>"
+        #expect(try PlaylistReader.parseXSPF(Data(withData.utf8), url: url).entries == ["a.ogg"])
+    }
+
+    @Test("XSPF in a declared 8-bit encoding or in UTF-16 still parses")
+    func xspfOtherEncodings() throws {
+        let url = URL(fileURLWithPath: "/fuzz/ok.xspf")
+        let latin1 = Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><playlist><trackList><track><location>Caf".utf8)
+            + Data([0xE9]) + Data(".ogg</location></track></trackList></playlist>".utf8)
+        #expect(try PlaylistReader.parseXSPF(latin1, url: url).entries == ["Café.ogg"])
+        var utf16 = Data([0xFF, 0xFE])
+        for unit in "<?xml version=\"1.0\" encoding=\"UTF-16\"?><playlist><title>Ünï</title></playlist>".utf16 {
+            utf16.append(UInt8(unit & 0xFF)); utf16.append(UInt8(unit >> 8))
+        }
+        #expect(try PlaylistReader.parseXSPF(utf16, url: url).name == "Ünï")
+    }
+}

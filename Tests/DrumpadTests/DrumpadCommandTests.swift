@@ -1,0 +1,330 @@
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
+import DrumpadCore
+import Foundation
+import Testing
+
+private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timescale: 1_000_000) }
+
+@Suite struct DrumpadCommandTests {
+    static let good: [(String, DrumpadCommand?)] = [
+        ("", nil), ("   \t ", nil), ("# a comment", nil), ("   # indented comment", nil),
+        ("1", .pad(.snare, velocity: 127)), ("2", .pad(.bass, velocity: 127)),
+        ("3 64", .pad(.tambourine, velocity: 64)), ("4 0", .pad(.maraca, velocity: 0)),
+        ("snare", .pad(.snare, velocity: 127)), ("BASS 100", .pad(.bass, velocity: 100)),
+        ("tambourine 127", .pad(.tambourine, velocity: 127)), ("\tmaraca   7  ", .pad(.maraca, velocity: 7)),
+        ("snare 100 # loud", .pad(.snare, velocity: 100)),
+        ("play", .play), ("Pause", .pause), ("toggle", .toggle), ("next", .next), ("prev", .previous),
+        ("previous", .previous), ("stop", .stop), ("pick", .pick), ("now", .nowPlaying), ("quit", .quit),
+        ("seek 1:23", .seek(us(83_000_000))), ("seek 0:00", .seek(.zero)), ("seek 1:02:03", .seek(us(3_723_000_000))),
+        ("seek 83", .seek(us(83_000_000))), ("seek 1:05.25", .seek(us(65_250_000))), ("seek 500ms", .seek(us(500_000))),
+        ("repeat none", .repeatMode(.none)), ("repeat one", .repeatMode(.one)), ("repeat ALL", .repeatMode(.all)),
+        ("shuffle off", .shuffle(.off)), ("shuffle songs", .shuffle(.songs)), ("shuffle albums", .shuffle(.albums)),
+        ("random", .random(genre: nil)), ("random Rock", .random(genre: "Rock")),
+        ("random  Hip   Hop ", .random(genre: "Hip Hop")),
+        ("session ambient", .session(.ambient, nil)), ("session soloAmbient", .session(.soloAmbient, nil)),
+        ("session playback", .session(.playback, nil)), ("session playback mix", .session(.playback, .mix)),
+        ("session playback duck", .session(.playback, .duck)),
+        ("env call-begin", .environment(.callBegan)), ("env call-end", .environment(.callEnded(resume: false))),
+        ("env call-end resume", .environment(.callEnded(resume: true))), ("env unplug", .environment(.unplug)),
+        ("env plug", .environment(.plug)), ("env silent on", .environment(.silent(true))),
+        ("env silent off", .environment(.silent(false))), ("env other-audio on", .environment(.otherAudio(true))),
+        ("env other-audio off", .environment(.otherAudio(false))),
+        ("wait 1.5", .wait(us(1_500_000))), ("wait 1.5s", .wait(us(1_500_000))), ("wait 250ms", .wait(us(250_000))),
+        ("wait 0.5ms", .wait(us(500))), ("wait 1:05", .wait(us(65_000_000))), ("wait 0", .wait(.zero)),
+        ("quantize off", .quantize(.off)), ("quantize on", .quantize(.beat)), ("quantize BEAT", .quantize(.beat)),
+        ("quantize 1/4", .quantize(.beat)), ("quantize 1/8", .quantize(.eighth)), ("quantize 1/16", .quantize(.sixteenth)),
+        ("wait 0.000001", .wait(us(1))), ("wait 600", .wait(us(600_000_000))), ("wait 2 # let it ring", .wait(us(2_000_000))),
+    ]
+
+    static let bad: [String] = [
+        "bogus", "5", "0", "01", "+1", "-1", "snare 128", "snare -1", "snare 1.0", "snare 0x10", "snare 1 2",
+        "play now", "quit please", "seek", "seek 1:5", "seek 1:60", "seek 1:2:3", "seek :30", "seek 1:", "seek -1",
+        "seek 24:00:01", "seek 1 2", "repeat", "repeat twice", "repeat one all", "shuffle on", "shuffle",
+        "session", "session loud", "session ambient mix", "session playback shout", "session playback mix duck",
+        "env", "env call-end later", "env silent", "env silent maybe", "env other-audio", "env unplug now",
+        "quantize", "quantize 1/3", "quantize on off", "quantize 1/32",
+        "wait", "wait nan", "wait NaN", "wait inf", "wait infinity", "wait -1", "wait -0.5s", "wait 1e3", "wait 0x10",
+        "wait 601", "wait 10:01", "wait 1.", "wait .5", "wait 1..5", "wait 1.5.5", "wait 1.0000001",
+        "wait 99999999999999999999", "wait 1.5 s", "wait 250 ms", "wait 1.5h", "wait 0.0001ms", "wait 1 2",
+        "wait ١", "wait １", "random \u{1B}[2J", "random Rock\u{0}", "\u{0}", "\u{FFFD}\u{FFFD}", "snare\u{0}", "p\u{301}lay", "PLAY\u{200B}",
+    ]
+
+    @Test(arguments: good)
+    func parsesGoodLines(_ line: String, _ expected: DrumpadCommand?) throws {
+        #expect(try DrumpadCommand.parse(line) == expected)
+    }
+
+    @Test(arguments: good.compactMap(\.1))
+    func descriptionParsesBackToTheCommand(_ command: DrumpadCommand) throws {
+        #expect(try DrumpadCommand.parse(command.description) == command)
+    }
+
+    @Test(arguments: bad)
+    func refusesBadLinesWithOneClearLine(_ line: String) {
+        do {
+            let command = try DrumpadCommand.parse(line)
+            Issue.record("\(line.debugDescription) parsed as \(String(describing: command))")
+        } catch {
+            expectOneLine(error)
+            #expect(error.description.contains("expected"))
+        }
+    }
+
+    @Test func errorNamesTheCommandAndQuotesTheInput() {
+        #expect(throws: DrumpadCommandError.self) { try DrumpadCommand.parse("repeat twice") }
+        do {
+            _ = try DrumpadCommand.parse("repeat twice")
+        } catch {
+            #expect(error.command == "repeat")
+            #expect(error.description == "repeat: expected none, one or all, got \"twice\"")
+        }
+        do {
+            _ = try DrumpadCommand.parse("hello\u{7}\u{1B}[2J there")
+        } catch {
+            #expect(error.command == nil)
+            #expect(error.description.hasPrefix("unknown command \"hello??[2J\""))
+        }
+    }
+
+    @Test func durationsAreExactEngineTime() throws {
+        #expect(try DrumpadCommand.parse("wait 1.5s") == .wait(MediaTime(frames: 72_000, sampleRate: 48_000)))
+        guard case let .wait(time)? = try DrumpadCommand.parse("wait 20.833333") else {
+            Issue.record("not a wait")
+            return
+        }
+        #expect(time.value == 20_833_333 && time.timescale == 1_000_000)
+    }
+
+    @Test func velocityMapsToGain() {
+        #expect(DrumpadCommand.Pad.gain(forVelocity: 127) == 1)
+        #expect(DrumpadCommand.Pad.gain(forVelocity: 0) == 0)
+        #expect(abs(DrumpadCommand.Pad.gain(forVelocity: 64) - 64 / 127) < 1e-6)
+        #expect(DrumpadCommand.Pad.allCases.map(\.number) == [1, 2, 3, 4])
+    }
+
+    @Test func megabyteLinesAreRefusedUnread() throws {
+        let megabyte = String(repeating: "a", count: 1 << 20)
+        #expect(throws: DrumpadCommandError.self) { try DrumpadCommand.parse(megabyte) }
+        #expect(throws: DrumpadCommandError.self) { try DrumpadCommand.parse("wait " + String(repeating: "9", count: 1 << 20)) }
+        #expect(try DrumpadCommand.parse("  # " + megabyte) == nil)
+        let longest = "random " + String(repeating: "x", count: DrumpadCommand.maximumLineLength - 7)
+        #expect(try DrumpadCommand.parse(longest) != nil)
+        do {
+            _ = try DrumpadCommand.parse(longest + "x")
+        } catch {
+            expectOneLine(error)
+            #expect(error.description.contains("\(DrumpadCommand.maximumLineLength + 1) bytes"))
+        }
+    }
+
+    /// Random bytes, decoded lossily as the demo does, and valid lines with bytes spliced in:
+    /// every one parses or throws a one-line error.
+    @Test func garbageNeverCrashes() {
+        var random = SplitMix64(seed: 8)
+        let seeds = Self.good.map(\.0)
+        var refused = 0
+        for round in 0..<3000 {
+            var bytes: [UInt8]
+            if round % 2 == 0 {
+                bytes = (0..<random.below(200)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            } else {
+                bytes = Array(seeds[random.below(seeds.count)].utf8)
+                for _ in 0..<(1 + random.below(3)) {
+                    bytes.insert(UInt8(truncatingIfNeeded: random.next()), at: random.below(bytes.count + 1))
+                }
+            }
+            let line = String(decoding: bytes, as: UTF8.self)
+            do {
+                _ = try DrumpadCommand.parse(line)
+            } catch {
+                refused += 1
+                expectOneLine(error)
+            }
+        }
+        #expect(refused > 1500)
+    }
+
+    @Test func bundledDemoScriptIsValidAndCoversTheTour() throws {
+        let text = try String(contentsOf: Assets.root.appendingPathComponent("Demo/demo.script"), encoding: .utf8)
+        var commands: [DrumpadCommand] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if let command = try DrumpadCommand.parse(String(line)) { commands.append(command) }
+        }
+        #expect(commands.last == .quit)
+        #expect(commands.contains(.random(genre: "Rock")))
+        #expect(commands.contains(.next))
+        #expect(commands.contains(.environment(.silent(true))) && commands.contains(.environment(.silent(false))))
+        let unplug = try #require(commands.firstIndex(of: .environment(.unplug)))
+        let plug = try #require(commands.firstIndex(of: .environment(.plug)))
+        #expect(commands[unplug..<plug].contains { if case .pad = $0 { true } else { false } })
+        #expect(Set(commands.compactMap { if case let .pad(pad, _) = $0 { pad } else { nil } }).count == 4)
+        #expect(commands.contains { if case .wait = $0 { true } else { false } })
+    }
+
+    private func expectOneLine(_ error: DrumpadCommandError, sourceLocation: SourceLocation = #_sourceLocation) {
+        let text = error.description
+        #expect(!text.isEmpty && text.count < 300, sourceLocation: sourceLocation)
+        #expect(!text.contains { $0.isNewline }, sourceLocation: sourceLocation)
+    }
+}
+
+
+// MARK: - The committed demo assets
+
+enum Assets {
+    /// The repository root, found from this file (Tests/DrumpadTests/…).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let drums = root.appendingPathComponent("Assets/Drums")
+    static let music = root.appendingPathComponent("Assets/Music")
+
+    /// A 16-bit PCM WAV: format and samples scaled to -1...1.
+    static func readWAV(_ url: URL) throws -> (rate: Int, channels: Int, samples: [Float]) {
+        let data = [UInt8](try Data(contentsOf: url))
+        func u32(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 | Int(data[at + 2]) << 16 | Int(data[at + 3]) << 24 }
+        func u16(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
+        try #require(data.count >= 12 && data[0..<4].elementsEqual("RIFF".utf8) && data[8..<12].elementsEqual("WAVE".utf8))
+        var offset = 12, rate = 0, channels = 0, bits = 0
+        while offset + 8 <= data.count {
+            let id = String(decoding: data[offset..<offset + 4], as: UTF8.self), size = u32(offset + 4)
+            let body = offset + 8
+            if id == "fmt " {
+                #expect(u16(body) == 1, "PCM")
+                channels = u16(body + 2); rate = u32(body + 4); bits = u16(body + 14)
+            } else if id == "data" {
+                try #require(bits == 16 && body + size <= data.count)
+                let samples = stride(from: body, to: body + size - 1, by: 2).map { Float(Int16(truncatingIfNeeded: u16($0))) / 32768 }
+                return (rate, channels, samples)
+            }
+            offset = body + size + size % 2
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+
+    /// `vorbiscomment -l FILE`, as tag name (uppercased) → values.
+    static func vorbisComments(_ url: URL) throws -> [String: [String]] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["vorbiscomment", "-l", url.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "vorbiscomment -l failed (install vorbis-tools: make deps)")
+        var tags: [String: [String]] = [:]
+        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            tags[line[..<eq].uppercased(), default: []].append(String(line[line.index(after: eq)...]))
+        }
+        return tags
+    }
+
+    /// Sample rate and length in seconds of an Ogg Vorbis file, from its headers and last granule position.
+    static func oggDuration(_ url: URL) throws -> (rate: Int, seconds: Double) {
+        let data = [UInt8](try Data(contentsOf: url))
+        let id = try #require(data.firstRange(of: Array("\u{1}vorbis".utf8)))
+        let r = id.upperBound + 5
+        let rate = Int(data[r]) | Int(data[r + 1]) << 8 | Int(data[r + 2]) << 16 | Int(data[r + 3]) << 24
+        var last = 0
+        for i in stride(from: data.count - 27, through: 0, by: -1) where data[i..<i + 4].elementsEqual("OggS".utf8) {
+            last = i
+            break
+        }
+        var granule: UInt64 = 0
+        for k in 0..<8 { granule |= UInt64(data[last + 6 + k]) << (8 * UInt64(k)) }
+        return (rate, Double(granule) / Double(rate))
+    }
+
+    static func isPNG(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+}
+
+@Suite struct DemoAssetTests {
+    static let drums: [(String, Double)] = [("snare", 0.35), ("bass", 0.5), ("tambourine", 0.6), ("maraca", 0.2)]
+
+    @Test(arguments: drums)
+    func drumIsShortLoudAndStartsAtOnce(_ name: String, _ seconds: Double) throws {
+        let wav = try Assets.readWAV(Assets.drums.appendingPathComponent("\(name).wav"))
+        #expect(wav.rate == 48_000 && wav.channels == 1)
+        #expect(abs(Double(wav.samples.count) / 48_000 - seconds) < 0.001)
+        let peak = SampleAnalysis.peak(wav.samples)
+        #expect(peak > 0.7 && peak < 0.95, "peak between -3 and -0.5 dBFS")
+        #expect(SampleAnalysis.rms(wav.samples) > 0.05)
+        #expect(SampleAnalysis.peak(wav.samples.prefix(960)) > 0.3, "audible within 20 ms: a pad must not lag")
+        #expect(SampleAnalysis.peak(wav.samples.suffix(48)) < 0.01, "ends in silence, no click")
+    }
+
+    @Test func drumsSoundLikeTheirNames() throws {
+        func crossingsPerSecond(_ name: String) throws -> Double {
+            let wav = try Assets.readWAV(Assets.drums.appendingPathComponent("\(name).wav"))
+            return Double(SampleAnalysis.risingZeroCrossings(wav.samples)) / (Double(wav.samples.count) / 48_000)
+        }
+        #expect(try crossingsPerSecond("bass") < 300, "a bass drum is low")
+        for bright in ["snare", "tambourine", "maraca"] {
+            #expect(try crossingsPerSecond(bright) > 5_000, "\(bright) is bright")
+        }
+    }
+
+    static let songs: [String] = [
+        "garage-tapes-01-open-circuit", "garage-tapes-02-loud-pedal", "night-shift-01-sodium-lights",
+        "night-shift-02-half-moon-drive", "backbeat-sampler-01-backroad-anthem", "backbeat-sampler-02-blue-hour-walk",
+    ]
+
+    @Test(arguments: songs)
+    func songIsTaggedWithArtwork(_ stem: String) throws {
+        let url = Assets.music.appendingPathComponent("\(stem).ogg")
+        let (rate, seconds) = try Assets.oggDuration(url)
+        #expect(rate == 48_000)
+        #expect(seconds > 20 && seconds < 40)
+        let tags = try Assets.vorbisComments(url)
+        for name in ["TITLE", "ARTIST", "ALBUM", "ALBUMARTIST", "GENRE", "TRACKNUMBER", "DISCNUMBER", "DATE", "BPM"] {
+            #expect(tags[name]?.count == 1 && tags[name]?.first?.isEmpty == false, "\(stem) has one \(name)")
+        }
+        let bpm = try #require(Int(tags["BPM"]?.first ?? ""))
+        #expect((60...200).contains(bpm))
+        let picture = try #require(tags["METADATA_BLOCK_PICTURE"]?.first.flatMap { Data(base64Encoded: $0) })
+        let block = [UInt8](picture)
+        func u32(_ at: Int) -> Int { block[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        #expect(u32(0) == 3, "front cover")
+        let mimeLength = u32(4)
+        #expect(String(decoding: block[8..<8 + mimeLength], as: UTF8.self) == "image/png")
+        let descriptionEnd = 12 + mimeLength + u32(8 + mimeLength)
+        let width = u32(descriptionEnd), height = u32(descriptionEnd + 4), length = u32(descriptionEnd + 16)
+        let image = block[(descriptionEnd + 20)...]
+        #expect(image.count == length && Assets.isPNG(image))
+        #expect(width > 0 && width == u32(descriptionEnd + 20 + 16) && height == u32(descriptionEnd + 20 + 20),
+                "the block's size matches the PNG's header")
+    }
+
+    @Test func libraryHasAlbumsArtistsGenresAndOneLookPerAlbum() throws {
+        var artworkByAlbum: [String: Set<String>] = [:]
+        var artists = Set<String>(), genres = Set<String>()
+        for stem in Self.songs {
+            let tags = try Assets.vorbisComments(Assets.music.appendingPathComponent("\(stem).ogg"))
+            let album = tags["ALBUM"]?.first ?? ""
+            artworkByAlbum[album, default: []].insert(tags["METADATA_BLOCK_PICTURE"]?.first ?? "")
+            artists.insert(tags["ARTIST"]?.first ?? "")
+            genres.insert(tags["GENRE"]?.first ?? "")
+        }
+        #expect(artworkByAlbum.count >= 2 && artists.count >= 2)
+        #expect(genres.contains("Rock") && genres.count >= 3)
+        #expect(artworkByAlbum.values.allSatisfy { $0.count == 1 }, "an album's songs share its cover")
+        #expect(Set(artworkByAlbum.values.compactMap(\.first)).count == artworkByAlbum.count, "each album its own look")
+    }
+
+    @Test func playlistListsExistingSongsAndPlaceholderIsAPNG() throws {
+        let m3u = try String(contentsOf: Assets.music.appendingPathComponent("demo-mix.m3u"), encoding: .utf8)
+        #expect(m3u.hasPrefix("#EXTM3U"))
+        let entries = m3u.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(Set(entries.map(String.init)) == Set(Self.songs.map { "\($0).ogg" }))
+        for entry in entries {
+            #expect(FileManager.default.fileExists(atPath: Assets.music.appendingPathComponent(String(entry)).path))
+        }
+        let placeholder = try Data(contentsOf: Assets.music.appendingPathComponent("noartwork.png"))
+        #expect(Assets.isPNG([UInt8](placeholder)))
+    }
+}

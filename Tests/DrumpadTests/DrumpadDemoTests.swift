@@ -1,0 +1,294 @@
+import Foundation
+import Synchronization
+import Testing
+import Backbeat
+import BackbeatLibrary
+import BackbeatTesting
+import BackbeatTestFixtures
+@testable import DrumpadCore
+
+/// The drum pad demo end to end: scripts rendered to WAV by the real engine,
+/// checked on the samples; bad input fed to the built binary.
+@Suite struct DrumpadDemoTests {
+    static let script = Assets.root.appendingPathComponent("Demo/demo.script")
+    static let library: MediaLibrary? = {
+        guard let library = try? MediaLibrary(roots: [Assets.music], index: .inMemory), (try? library.scan()) != nil
+        else { return nil }
+        return library
+    }()
+
+    /// A rendered script: interleaved stereo samples, the engine's timing, and what the demo printed.
+    struct Render {
+        var samples: [Float]
+        var sampleRate: Int
+        var updateInterval: Int
+        var latencyFrames: Int
+        var lines: [String]
+        var frames: Int { samples.count / 2 }
+    }
+
+    /// Runs `lines` through a demo on a `.file` engine, with the engine's
+    /// application music player (or none), and reads the WAV back.
+    static func render(_ lines: [String], music: Bool = true) throws -> Render {
+        try render(music: music) { $0.run(lines) }
+    }
+
+    /// Lets `drive` run a demo on a `.file` engine, finishes it, and reads the WAV back.
+    static func render(music: Bool = true, _ drive: (Drumpad) throws -> Void) throws -> Render {
+        try withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("demo.wav")
+            let engine = try AudioEngine(output: .file(url: url))
+            let printed = Mutex<[String]>([])
+            let player: any DrumpadMusic = music ? try ApplicationMusic(engine: engine, library: library) : UnavailableMusic()
+            let demo = try Drumpad(engine: engine, drums: Assets.drums, library: library, music: player,
+                                   say: { line in printed.withLock { $0.append(line) } })
+            try drive(demo)
+            demo.finish()
+            #expect(!engine.isRunning)
+            let read = try Media.read(url)
+            #expect(read.format.channelCount == 2 && read.format.sampleRate == engine.sampleRate)
+            return Render(samples: read.floats, sampleRate: engine.sampleRate, updateInterval: engine.updateInterval,
+                          latencyFrames: Int(engine.latencyFrames), lines: printed.withLock { $0 })
+        }
+    }
+
+    /// A pad hit of a script: its line, the engine time it was typed at, and whether it should sound.
+    struct Hit {
+        var line: Int
+        var frame: Int
+        var audible: Bool
+    }
+
+    /// The script's pad hits, timed by its waits; a hit is inaudible while the
+    /// silent switch is on in an ambient or soloAmbient session.
+    static func hits(_ lines: [String], sampleRate: Int) throws -> [Hit] {
+        var hits: [Hit] = []
+        var time = MediaTime.zero
+        var silent = false, ambient = false
+        for (index, line) in lines.enumerated() {
+            switch try DrumpadCommand.parse(line) {
+            case .pad?: hits.append(Hit(line: index, frame: Int(time.frames(atSampleRate: sampleRate)), audible: !(silent && ambient)))
+            case let .wait(duration)?: time += duration
+            case let .environment(.silent(on))?: silent = on
+            case let .session(category, _)?: ambient = category != .playback
+            default: break
+            }
+        }
+        return hits
+    }
+
+    static func peak(_ samples: ArraySlice<Float>) -> Float { samples.reduce(0) { max($0, abs($1)) } }
+
+    @Test func demoScriptPadHitsAreHeardAtTheirScriptedTimes() throws {
+        let lines = String(decoding: try Data(contentsOf: Self.script), as: UTF8.self)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let hits = try Self.hits(lines, sampleRate: 48_000)
+        #expect(hits.count >= 16)
+        #expect(hits.contains { !$0.audible }, "the script mutes a pad with the silent switch in an ambient session")
+        // Render with the pads before hit i, then with hit i too: the difference is hit i alone.
+        func keeping(_ count: Int) -> [String] {
+            var kept = lines
+            for hit in hits.dropFirst(count) { kept[hit.line] = "" }
+            return kept
+        }
+        var previous = try Self.render(keeping(0))
+        for (index, hit) in hits.enumerated() {
+            let current = try Self.render(keeping(index + 1))
+            try #require(current.frames == previous.frames)
+            let difference = zip(current.samples, previous.samples).map { $0 - $1 }
+            let before = Self.peak(difference[..<(hit.frame * 2)])
+            #expect(before == 0, "line \(hit.line + 1): nothing may change before the hit")
+            let onset = SampleAnalysis.firstAudibleFrame(difference, channels: 2, threshold: 1e-3)
+            if hit.audible {
+                let window = hit.frame...(hit.frame + current.updateInterval + current.latencyFrames)
+                let found = try #require(onset, "line \(hit.line + 1): \(lines[hit.line]) is not heard")
+                #expect(window.contains(found), "line \(hit.line + 1): heard at frame \(found), scripted at \(hit.frame)")
+                #expect(Self.peak(difference[(found * 2)..<min(difference.count, (found + 2_400) * 2)]) > 0.05)
+            } else {
+                #expect(onset == nil, "line \(hit.line + 1): muted by the silent switch in ambient, yet heard")
+            }
+            previous = current
+        }
+    }
+
+    @Test func velocityIsGain() throws {
+        let loud = try Self.render(["bass 127", "wait 0.5"])
+        let soft = try Self.render(["bass 32", "wait 0.5"])
+        let window = 0..<(24_000 * 2)
+        let ratio = Self.peak(soft.samples[window]) / Self.peak(loud.samples[window])
+        #expect(abs(ratio - 32.0 / 127.0) < 0.01)
+    }
+
+    @Test func quitFadesToSilence() throws {
+        // A long tambourine cut short by quit, against the same hit left to ring.
+        let faded = try Self.render(["tambourine", "wait 0.05", "quit", "tambourine"])
+        let ringing = try Self.render(["tambourine", "wait 1.5"])
+        let rate = faded.sampleRate
+        let quit = rate / 20, fade = rate
+        #expect(faded.frames == quit + fade + faded.updateInterval + faded.latencyFrames, "quit ends the demo after the fade")
+        #expect(faded.lines.contains { $0.hasPrefix("quit:") })
+        // Each 50 ms of the fade is quieter, relative to the unfaded hit, than the one before, down to silence.
+        var lastRatio: Float = 1.01
+        for block in stride(from: quit, to: quit + fade - rate / 20, by: rate / 20) {
+            let range = (block * 2)..<((block + rate / 20) * 2)
+            let reference = SampleAnalysis.rms(ringing.samples[range])
+            guard reference > 1e-3 else { break }
+            let ratio = SampleAnalysis.rms(faded.samples[range]) / reference
+            #expect(ratio < lastRatio, "fade block at \(block) frames")
+            lastRatio = ratio
+        }
+        #expect(Self.peak(faded.samples[((quit + fade) * 2)...]) < 1e-4, "silent once the fade is over")
+    }
+
+    @Test func environmentAndSessionCommandsSayWhatTheEngineDecided() throws {
+        let render = try Self.render(["env unplug", "env plug", "session ambient", "env silent on", "snare", "wait 0.2",
+                                      "env silent off", "env call-begin", "env call-end resume", "env call-end",
+                                      "session playback duck", "env other-audio on", "env other-audio off", "session playback loud"])
+        let session = render.lines.filter { $0.hasPrefix("session:") }
+        #expect(session.contains("session: music paused: headphones unplugged"))
+        #expect(session.contains { $0.contains("effects muted") && $0.contains("silent switch on") })
+        #expect(session.contains { $0.contains("effects paused") && $0.contains("interruption began") })
+        #expect(session.contains { $0.hasPrefix("session: ignored:") }, "a second call-end is ignored, with the reason")
+        #expect(render.lines.contains { $0.hasPrefix("session: expected") }, "a bad session line is refused")
+        // The snare played under the silent switch in ambient is muted, time running:
+        // it is heard only from the moment the switch is turned off, mid-sound.
+        let heard = try #require(SampleAnalysis.firstAudibleFrame(render.samples, channels: 2))
+        #expect((9_600...(9_600 + render.updateInterval + render.latencyFrames)).contains(heard))
+    }
+
+    @Test(arguments: [("1/8", 0.1, 0.25), ("1/8", 0.4, 0.5), ("on", 0.1, 0.5), ("1/16", 0.13, 0.25), ("1/4", 0.5, 0.5)])
+    func quantizedHitsLandOnTheGrid(_ grid: String, _ typed: Double, _ expected: Double) throws {
+        // With no song playing the grid is 120 BPM from engine time zero: a beat every 0.5 s.
+        let render = try Self.render(["quantize \(grid)", "wait \(typed)", "snare", "wait 1"])
+        // The snare's own first audible frame, at the centre pan's gain (-3 dB per side).
+        let snare = try Assets.readWAV(Assets.drums.appendingPathComponent("snare.wav"))
+        let attack = try #require(SampleAnalysis.firstAudibleFrame(snare.samples, channels: 1, threshold: 1e-3 / 0.7))
+        let found = try #require(SampleAnalysis.firstAudibleFrame(render.samples, channels: 2, threshold: 1e-3))
+        // A hit typed on a grid point cannot be heard before the output latency: it starts at once.
+        let point = max(Int(expected * 48_000), Int(typed * 48_000) + render.latencyFrames)
+        #expect(abs(found - (point + attack)) <= 1, "heard at \(found), the grid point is \(point) (+\(attack) of attack)")
+    }
+
+    // MARK: The binary
+
+    static func drumpad() throws -> String {
+        var candidates: [URL] = []
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("drumpad"))
+        }
+        candidates.append(Assets.root.appendingPathComponent(".build/debug/drumpad"))
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        return try #require(found, "build drumpad first (swift build --build-tests)").path
+    }
+
+    /// Runs the binary with `input` on stdin; returns its status and output.
+    static func run(input: Data, arguments: [String], in directory: URL) throws -> (status: Int32, stdout: String) {
+        let inputURL = directory.appendingPathComponent("input")
+        try input.write(to: inputURL)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try drumpad())
+        process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path] + arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = try FileHandle(forReadingFrom: inputURL)
+        let out = directory.appendingPathComponent("stdout")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: try Data(contentsOf: out), as: UTF8.self))
+    }
+
+    @Test func malformedInputNeverStopsTheDemo() throws {
+        var garbage = SplitMix64(seed: 0xD0D0)
+        var input = Data()
+        input += Data("bogus\nsnare 999\nwait -1\nseek 99:99\nsession loud\nenv unplug now\n\u{1B}[2J\n".utf8)
+        input += Data((0..<4_096).map { _ in UInt8(truncatingIfNeeded: garbage.next()) })
+        input += Data("\n".utf8) + Data(repeating: UInt8(ascii: "x"), count: 200_000) + Data("\n".utf8)
+        input += Data("snare ".utf8) + Data(repeating: UInt8(ascii: "9"), count: 100_000) + Data("\n".utf8)
+        input += Data([0xFF, 0xFE, 0x00, 0x0A, 0xC3, 0x28, 0x0A])
+        input += Data("bass\nwait 0.25\n".utf8)  // end of input without quit
+        try withTemporaryDirectory { dir in
+            let wav = dir.appendingPathComponent("garbage.wav")
+            let result = try Self.run(input: input, arguments: ["--output", wav.path], in: dir)
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("Sound went to \(wav.path)"))
+            #expect(result.stdout.contains("unknown command \"bogus\""))
+            #expect(result.stdout.contains("line too long"))
+            let read = try Media.read(wav)
+            #expect(read.format.channelCount == 2 && read.format.sampleRate == 48_000)
+            // The bass hit after all that garbage still sounds, and the file holds the wait and the fade.
+            #expect(read.floats.count / 2 >= 48_000 + 12_000)
+            #expect(Self.peak(read.floats[...]) > 0.1)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".partial") }
+            #expect(leftovers.isEmpty)
+        }
+    }
+
+    @Test func badOptionsSayWhyAndExitNonZero() throws {
+        try withTemporaryDirectory { dir in
+            let result = try Self.run(input: Data(), arguments: ["--quantize", "1/3"], in: dir)
+            #expect(result.status == 2)
+        }
+    }
+}
+
+@Suite struct BeatGridTests {
+    @Test func pointsAreExactFramesThatNeverDrift() {
+        // 97 BPM in sixteenths at 48 kHz: a step of 7,422.68 frames, each point floored from the origin.
+        let grid = BeatGrid(beatsPerMinute: 97, origin: MediaTime(frames: 1_000, sampleRate: 48_000), divisionsPerBeat: 4)
+        for k in [0, 1, 2, 3, 1_000, 123_457] as [Int64] {
+            let exact = 1_000 + (k * 48_000 * 60) / (97 * 4)
+            let point = grid.nextPoint(atOrAfter: MediaTime(frames: exact, sampleRate: 48_000), sampleRate: 48_000)
+            #expect(point.frames(atSampleRate: 48_000) == exact)
+            let after = grid.nextPoint(atOrAfter: MediaTime(frames: exact + 1, sampleRate: 48_000), sampleRate: 48_000)
+            #expect(after.frames(atSampleRate: 48_000) == 1_000 + ((k + 1) * 48_000 * 60) / (97 * 4))
+        }
+        // The grid extends before its origin: the point before 1,000 is -6,423, so from 0 the next is the origin.
+        #expect(grid.nextPoint(atOrAfter: .zero, sampleRate: 48_000).frames(atSampleRate: 48_000) == 1_000)
+        let negative = grid.nextPoint(atOrAfter: MediaTime(frames: -7_000, sampleRate: 48_000), sampleRate: 48_000)
+        #expect(negative.frames(atSampleRate: 48_000) == -6_423)
+    }
+
+    @Test func nonsenseTemposFallBackToTheDefault() {
+        #expect(BeatGrid(beatsPerMinute: 0, origin: .zero, divisionsPerBeat: 0).beatsPerMinute == BeatGrid.defaultBeatsPerMinute)
+        #expect(BeatGrid(beatsPerMinute: 5_000, origin: .zero, divisionsPerBeat: 1).beatsPerMinute == BeatGrid.defaultBeatsPerMinute)
+    }
+
+    @Test func demoSongsCarryTheirTempo() async throws {
+        let song = Assets.music.appendingPathComponent("garage-tapes-01-open-circuit.ogg")
+        let tags = try await AudioAsset(url: song).load(.tags)
+        #expect(tags.beatsPerMinute == Int(try #require(Assets.vorbisComments(song)["BPM"]?.first)))
+    }
+}
+
+@Suite struct TerminalPickerTests {
+    @Test func browsesAndPicksOneSongOrSeveral() throws {
+        let library = try #require(DrumpadDemoTests.library)
+        let songs = try MediaQuery.songs(in: library).items
+        var single = TerminalPicker(library: library)
+        #expect(single.handle("4").result == nil)   // songs
+        #expect(single.handle("99").result == nil)  // no such row: refused, still open
+        #expect(single.handle("2").result == .didPick(MediaItemCollection(items: [songs[1]])))
+
+        var multiple = TerminalPicker(library: library)
+        _ = multiple.handle("multi")
+        _ = multiple.handle("3")                    // albums
+        _ = multiple.handle("1")                    // the first album's songs
+        let album = try #require(try library.albumsForTest().first)
+        #expect(multiple.handle("all").result == nil)
+        _ = multiple.handle("back")
+        _ = multiple.handle("back")
+        _ = multiple.handle("\u{1B}[A garbage \u{0}")
+        #expect(multiple.handle("done").result == .didPick(MediaItemCollection(items: album)))
+
+        var cancelled = TerminalPicker(library: library)
+        _ = cancelled.handle("1")
+        #expect(cancelled.handle("cancel").result == .didCancel)
+    }
+}
+
+extension MediaLibrary {
+    /// Each album's songs, in the albums query's order.
+    func albumsForTest() throws -> [[MediaItem]] { try MediaQuery.albums(in: self).collections.map(\.items) }
+}
