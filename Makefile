@@ -7,7 +7,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test test-tsan sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean
+.PHONY: all deps build release test test-tsan hello-game sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean
 
 all: build
 
@@ -30,7 +30,22 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	$(MAKE) hello-game
 	$(MAKE) test-tsan
+
+# A game that links only the Backbeat product (Demo/HelloGame, a package of
+# its own): it must link neither libdbus nor libsqlite3, and the WAV it
+# renders (music with a snare over it) must not be silent.
+HELLO_GAME := Demo/HelloGame/.build/debug/HelloGame
+hello-game: deps
+	cd Demo/HelloGame && $(SWIFT) build
+	@if ldd $(HELLO_GAME) | grep -E "libdbus|libsqlite3"; then \
+		echo "HelloGame links libdbus or libsqlite3: the Backbeat product must not"; exit 1; fi
+	@mkdir -p out && rm -f out/hello-game.wav
+	$(HELLO_GAME) out/hello-game.wav
+	@rms=$$(sox out/hello-game.wav -n stat 2>&1 | awk '/^RMS +amplitude/ {print $$3}'); \
+	if awk -v r="$$rms" 'BEGIN { exit !(r > 0.01) }'; then echo "HelloGame rendered out/hello-game.wav (RMS $$rms)"; \
+	else echo "HelloGame rendered silence (RMS $$rms)"; exit 1; fi
 
 # The thread sanitizer over the suites that drive the engine, session,
 # library and sound loader from several threads (its own scratch path).
@@ -92,4 +107,4 @@ assets: deps
 	python3 Assets/generate.py
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-fuzz out
+	rm -rf .build .build-tsan .build-asan .build-fuzz out Demo/HelloGame/.build
