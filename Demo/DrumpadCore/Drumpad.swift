@@ -2,6 +2,7 @@ import Backbeat
 import BackbeatLibrary
 import Foundation
 import Synchronization
+import BackbeatSupport
 
 /// The drum pad demo: four pads over a music queue, session rules a person can
 /// try, driven one command at a time.
@@ -19,7 +20,7 @@ import Synchronization
 public final class Drumpad: @unchecked Sendable {
     // @unchecked: the command state below (grid, generator, tempo cache, picker,
     // finished) is read and written only while `commandLock` is held; the status
-    // lives in a Mutex; everything else is immutable or thread-safe itself.
+    // lives in a locked box; everything else is immutable or thread-safe itself.
 
     /// The engine the demo plays on.
     public let engine: AudioEngine
@@ -30,10 +31,10 @@ public final class Drumpad: @unchecked Sendable {
     /// The four pads' sounds.
     let pads: [DrumpadCommand.Pad: SoundEffect]
     let say: @Sendable (String) -> Void
-    let commandLock = NSRecursiveLock()
+    let commandLock = Lock()
     let quitRequested = Atomic<Bool>(false)
-    let statusBox = Mutex(DrumpadStatus())
-    let statusObservers = Mutex<[@Sendable (DrumpadStatus) -> Void]>([])
+    let statusBox = LockedValueBox(DrumpadStatus())
+    let statusObservers = LockedValueBox<[@Sendable (DrumpadStatus) -> Void]>([])
     var grid: DrumpadCommand.Quantize
     var generator: SplitMix64
     var tempoCache: [UInt64: Int] = [:]
@@ -72,7 +73,7 @@ public final class Drumpad: @unchecked Sendable {
             pads[pad] = sound
         }
         self.pads = pads
-        statusBox.withLock { $0.quantize = quantize }
+        statusBox.withLockedValue { $0.quantize = quantize }
 
         engine.onEvent { [weak self] event in self?.handle(event) }
         engine.session.onUpdate = { [weak self] update in
@@ -92,14 +93,14 @@ public final class Drumpad: @unchecked Sendable {
 
     /// Loads a sound and waits for it (the loader runs on its own queue and reports there).
     private static func preload(_ sound: SoundEffect) -> Result<Void, BackbeatError> {
-        let outcome = Mutex<Result<Void, BackbeatError>?>(nil)
+        let outcome = LockedValueBox<Result<Void, BackbeatError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         sound.preload { result in
-            outcome.withLock { $0 = result }
+            outcome.withLockedValue { $0 = result }
             done.signal()
         }
         done.wait()
-        return outcome.withLock { $0 } ?? .success(())
+        return outcome.withLockedValue { $0 } ?? .success(())
     }
 
     /// At start the queue holds the library's songs, in the songs query's order.
@@ -148,15 +149,18 @@ public final class Drumpad: @unchecked Sendable {
             return true
         }
         guard let command else { return true }
-        return perform(command)
+        return performLocked(command)
     }
 
     /// Runs one command.
     /// - Returns: false once the demo has finished (after `quit`).
     @discardableResult
     public func perform(_ command: DrumpadCommand) -> Bool {
-        commandLock.lock()
-        defer { commandLock.unlock() }
+        commandLock.withLock { performLocked(command) }
+    }
+
+    /// ``perform(_:)`` with `commandLock` held.
+    private func performLocked(_ command: DrumpadCommand) -> Bool {
         guard !isFinished else { return false }
         defer { refreshStatus() }
         switch command {
@@ -257,15 +261,15 @@ public final class Drumpad: @unchecked Sendable {
     /// demo's own executor, not on the cooperative pool, so the wait ends even
     /// when the caller is a pool thread (Swift Testing runs tests there).
     static func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let outcome = LockedValueBox<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task(executorPreference: executor) {
-            do { let value = try await work(); outcome.withLock { $0 = .success(value) } }
-            catch { outcome.withLock { $0 = .failure(error) } }
+            do { let value = try await work(); outcome.withLockedValue { $0 = .success(value) } }
+            catch { outcome.withLockedValue { $0 = .failure(error) } }
             done.signal()
         }
         done.wait()
-        return try outcome.withLock { $0 }!.get()
+        return try outcome.withLockedValue { $0 }!.get()
     }
 
     // MARK: Time
@@ -323,19 +327,19 @@ public final class Drumpad: @unchecked Sendable {
     }
 
     /// The screen's view of the demo, as of now.
-    public var status: DrumpadStatus { statusBox.withLock { $0 } }
+    public var status: DrumpadStatus { statusBox.withLockedValue { $0 } }
 
     /// Calls `observer` with the status after every change.
     public func onStatusChange(_ observer: @escaping @Sendable (DrumpadStatus) -> Void) {
-        statusObservers.withLock { $0.append(observer) }
+        statusObservers.withLockedValue { $0.append(observer) }
     }
 
     func updateStatus(_ change: (inout DrumpadStatus) -> Void) {
-        let status = statusBox.withLock { status -> DrumpadStatus in
+        let status = statusBox.withLockedValue { status -> DrumpadStatus in
             change(&status)
             return status
         }
-        for observer in statusObservers.withLock({ $0 }) { observer(status) }
+        for observer in statusObservers.withLockedValue({ $0 }) { observer(status) }
     }
 
     /// Reads the music (state, item, level), the session and the clock into the status.
@@ -348,7 +352,7 @@ public final class Drumpad: @unchecked Sendable {
         if session.options.contains(.mixWithOthers) { category += " mix" }
         if session.options.contains(.duckOthers) { category += " duck" }
         let route = session.currentRoute.name
-        let time = engine.isRunning ? engine.currentTime : statusBox.withLock { $0.time }
+        let time = engine.isRunning ? engine.currentTime : statusBox.withLockedValue { $0.time }
         updateStatus {
             $0.time = time
             $0.playbackState = state

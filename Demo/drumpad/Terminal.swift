@@ -2,13 +2,14 @@ import Backbeat
 import DrumpadCore
 import Foundation
 import Synchronization
+import BackbeatSupport
 
 /// The interactive terminal: single keys for the pads, a typed command line,
 /// and a screen redrawn from the demo's status changes. The terminal's mode
 /// is restored on every way out (end of input, quit, signals, errors).
 final class Terminal: Sendable {
     private let saved: termios?
-    private let typing = Mutex<[UInt8]>([])
+    private let typing = LockedValueBox<[UInt8]>([])
     private let dirty = Atomic<Bool>(true)
     private let restored = Atomic<Bool>(false)
 
@@ -52,7 +53,7 @@ final class Terminal: Sendable {
         let width = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
         let status = demo.status
         let now = demo.engine.isRunning ? demo.engine.currentTime : status.time
-        let lines = DrumpadScreen.render(status, now: now, typing: String(decoding: typing.withLock { $0 }, as: UTF8.self), width: width)
+        let lines = DrumpadScreen.render(status, now: now, typing: String(decoding: typing.withLockedValue { $0 }, as: UTF8.self), width: width)
         write("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
     }
 
@@ -87,23 +88,23 @@ final class Terminal: Sendable {
                 continue
             }
             dirty.store(true, ordering: .relaxed)
-            let line = String(decoding: typing.withLock { $0 }, as: UTF8.self)
+            let line = String(decoding: typing.withLockedValue { $0 }, as: UTF8.self)
             switch byte {
             case 0x04 where line.isEmpty: return  // Ctrl-D: end of input
-            case 0x1B: escape = true; typing.withLock { $0 = [] }
+            case 0x1B: escape = true; typing.withLockedValue { $0 = [] }
             case UInt8(ascii: "1")...UInt8(ascii: "4") where line.isEmpty:
                 demo.perform(.pad(DrumpadCommand.Pad(number: Int(byte - 0x30))!, velocity: DrumpadCommand.Pad.maximumVelocity))
             case UInt8(ascii: " ") where line.isEmpty:
                 demo.perform(.toggle)
             case 0x0A, 0x0D:
-                typing.withLock { $0 = [] }
+                typing.withLockedValue { $0 = [] }
                 guard demo.perform(line: line) else { return }
             case 0x7F, 0x08:
-                typing.withLock { if !$0.isEmpty { $0.removeLast() } }
+                typing.withLockedValue { if !$0.isEmpty { $0.removeLast() } }
             case 0x00..<0x20:
                 break
             default:
-                typing.withLock { bytes in
+                typing.withLockedValue { bytes in
                     if bytes.count <= DrumpadCommand.maximumLineLength { bytes.append(byte) }
                 }
             }

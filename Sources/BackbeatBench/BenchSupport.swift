@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BackbeatSupport
 #endif
 
 /// A benchmark could not measure: its reference tool is missing, or a side failed.
@@ -25,7 +26,7 @@ func blocking(_ body: @escaping @Sendable () async throws -> Void) throws {
 /// Hands an error from the detached task to the waiting thread.
 final class FailureBox: @unchecked Sendable {
     // Safe: every access goes through `lock`, and the semaphore orders the write before the read.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stored: (any Error)?
     func set(_ e: any Error) { lock.lock(); stored = e; lock.unlock() }
     var error: (any Error)? { lock.lock(); defer { lock.unlock() }; return stored }

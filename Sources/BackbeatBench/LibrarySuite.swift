@@ -1,6 +1,6 @@
 import Backbeat
 import Foundation
-import Synchronization
+import BackbeatSupport
 import BackbeatMedia
 import BackbeatLibrary
 
@@ -123,13 +123,13 @@ public struct LibrarySuite: BenchSuite {
     /// Runs async work from this synchronous benchmark and waits for it.
     static func blocking(_ work: @escaping @Sendable () async throws -> Void) throws {
         let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<(any Error)?>(nil)
+        let outcome = LockedValueBox<(any Error)?>(nil)
         Task.detached {
-            do { try await work() } catch { outcome.withLock { $0 = error } }
+            do { try await work() } catch { outcome.withLockedValue { $0 = error } }
             done.signal()
         }
         done.wait()
-        if let error = outcome.withLock({ $0 }) { throw error }
+        if let error = outcome.withLockedValue({ $0 }) { throw error }
     }
 }
 

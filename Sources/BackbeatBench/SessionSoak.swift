@@ -1,5 +1,5 @@
 import Backbeat
-import Synchronization
+import BackbeatSupport
 import BackbeatSession
 import BackbeatEngine
 
@@ -13,7 +13,7 @@ public final class SessionSoak: SoakParticipant {
     public let name = "session"
     private var session: AudioSession?
     /// Session updates delivered so far (written by the session's callback).
-    private final class Count: Sendable { let value = Mutex(0) }
+    private final class Count: Sendable { let value = LockedValueBox(0) }
     private let updates = Count()
     private(set) var events = 0
     private var nextEvent = 0.0
@@ -24,7 +24,7 @@ public final class SessionSoak: SoakParticipant {
     public func start(engine: AudioEngine) throws {
         let session = engine.session
         let updates = self.updates
-        session.onUpdate = { _ in updates.value.withLock { $0 += 1 } }
+        session.onUpdate = { _ in updates.value.withLockedValue { $0 += 1 } }
         try session.setCategory(.ambient)
         session.setActive(true)
         self.session = session
@@ -67,5 +67,5 @@ public final class SessionSoak: SoakParticipant {
     }
 
     public var underruns: Int { 0 }
-    public var summary: String { "\(events) session events, \(updates.value.withLock { $0 }) updates" }
+    public var summary: String { "\(events) session events, \(updates.value.withLockedValue { $0 }) updates" }
 }

@@ -5,6 +5,7 @@ import BackbeatMedia
 import BackbeatEngine
 import BackbeatEffects
 import BackbeatMusic
+import BackbeatSupport
 
 /// Music streaming under load: underruns while a looping Ogg Vorbis queue
 /// streams through a paced real-time `.file` output with 64 effect voices
@@ -161,12 +162,12 @@ public struct StreamSuite: BenchSuite {
     /// Waits for async work from the synchronous suite.
     private static func wait(_ body: @escaping @Sendable () async throws -> Void) throws {
         let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
+        let failure = LockedValueBox<(any Error)?>(nil)
         Task.detached {
-            do { try await body() } catch { failure.withLock { $0 = error } }
+            do { try await body() } catch { failure.withLockedValue { $0 = error } }
             done.signal()
         }
         done.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
+        if let error = failure.withLockedValue({ $0 }) { throw error }
     }
 }

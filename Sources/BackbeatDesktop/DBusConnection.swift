@@ -1,7 +1,6 @@
 import CDBus
 import Dispatch
 import Foundation
-import Synchronization
 import BackbeatSupport
 import BackbeatEngine
 
@@ -40,7 +39,7 @@ final class DBusConnection: @unchecked Sendable {
         var disconnectHandlers: [@Sendable () -> Void] = []
         var nextToken: UInt64 = 0
     }
-    private let shared = Mutex(Shared())
+    private let shared = LockedValueBox(Shared())
 
     /// How long the thread waits for input before looking at its jobs again.
     private static let tickMilliseconds: Int32 = 10
@@ -79,7 +78,7 @@ final class DBusConnection: @unchecked Sendable {
             guard let name = reply.first?.string else {
                 throw BackbeatError(.noDesktopBus, operation: "Hello", reason: "the bus gave no unique name")
             }
-            connection.shared.withLock { $0.uniqueName = name }
+            connection.shared.withLockedValue { $0.uniqueName = name }
         } catch let error as BackbeatError {
             connection.close()
             throw BackbeatError(.noDesktopBus, operation: "register on the desktop bus", reason: error.description)
@@ -88,10 +87,10 @@ final class DBusConnection: @unchecked Sendable {
     }
 
     /// The name the bus gave this connection, such as `:1.42`.
-    var uniqueName: String { shared.withLock { $0.uniqueName } }
+    var uniqueName: String { shared.withLockedValue { $0.uniqueName } }
 
     /// Whether the thread still serves the connection.
-    var isOpen: Bool { shared.withLock { $0.running } }
+    var isOpen: Bool { shared.withLockedValue { $0.running } }
 
     private func start() {
         let raw = self.raw
@@ -101,7 +100,7 @@ final class DBusConnection: @unchecked Sendable {
         }
         _ = dbus_connection_add_filter(raw, filter, Unmanaged.passUnretained(self).toOpaque(), nil)
         let thread = Thread { [self] in
-            shared.withLock { $0.thread = pthread_self() }
+            shared.withLockedValue { $0.thread = pthread_self() }
             run()
         }
         thread.name = "backbeat.dbus"
@@ -111,18 +110,18 @@ final class DBusConnection: @unchecked Sendable {
     /// Stops the thread, fails the calls still waiting, and closes the connection.
     /// Waits for the thread unless called on it.
     func close() {
-        shared.withLock { $0.running = false }
+        shared.withLockedValue { $0.running = false }
         if !isOnThread { finished.wait(); finished.signal() }
     }
 
     /// Whether the caller runs on the connection's thread.
     var isOnThread: Bool {
-        shared.withLock { s in s.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        shared.withLockedValue { s in s.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     /// Called once, on the connection's thread, when the bus goes away.
     func onDisconnect(_ handler: @escaping @Sendable () -> Void) {
-        shared.withLock { $0.disconnectHandlers.append(handler) }
+        shared.withLockedValue { $0.disconnectHandlers.append(handler) }
     }
 
     // MARK: The thread
@@ -130,7 +129,7 @@ final class DBusConnection: @unchecked Sendable {
     private func run() {
         var alive = true
         while true {
-            let (jobs, running) = shared.withLock { s in
+            let (jobs, running) = shared.withLockedValue { s in
                 defer { s.jobs = [] }
                 return (s.jobs, s.running)
             }
@@ -139,7 +138,7 @@ final class DBusConnection: @unchecked Sendable {
             alive = dbus_connection_read_write_dispatch(raw, Self.tickMilliseconds) != 0
             settlePending(now: .now)
         }
-        let (jobs, handlers) = shared.withLock { s in
+        let (jobs, handlers) = shared.withLockedValue { s in
             s.running = false
             defer { s.jobs = []; s.disconnectHandlers = [] }
             return (s.jobs, s.disconnectHandlers)
@@ -159,7 +158,7 @@ final class DBusConnection: @unchecked Sendable {
 
     /// Runs `job` on the thread, or `otherwise` at once if the connection is closed.
     private func submit(_ job: @escaping @Sendable () -> Void, otherwise: () -> Void) {
-        let accepted = shared.withLock { s -> Bool in
+        let accepted = shared.withLockedValue { s -> Bool in
             guard s.running else { return false }
             s.jobs.append(job)
             return true
@@ -240,14 +239,14 @@ final class DBusConnection: @unchecked Sendable {
     ///   with the peer's error, or ``BackbeatError/Code/noDesktopBus``.
     func call(_ call: DBusCall, timeout: Duration = .seconds(2)) throws -> [DBusValue] {
         precondition(!isOnThread, "a blocking D-Bus call on the connection's own thread would wait for itself")
-        let box = Mutex<Result<[DBusValue], BackbeatError>?>(nil)
+        let box = LockedValueBox<Result<[DBusValue], BackbeatError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         callAsync(call, timeout: timeout) { result in
-            box.withLock { $0 = result }
+            box.withLockedValue { $0 = result }
             done.signal()
         }
         let margin = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000 + 1_000_000_000)
-        guard done.wait(timeout: margin) == .success, let result = box.withLock({ $0 }) else {
+        guard done.wait(timeout: margin) == .success, let result = box.withLockedValue({ $0 }) else {
             throw BackbeatError(.desktopCallTimedOut, operation: call.description, reason: "the connection's thread did not answer")
         }
         return try result.get()
@@ -275,7 +274,7 @@ final class DBusConnection: @unchecked Sendable {
     /// delivers (see ``addMatch(_:)``). Returns a token for ``removeSignalHandler(_:)``.
     @discardableResult
     func onSignal(_ handler: @escaping @Sendable (DBusMessage) -> Void) -> UInt64 {
-        shared.withLock { s in
+        shared.withLockedValue { s in
             defer { s.nextToken += 1 }
             s.signalHandlers[s.nextToken] = handler
             return s.nextToken
@@ -283,17 +282,17 @@ final class DBusConnection: @unchecked Sendable {
     }
 
     func removeSignalHandler(_ token: UInt64) {
-        _ = shared.withLock { $0.signalHandlers.removeValue(forKey: token) }
+        _ = shared.withLockedValue { $0.signalHandlers.removeValue(forKey: token) }
     }
 
     /// Answers method calls to `path` with `handler`, on the connection's thread.
     /// The handler must answer at once.
     func export(path: String, _ handler: @escaping @Sendable (DBusMessage) -> DBusReply) {
-        shared.withLock { $0.exports[path] = handler }
+        shared.withLockedValue { $0.exports[path] = handler }
     }
 
     func unexport(path: String) {
-        _ = shared.withLock { $0.exports.removeValue(forKey: path) }
+        _ = shared.withLockedValue { $0.exports.removeValue(forKey: path) }
     }
 
     /// Called by libdbus's dispatch, on the thread.
@@ -301,11 +300,11 @@ final class DBusConnection: @unchecked Sendable {
         let decoded = DBusCodec.decode(message)
         switch decoded.kind {
         case .signal:
-            let handlers = shared.withLock { Array($0.signalHandlers.values) }
+            let handlers = shared.withLockedValue { Array($0.signalHandlers.values) }
             for handler in handlers { handler(decoded) }
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         case .methodCall:
-            guard let path = decoded.path, let handler = shared.withLock({ $0.exports[path] }) else {
+            guard let path = decoded.path, let handler = shared.withLockedValue({ $0.exports[path] }) else {
                 return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
             }
             let reply = handler(decoded)

@@ -1,4 +1,3 @@
-import Synchronization
 import BackbeatSupport
 import BackbeatSession
 import BackbeatEngine
@@ -34,8 +33,8 @@ public final class DesktopEnvironment: Sendable {
     public let status: Status
     let client: MPRISClient?
     private let otherAudio: MPRISOtherAudio?
-    private let servers = Mutex<[MPRISServer]>([])
-    private let publications = Mutex<[DesktopPublication]>([])
+    private let servers = LockedValueBox<[MPRISServer]>([])
+    private let publications = LockedValueBox<[DesktopPublication]>([])
 
     /// Connects to the session bus (or to `busAddress`) and, if `session` is
     /// given, becomes the session's other audio.
@@ -74,7 +73,7 @@ public final class DesktopEnvironment: Sendable {
     }
 
     deinit {
-        for publication in publications.withLock({ $0 }) { publication.unpublish() }
+        for publication in publications.withLockedValue({ $0 }) { publication.unpublish() }
         client?.connection.close()
     }
 
@@ -123,13 +122,13 @@ public final class DesktopEnvironment: Sendable {
             throw BackbeatError(.noDesktopBus, operation: "publish \(name) on the desktop bus", reason: "no bus")
         }
         // One connection has one object at the MPRIS path: one published player per environment.
-        let busy = servers.withLock { !$0.isEmpty } || publications.withLock { $0.contains { $0.isPublished } }
+        let busy = servers.withLockedValue { !$0.isEmpty } || publications.withLockedValue { $0.contains { $0.isPublished } }
         guard !busy else {
             throw BackbeatError(.invalidArgument, operation: "publish \(name) on the desktop bus",
                                 reason: "this environment already publishes a player; unpublish it first")
         }
         let server = try MPRISServer(connection: client.connection, name: name, identity: identity, player: player)
-        servers.withLock { $0.append(server) }
+        servers.withLockedValue { $0.append(server) }
         return server
     }
 
@@ -161,8 +160,8 @@ public final class DesktopEnvironment: Sendable {
         }
         let adapter = try MusicPlayer.MPRISAdapter(player: player)
         do {
-            let publication = try publications.withLock { list -> DesktopPublication in
-                guard let client, !list.contains(where: { $0.isPublished }), servers.withLock({ $0.isEmpty }) else {
+            let publication = try publications.withLockedValue { list -> DesktopPublication in
+                guard let client, !list.contains(where: { $0.isPublished }), servers.withLockedValue({ $0.isEmpty }) else {
                     throw BackbeatError(.invalidArgument, operation: "publish \(name) on the desktop bus",
                                         reason: "this environment already publishes a player; unpublish it first")
                 }

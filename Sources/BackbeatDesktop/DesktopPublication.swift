@@ -1,4 +1,4 @@
-import Synchronization
+import BackbeatSupport
 import BackbeatMusic
 
 /// The application music player on the desktop bus, as long as this handle is
@@ -11,7 +11,7 @@ public final class DesktopPublication: Sendable {
     public var playerName: String { String(busName.dropFirst(DBusNames.mprisPrefix.count)) }
     let server: MPRISServer
     let adapter: MusicPlayer.MPRISAdapter
-    private let published = Mutex(true)
+    private let published = LockedValueBox(true)
 
     init(server: MPRISServer, adapter: MusicPlayer.MPRISAdapter) {
         self.server = server
@@ -20,11 +20,11 @@ public final class DesktopPublication: Sendable {
     }
 
     /// Whether the player is still on the bus.
-    public var isPublished: Bool { published.withLock { $0 } }
+    public var isPublished: Bool { published.withLockedValue { $0 } }
 
     /// Takes the player off the bus and removes its artwork files. Calling it again does nothing.
     public func unpublish() {
-        let was = published.withLock { p in defer { p = false }; return p }
+        let was = published.withLockedValue { p in defer { p = false }; return p }
         guard was else { return }
         server.close()
         adapter.close()

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import BackbeatSupport
 import BackbeatEngine
 
@@ -30,7 +29,7 @@ final class MPRISClient: Sendable {
         var nextObserver: UInt64 = 0
         var skips: [String] = []
     }
-    private let state = Mutex(State())
+    private let state = LockedValueBox(State())
     /// Observers are called here, in order, never on the connection's thread.
     private let delivery = DispatchQueue(label: "backbeat.mpris.changes")
 
@@ -63,28 +62,28 @@ final class MPRISClient: Sendable {
 
     /// Every player known now, by bus name.
     var players: [MPRISPlayerState] {
-        state.withLock { $0.players.values.sorted { $0.busName < $1.busName } }
+        state.withLockedValue { $0.players.values.sorted { $0.busName < $1.busName } }
     }
 
     func player(busName: String) -> MPRISPlayerState? {
-        state.withLock { $0.players[busName] }
+        state.withLockedValue { $0.players[busName] }
     }
 
     /// Finds a player by its MPRIS name (`mpv`), bus name or identity.
     func player(named name: String) -> MPRISPlayerState? {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.players[name] ?? s.players[DBusNames.mprisPrefix + name]
                 ?? s.players.values.first { $0.identity == name || $0.name.hasPrefix(name + ".") }
         }
     }
 
     /// What was skipped and why, most recent last (at most 50).
-    var skips: [String] { state.withLock { $0.skips } }
+    var skips: [String] { state.withLockedValue { $0.skips } }
 
     /// Calls `observer` with every change from now on, in order, on a queue of its own.
     @discardableResult
     func observe(_ observer: @escaping @Sendable (Change) -> Void) -> UInt64 {
-        state.withLock { s in
+        state.withLockedValue { s in
             defer { s.nextObserver += 1 }
             s.observers[s.nextObserver] = observer
             return s.nextObserver
@@ -92,7 +91,7 @@ final class MPRISClient: Sendable {
     }
 
     func removeObserver(_ token: UInt64) {
-        _ = state.withLock { $0.observers.removeValue(forKey: token) }
+        _ = state.withLockedValue { $0.observers.removeValue(forKey: token) }
     }
 
     /// Waits until the queue has delivered every change posted so far.
@@ -147,7 +146,7 @@ final class MPRISClient: Sendable {
     // MARK: Following the bus (on the connection's thread)
 
     private func skip(_ why: String) {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.skips.append(why)
             if s.skips.count > 50 { s.skips.removeFirst(s.skips.count - 50) }
         }
@@ -155,7 +154,7 @@ final class MPRISClient: Sendable {
 
     /// Reads a player's properties, then adds it. Calls `done` when settled.
     private func discover(_ busName: String, owner: String, done: @escaping @Sendable () -> Void = {}) {
-        state.withLock { $0.discovering[busName] = owner }
+        state.withLockedValue { $0.discovering[busName] = owner }
         let call = DBusCall.getAllProperties(busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer)
         connection.callAsync(call, timeout: timeout) { [weak self] result in
             guard let self else { return done() }
@@ -184,7 +183,7 @@ final class MPRISClient: Sendable {
     }
 
     private func abandon(_ busName: String, owner: String, because why: String) {
-        state.withLock { s in
+        state.withLockedValue { s in
             if s.discovering[busName] == owner { s.discovering[busName] = nil }
         }
         skip(why)
@@ -192,7 +191,7 @@ final class MPRISClient: Sendable {
 
     private func add(_ player: MPRISPlayerState) {
         var player = player
-        let change = state.withLock { s -> Change? in
+        let change = state.withLockedValue { s -> Change? in
             // Vanished or replaced while its properties were being read.
             guard s.discovering[player.busName] == player.owner else { return nil }
             s.discovering[player.busName] = nil
@@ -211,7 +210,7 @@ final class MPRISClient: Sendable {
         guard !changes.isEmpty else { return }
         delivery.async { [weak self] in
             guard let self else { return }
-            let observers = self.state.withLock { Array($0.observers.sorted { $0.key < $1.key }.map(\.value)) }
+            let observers = self.state.withLockedValue { Array($0.observers.sorted { $0.key < $1.key }.map(\.value)) }
             for change in changes { for observer in observers { observer(change) } }
         }
     }
@@ -222,7 +221,7 @@ final class MPRISClient: Sendable {
             guard message.body.count == 3, let name = message.body[0].string, name.hasPrefix(DBusNames.mprisPrefix),
                   let oldOwner = message.body[1].string, let newOwner = message.body[2].string else { return }
             if !oldOwner.isEmpty {
-                let gone = state.withLock { s -> MPRISPlayerState? in
+                let gone = state.withLockedValue { s -> MPRISPlayerState? in
                     if s.discovering[name] == oldOwner { s.discovering[name] = nil }
                     return s.players.removeValue(forKey: name)
                 }
@@ -248,7 +247,7 @@ final class MPRISClient: Sendable {
     }
 
     private func apply(_ properties: [String: DBusValue], interface: String, from owner: String) {
-        let changes = state.withLock { s -> [Change] in
+        let changes = state.withLockedValue { s -> [Change] in
             var changes: [Change] = []
             for (name, old) in s.players where old.owner == owner {
                 var new = old
@@ -270,7 +269,7 @@ final class MPRISClient: Sendable {
 
     /// Some players invalidate a property instead of sending its value: read it.
     private func refetch(_ names: [String], from owner: String) {
-        let busNames = state.withLock { $0.players.values.filter { $0.owner == owner }.map(\.busName) }
+        let busNames = state.withLockedValue { $0.players.values.filter { $0.owner == owner }.map(\.busName) }
         for busName in busNames {
             for name in names {
                 connection.callAsync(.getProperty(busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer, name: name),

@@ -1,4 +1,4 @@
-import Synchronization
+import BackbeatSupport
 import BackbeatSession
 
 /// Other audio on the Linux desktop: the MPRIS players on the session bus.
@@ -28,7 +28,7 @@ final class MPRISOtherAudio: OtherAudioController {
         /// Players the session has been told are playing.
         var reportedPlaying: Set<String> = []
     }
-    private let state = Mutex(State())
+    private let state = LockedValueBox(State())
 
     init(client: MPRISClient, session: AudioSession?) {
         self.client = client
@@ -58,7 +58,7 @@ final class MPRISOtherAudio: OtherAudioController {
     }
 
     private func report(_ name: String, playing: Bool) {
-        let changed = state.withLock { s in
+        let changed = state.withLockedValue { s in
             playing ? s.reportedPlaying.insert(name).inserted : s.reportedPlaying.remove(name) != nil
         }
         guard changed, let session else { return }
@@ -70,7 +70,7 @@ final class MPRISOtherAudio: OtherAudioController {
 
     func interruptOtherAudio() {
         let playing = client.players.filter { $0.isPlaying && isOther($0) }
-        state.withLock { s in
+        state.withLockedValue { s in
             for player in playing { s.interrupted.insert(Key(busName: player.busName, owner: player.owner)) }
         }
         for player in playing { client.sendAsync("Pause", to: player.busName) }
@@ -78,7 +78,7 @@ final class MPRISOtherAudio: OtherAudioController {
 
     func duckOtherAudio() {
         let targets = client.players.filter { $0.isPlaying && isOther($0) && $0.volume != nil }
-        let changes = state.withLock { s -> [(String, Double)] in
+        let changes = state.withLockedValue { s -> [(String, Double)] in
             var changes: [(String, Double)] = []
             for player in targets {
                 let key = Key(busName: player.busName, owner: player.owner)
@@ -93,7 +93,7 @@ final class MPRISOtherAudio: OtherAudioController {
     }
 
     func restoreOtherAudio() {
-        let (interrupted, ducked) = state.withLock { s in
+        let (interrupted, ducked) = state.withLockedValue { s in
             defer { s.interrupted = []; s.ducked = [:] }
             return (s.interrupted, s.ducked)
         }

@@ -1,4 +1,3 @@
-import Synchronization
 import BackbeatSupport
 import BackbeatMusic
 
@@ -11,7 +10,7 @@ final class MPRISServer: Sendable {
     private let connection: DBusConnection
     private let player: any MPRISPublishable
     /// The player's properties as last published, to signal only what changed.
-    private let published = Mutex<[String: DBusValue]>([:])
+    private let published = LockedValueBox<[String: DBusValue]>([:])
 
     /// Exports the player and takes its bus name.
     ///
@@ -22,7 +21,7 @@ final class MPRISServer: Sendable {
         self.identity = identity
         self.connection = connection
         self.player = player
-        published.withLock { $0 = Self.playerProperties(player.mprisState) }
+        published.withLockedValue { $0 = Self.playerProperties(player.mprisState) }
         connection.export(path: DBusNames.mprisPath) { [weak self] call in
             self?.answer(call) ?? .unknownMethod(call)
         }
@@ -65,7 +64,7 @@ final class MPRISServer: Sendable {
     /// Signals the properties that changed since last time (Position is read, never signalled).
     private func publishChanges() {
         let now = Self.playerProperties(player.mprisState)
-        let changed = published.withLock { last -> [String: DBusValue] in
+        let changed = published.withLockedValue { last -> [String: DBusValue] in
             let changed = now.filter { $0.key != "Position" && last[$0.key] != $0.value }
             last = now
             return changed

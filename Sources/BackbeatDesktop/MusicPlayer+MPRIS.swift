@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import BackbeatSupport
 import BackbeatMedia
 import BackbeatEngine
@@ -29,7 +28,7 @@ extension MusicPlayer {
             var artwork: [UInt64: URL?] = [:]
             var isOpen = true
         }
-        private let state = Mutex(State())
+        private let state = LockedValueBox(State())
 
         init(player: MusicPlayer) throws {
             self.player = player
@@ -46,15 +45,15 @@ extension MusicPlayer {
             refresh()
         }
 
-        var mprisState: MPRISPublishedState { state.withLock { $0.published } }
+        var mprisState: MPRISPublishedState { state.withLockedValue { $0.published } }
 
         func mprisObserve(_ changed: @escaping @Sendable () -> Void) {
-            state.withLock { $0.observers.append(changed) }
+            state.withLockedValue { $0.observers.append(changed) }
         }
 
         func mprisControl(_ command: MPRISCommand) {
             work.async { [self] in
-                guard state.withLock({ $0.isOpen }) else { return }
+                guard state.withLockedValue({ $0.isOpen }) else { return }
                 switch command {
                 case .play: player.play()
                 case .pause: player.pause()
@@ -78,7 +77,7 @@ extension MusicPlayer {
 
         /// Stops following the player and removes the artwork folder.
         func close() {
-            let wasOpen = state.withLock { s in
+            let wasOpen = state.withLockedValue { s in
                 defer { s.isOpen = false; s.observers = [] }
                 return s.isOpen
             }
@@ -94,7 +93,7 @@ extension MusicPlayer {
         private func refreshLater() { work.async { [weak self] in self?.refresh() } }
 
         private func refresh() {
-            guard state.withLock({ $0.isOpen }) else { return }
+            guard state.withLockedValue({ $0.isOpen }) else { return }
             let item = player.nowPlayingItem
             var published = MPRISPublishedState()
             published.status = switch player.playbackState {
@@ -114,7 +113,7 @@ extension MusicPlayer {
             published.volume = Double(player.volume)
             published.canGoNext = item != nil
             published.canGoPrevious = item != nil
-            let observers = state.withLock { s -> [@Sendable () -> Void] in
+            let observers = state.withLockedValue { s -> [@Sendable () -> Void] in
                 guard s.isOpen, s.published != published else { return [] }
                 s.published = published
                 return s.observers
@@ -124,14 +123,14 @@ extension MusicPlayer {
 
         /// The item's artwork as a file in the folder, written once; nil without artwork.
         private func artworkFile(for item: any MusicItem) -> URL? {
-            if let known = state.withLock({ $0.artwork[item.persistentID] }) { return known }
+            if let known = state.withLockedValue({ $0.artwork[item.persistentID] }) { return known }
             var file: URL?
             if let data = item.artworkImageData() {
                 let isJPEG = data.starts(with: [0xFF, 0xD8])
                 let url = artworkFolder.appendingPathComponent("\(item.persistentID).\(isJPEG ? "jpg" : "png")")
                 if (try? data.write(to: url, options: .atomic)) != nil { file = url }
             }
-            state.withLock { $0.artwork[item.persistentID] = .some(file) }
+            state.withLockedValue { $0.artwork[item.persistentID] = .some(file) }
             return file
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import BackbeatSupport
 import BackbeatMusic
 
@@ -56,22 +55,22 @@ public final class SystemMusicPlayer: Sendable {
         var continuations: [AsyncStream<Notification>.Continuation] = []
         var observer: UInt64?
     }
-    private let state = Mutex(State())
+    private let state = LockedValueBox(State())
 
     init(environment: DesktopEnvironment, client: MPRISClient, name: String?) {
         self.environment = environment
         self.client = client
         requestedName = name
         let token = client.observe { [weak self] _ in self?.update() }
-        state.withLock { s in
+        state.withLockedValue { s in
             s.observer = token
             s.last = snapshot(of: target())
         }
     }
 
     deinit {
-        if let token = state.withLock({ $0.observer }) { client.removeObserver(token) }
-        for continuation in state.withLock({ $0.continuations }) { continuation.finish() }
+        if let token = state.withLockedValue({ $0.observer }) { client.removeObserver(token) }
+        for continuation in state.withLockedValue({ $0.continuations }) { continuation.finish() }
     }
 
     // MARK: Which player
@@ -253,20 +252,20 @@ public final class SystemMusicPlayer: Sendable {
     // MARK: Notifications
 
     /// Starts generating notifications (calls nest: each needs an ``endGeneratingPlaybackNotifications()``).
-    public func beginGeneratingPlaybackNotifications() { state.withLock { $0.notifying += 1 } }
+    public func beginGeneratingPlaybackNotifications() { state.withLockedValue { $0.notifying += 1 } }
 
     /// Stops generating notifications once every begin has its end.
-    public func endGeneratingPlaybackNotifications() { state.withLock { $0.notifying = max(0, $0.notifying - 1) } }
+    public func endGeneratingPlaybackNotifications() { state.withLockedValue { $0.notifying = max(0, $0.notifying - 1) } }
 
     /// Calls `handler` with each notification, in order, on a queue of the desktop's own.
     public func onNotification(_ handler: @escaping @Sendable (Notification) -> Void) {
-        state.withLock { $0.handlers.append(handler) }
+        state.withLockedValue { $0.handlers.append(handler) }
     }
 
     /// A new stream of notifications from now on; it ends when the player is released.
     public func notifications() -> AsyncStream<Notification> {
         let (stream, continuation) = AsyncStream.makeStream(of: Notification.self, bufferingPolicy: .bufferingNewest(1_024))
-        state.withLock { $0.continuations.append(continuation) }
+        state.withLockedValue { $0.continuations.append(continuation) }
         return stream
     }
 
@@ -290,7 +289,7 @@ public final class SystemMusicPlayer: Sendable {
     /// A change on the bus (on the client's delivery queue, in order): notify what it changed.
     private func update() {
         let now = snapshot(of: target())
-        let (notifications, handlers, streams) = state.withLock { s -> ([Notification], [@Sendable (Notification) -> Void], [AsyncStream<Notification>.Continuation]) in
+        let (notifications, handlers, streams) = state.withLockedValue { s -> ([Notification], [@Sendable (Notification) -> Void], [AsyncStream<Notification>.Continuation]) in
             defer { s.last = now }
             guard s.notifying > 0, now != s.last else { return ([], [], []) }
             var out: [Notification] = []

@@ -2,42 +2,42 @@ import BackbeatMedia
 import BackbeatEngine
 
 extension AudioEngine {
-    /// The engine's voice pool, made on first use. It runs first in every
-    /// update step, so its voices see the step's bus gains before anything
-    /// else the step changes.
-    var voicePool: VoicePool {
-        attachment {
+    /// The engine's voice pool, made on first use, with the lock held. It
+    /// runs first in every update step, so its voices see the step's bus gains
+    /// before anything else the step changes.
+    var voicePoolLocked: VoicePool {
+        attachmentLocked {
             let pool = VoicePool(engine: self, limit: maximumVoices)
-            register(pool, first: true)
+            registerLocked(pool, first: true)
             return pool
         }
     }
 
-    /// The engine's cache of decoded sound effects, made on first use (64 MiB).
-    var effectCache: SoundCache {
-        attachment { SoundCache(engine: self, budget: 64 << 20) }
+    /// The engine's cache of decoded sound effects, made on first use (64 MiB), with the lock held.
+    var effectCacheLocked: SoundCache {
+        attachmentLocked { SoundCache(engine: self, budget: 64 << 20) }
     }
 
     /// The byte budget of the sound effect cache (default 64 MiB). Lowering it
     /// evicts at the next load; a sound larger than the budget fails to load.
     public var effectCacheBudget: Int {
-        get { withLock { effectCache.budget } }
-        set { withLock { effectCache.budget = max(0, newValue) } }
+        get { withLock { effectCacheLocked.budget } }
+        set { withLock { effectCacheLocked.budget = max(0, newValue) } }
     }
 
     /// OpenAL sources the voice pool owns (what the device grants, less a
     /// reserve for music streams).
-    public var voiceSourceCount: Int { voicePool.sourceCount }
+    public var voiceSourceCount: Int { withLock { voicePoolLocked.sourceCount } }
 
     // MARK: For the benchmark program (package access, not public API)
 
     /// The most voices the pool makes audible at once: its sources less the
     /// hand-off reserve. More looping voices than this go virtual.
-    package var audibleVoiceCapacity: Int { voicePool.capacity }
+    package var audibleVoiceCapacity: Int { withLock { voicePoolLocked.capacity } }
 
     /// Times an effect voice's source ran dry between two update steps and had
     /// to be restarted (an effect underrun), since the engine opened.
-    package var effectVoiceRestarts: Int { withLock { voicePool.restarts } }
+    package var effectVoiceRestarts: Int { withLock { voicePoolLocked.restarts } }
 }
 
 extension Bus {

@@ -60,8 +60,9 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     var lastUse: UInt64 = 0
     var lastStartFrame: Int64?
     var preloadWaiters: [@Sendable (Result<Void, BackbeatError>) -> Void] = []
-    private var instanceLimit: Int?
-    private var retriggerInterval: MediaTime = .zero
+    /// ``maximumInstances`` and ``minimumRetriggerInterval``, read under the lock.
+    var instanceLimit: Int?
+    var retriggerInterval: MediaTime = .zero
 
     /// A sound from a file (Ogg Vorbis, WAV, FLAC, AIFF, ...). Nothing is read
     /// until it is preloaded or played; a missing or unreadable file is
@@ -89,12 +90,16 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         self.engine = engine
         // Nothing to decode: the sound is resident at once (or fails now, and
         // says so on preload and play).
-        engine.effectCache.loadResident(self, buffer)
+        engine.withLock { engine.effectCacheLocked.loadResidentLocked(self, buffer) }
+        engine.deliverPendingEvents()
     }
 
     deinit {
-        if case .loaded(let resident) = loadState, let engine {
-            engine.effectCache.forget(self, resident: resident)
+        // The last release may come inside a locked section (a voice let go
+        // in an update step): free the buffer at the engine's next entry.
+        if case .loaded = loadState, let engine {
+            let id = ObjectIdentifier(self)
+            engine.performLocked { engine in engine.effectCacheLocked.forgetLocked(id) }
         }
     }
 
@@ -140,7 +145,7 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             completion(.failure(BackbeatError(.engineShutDown, operation: "preload")))
             return
         }
-        engine.effectCache.load(self, waiter: completion)
+        engine.withLock { engine.effectCacheLocked.loadLocked(self, waiter: completion) }
         engine.deliverPendingEvents()
     }
 
@@ -215,7 +220,7 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             completion?(false)
             return voice
         }
-        engine.voicePool.start(voice, at: time, bus: bus ?? engine.effectsBus)
+        engine.withLock { engine.voicePoolLocked.startLocked(voice, at: time, bus: bus ?? engine.effectsBus) }
         engine.deliverPendingEvents()
         return voice
     }

@@ -134,15 +134,16 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     // MARK: Public API
 
     /// The voice's state.
-    public var state: State {
-        locked {
-            switch phase {
-            case .waitingForLoad, .scheduled, .waitingForSource: .pending
-            case .playing, .stopping: .playing
-            case .pausing, .paused: .paused
-            case .virtual: .virtual
-            case .finished: .finished
-            }
+    public var state: State { locked { stateLocked } }
+
+    /// ``state``, with the lock held.
+    var stateLocked: State {
+        switch phase {
+        case .waitingForLoad, .scheduled, .waitingForSource: .pending
+        case .playing, .stopping: .playing
+        case .pausing, .paused: .paused
+        case .virtual: .virtual
+        case .finished: .finished
         }
     }
 
@@ -187,7 +188,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     public var currentTime: MediaTime {
         locked {
             guard case .loaded(let r) = sound.loadState else { return .zero }
-            let frames = engine?.voicePool.position(of: self, resident: r) ?? 0
+            let frames = engine?.voicePoolLocked.position(of: self, resident: r) ?? 0
             return MediaTime(frames: Int64(frames), sampleRate: r.sampleRate)
         }
     }
@@ -199,7 +200,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Stopping a finished voice does nothing.
     public func stop() {
         guard let engine else { return }
-        engine.voicePool.stop(self)
+        engine.withLock { engine.voicePoolLocked.stopLocked(self) }
         engine.deliverPendingEvents()
     }
 

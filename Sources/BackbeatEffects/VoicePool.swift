@@ -86,57 +86,55 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Counts of voices by public state.
     var stateCounts: [Voice.State: Int] {
         var counts: [Voice.State: Int] = [:]
-        for voice in voices { counts[voice.state, default: 0] += 1 }
+        for voice in voices { counts[voice.stateLocked, default: 0] += 1 }
         return counts
     }
 
     // MARK: Starting
 
-    /// Starts `voice` now or at `time` (under the lock; never throws).
-    func start(_ voice: Voice, at time: MediaTime?, bus: Bus) {
+    /// Starts `voice` now or at `time` (never throws).
+    func startLocked(_ voice: Voice, at time: MediaTime?, bus: Bus) {
         guard let engine else { return }
-        engine.withLock {
-            let now = engine.currentFrame
-            voice.bus = bus
-            voice.requestFrame = now
-            voice.lastUpdateFrame = now
-            // A scheduled sound must be *heard* on its frame: start mixing it
-            // earlier by the output's fixed latency (the limiter's lookahead).
-            let target = time.map {
-                max(now, $0.frames(atSampleRate: engine.sampleRate, rounding: .nearest) - engine.latencyFrames)
-            } ?? now
-            if !engine.isRunningLocked {
-                finish(voice, completed: false)
-                return
-            }
-            let sound = voice.sound
-            let interval = sound.minimumRetriggerInterval
-            if interval > .zero, let last = sound.lastStartFrame,
-               target - last < interval.frames(atSampleRate: engine.sampleRate, rounding: .up) {
-                refuse(voice, .retriggeredTooSoon)
-                return
-            }
-            sound.lastStartFrame = target
-            voices.append(voice)
-            voice.isCounted = true
-            activeBySound[ObjectIdentifier(sound), default: 0] += 1
-            voice.phase = .scheduled(target)
-            if case .loaded = sound.loadState {
-                engine.effectCache.touch(sound)
-                begin(voice, now: now)
-            } else {
-                voice.phase = .waitingForLoad
-                voice.startedAfterLoad = true
-                voice.scheduledTarget = target
-                engine.effectCache.load(sound)
-            }
+        let now = engine.currentFrameLocked
+        voice.bus = bus
+        voice.requestFrame = now
+        voice.lastUpdateFrame = now
+        // A scheduled sound must be *heard* on its frame: start mixing it
+        // earlier by the output's fixed latency (the limiter's lookahead).
+        let target = time.map {
+            max(now, $0.frames(atSampleRate: engine.sampleRate, rounding: .nearest) - engine.latencyFrames)
+        } ?? now
+        if !engine.isRunningLocked {
+            finish(voice, completed: false)
+            return
+        }
+        let sound = voice.sound
+        let interval = sound.retriggerInterval
+        if interval > .zero, let last = sound.lastStartFrame,
+           target - last < interval.frames(atSampleRate: engine.sampleRate, rounding: .up) {
+            refuse(voice, .retriggeredTooSoon)
+            return
+        }
+        sound.lastStartFrame = target
+        voices.append(voice)
+        voice.isCounted = true
+        activeBySound[ObjectIdentifier(sound), default: 0] += 1
+        voice.phase = .scheduled(target)
+        if case .loaded = sound.loadState {
+            engine.effectCacheLocked.touch(sound)
+            begin(voice, now: now)
+        } else {
+            voice.phase = .waitingForLoad
+            voice.startedAfterLoad = true
+            voice.scheduledTarget = target
+            engine.effectCacheLocked.loadLocked(sound)
         }
     }
 
     /// A sound finished loading (or failed): start or refuse the voices waiting for it.
     func soundDidLoad(_ sound: SoundEffect) {
         guard let engine else { return }
-        let now = engine.currentFrame
+        let now = engine.currentFrameLocked
         for voice in voices where voice.sound === sound && voice.phase == .waitingForLoad {
             switch sound.loadState {
             case .loaded:
@@ -161,17 +159,17 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.phase = .scheduled(target)
             return
         }
-        if let limit = voice.sound.maximumInstances {
+        if let limit = voice.sound.instanceLimit {
             let others = voices.filter { $0 !== voice && $0.sound === voice.sound && $0.holdsOrAwaitsSource }
                 .sorted { $0.requestFrame < $1.requestFrame }
             for victim in others.prefix(max(0, others.count - limit + 1)) {
-                engine.post(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
+                engine.postLocked(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
                 release(victim, now: now, becomeVirtual: false)
             }
         }
         if !voice.awaitingHandoff && audibleCount >= capacity {
             if let victim = stealCandidate(below: voice.priority) {
-                engine.post(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
+                engine.postLocked(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
                 release(victim, now: now, becomeVirtual: victim.numberOfLoops < 0)
                 voice.awaitingHandoff = true
                 claimCount += 1
@@ -179,7 +177,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 voice.phase = .virtual
                 voice.played = 0
                 voice.lastUpdateFrame = target
-                engine.post(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+                engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
                 return
             } else {
                 refuse(voice, .allVoicesMoreImportant)
@@ -197,7 +195,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         let leadIn = Int((Double(target - now) * outputToSound).rounded())
         attach(voice, to: source, resident: resident, leadIn: leadIn, startPosition: 0, fadeIn: false)
         voice.startFrame = target
-        engine.post(.voiceStarted(voice: voice.id, sound: voice.sound.name,
+        engine.postLocked(.voiceStarted(voice: voice.id, sound: voice.sound.name,
                                   at: MediaTime(frames: target, sampleRate: engine.sampleRate),
                                   afterLoad: voice.startedAfterLoad))
     }
@@ -208,14 +206,14 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         guard let engine else { return }
         voice.source = source
         voice.playedBeforeAttach = startPosition > 0 ? Int(voice.played) - startPosition : Int(voice.played)
-        voice.lastPlayedFrame = engine.currentFrame
+        voice.lastPlayedFrame = engine.currentFrameLocked
         voice.unqueuedFrames = 0
         voice.leadInFrames = 0
         voice.leadInBuffer = nil
         let playsDone = Int(voice.played) / resident.frames
         voice.playsToQueue = voice.numberOfLoops < 0 ? Int.max : max(1, voice.numberOfLoops + 1 - playsDone)
         voice.phase = .playing
-        let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrame) ?? 1)
+        let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrameLocked) ?? 1)
         source.reset()
         voice.queuedBuffers = 0
         voice.nextQueueCheck = 0
@@ -241,26 +239,24 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     // MARK: Stopping
 
-    /// Stops `voice` with a ramp (under the lock).
-    func stop(_ voice: Voice) {
+    /// Stops `voice` with a ramp.
+    func stopLocked(_ voice: Voice) {
         guard let engine else { return }
-        engine.withLock {
-            let now = engine.currentFrame
-            switch voice.phase {
-            case .finished:
-                return
-            case .waitingForLoad, .scheduled, .waitingForSource, .virtual:
-                finish(voice, completed: false)
-            case .paused:
-                freeSource(of: voice)
-                finish(voice, completed: false)
-            case .playing, .pausing:
-                release(voice, now: now, becomeVirtual: false)
-            case .stopping(let until, _):
-                voice.phase = .stopping(until: until, thenVirtual: false)
-            }
-            removeFinished()
+        let now = engine.currentFrameLocked
+        switch voice.phase {
+        case .finished:
+            return
+        case .waitingForLoad, .scheduled, .waitingForSource, .virtual:
+            finish(voice, completed: false)
+        case .paused:
+            freeSource(of: voice)
+            finish(voice, completed: false)
+        case .playing, .pausing:
+            release(voice, now: now, becomeVirtual: false)
+        case .stopping(let until, _):
+            voice.phase = .stopping(until: until, thenVirtual: false)
         }
+        removeFinished()
     }
 
     /// Ramps a voice's source to silence; the update step stops it later.
@@ -297,7 +293,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     }
 
     private func refuse(_ voice: Voice, _ reason: PlaybackEvent.RefusalReason) {
-        engine?.post(.voiceRefused(voice: voice.id, sound: voice.sound.name, reason: reason))
+        engine?.postLocked(.voiceRefused(voice: voice.id, sound: voice.sound.name, reason: reason))
         finish(voice, completed: false)
     }
 
@@ -314,10 +310,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             activeBySound[key, default: 1] -= 1
             if activeBySound[key] == 0 { activeBySound[key] = nil }
         }
-        engine?.post(.voiceFinished(voice: voice.id, sound: voice.sound.name, completed: completed))
+        engine?.postLocked(.voiceFinished(voice: voice.id, sound: voice.sound.name, completed: completed))
         if let completion = voice.completion {
             voice.completion = nil
-            engine?.post(callback: { completion(completed) })
+            engine?.postLocked(callback: { completion(completed) })
         }
     }
 
@@ -483,7 +479,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 freeSource(of: voice)
                 if thenVirtual {
                     voice.phase = .virtual
-                    engine.post(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+                    engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
                 } else {
                     finish(voice, completed: false)
                 }
@@ -509,7 +505,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                   case .loaded(let r) = voice.sound.loadState else { return }
             attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.played) % r.frames, fadeIn: true)
             applyGain(voice, at: frame)
-            engine?.post(.voiceRealized(voice: voice.id, sound: voice.sound.name))
+            engine?.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))
         }
     }
 
@@ -532,7 +528,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// voices that were audible or paused go virtual with their played count
     /// (read from OpenAL while `readPositions`, else as engine time advanced it).
     func deviceWillBeReplaced(readPositions: Bool) {
-        let frame = engine?.currentFrame ?? 0
+        let frame = engine?.currentFrameLocked ?? 0
         for voice in voices {
             if readPositions {
                 syncPlayed(voice)
@@ -567,7 +563,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     func deviceWasReplaced() throws {
         guard let engine else { return }
         try takeSources(from: engine.device)
-        engine.existingAttachment(SoundCache.self)?.reloadAll()
+        engine.existingAttachmentLocked(SoundCache.self)?.reloadAll()
     }
 
     /// Stops every voice at once, without ramps (engine shutdown).

@@ -16,15 +16,14 @@ extension AudioEngine {
     /// through a loopback device in real time, with no sound, and says so.
     ///
     /// Runs under the engine lock.
-    func handleDeviceLoss(readPositions: Bool = false, reopen: (() throws -> ALDevice)? = nil) {
+    func handleDeviceLossLocked(readPositions: Bool = false, reopen: (() throws -> ALDevice)? = nil) {
         let lost = device
         let previous = AudioRoute(name: lost.name)
-        let frame = currentFrame
-        let lock = self.lock
+        let frame = currentFrameLocked
         let reopen = reopen ?? {
             lost.isLoopback
-                ? try ALDevice.openLoopback(sampleRate: lost.sampleRate, channels: lost.channelCount, lock: lock)
-                : try ALDevice.openPlayback(name: nil, lock: lock)
+                ? try ALDevice.openLoopback(sampleRate: lost.sampleRate, channels: lost.channelCount)
+                : try ALDevice.openPlayback(name: nil)
         }
         var replacement: ALDevice?
         var fallbackReason: String?
@@ -33,11 +32,11 @@ extension AudioEngine {
         } catch {
             // No device to move to: keep rendering, unheard, so time and events go on.
             fallbackReason = "\(error)"
-            replacement = try? ALDevice.openLoopback(sampleRate: sampleRate, channels: channelCount, lock: lock)
+            replacement = try? ALDevice.openLoopback(sampleRate: sampleRate, channels: channelCount)
         }
         guard let replacement else {
             // Not even a loopback device: nothing more can sound. Keep the state; report.
-            post(.outputLost(device: lost.name, replacement: nil, reason: "no OpenAL device could be opened"))
+            postLocked(.outputLost(device: lost.name, replacement: nil, reason: "no OpenAL device could be opened"))
             return
         }
         for component in components.compactMap(\.component) {
@@ -58,13 +57,13 @@ extension AudioEngine {
                 try component.deviceWasReplaced()
             }
         } catch let error as BackbeatError {
-            post(.outputLost(device: lost.name, replacement: replacement.name, reason: error.description))
+            postLocked(.outputLost(device: lost.name, replacement: replacement.name, reason: error.description))
         } catch {}
-        post(.outputLost(device: lost.name, replacement: replacement.isLoopback && fallbackReason != nil ? nil : replacement.name,
+        postLocked(.outputLost(device: lost.name, replacement: replacement.isLoopback && fallbackReason != nil ? nil : replacement.name,
                          reason: fallbackReason ?? "device disconnected"))
         let current = AudioRoute(name: fallbackReason == nil ? replacement.name : "none")
         let session = self.session
-        post(callback: { session.systemLostDevice(previousRoute: previous, currentRoute: current) })
+        postLocked(callback: { session.systemLostDevice(previousRoute: previous, currentRoute: current) })
     }
 
     /// Simulates losing the output device, for tests: the same recovery as a
@@ -72,7 +71,7 @@ extension AudioEngine {
     /// `reopen` stands in for opening the replacement (throw to simulate a
     /// route change to a device that cannot be opened).
     func simulateDeviceLoss(reopen: (() throws -> ALDevice)? = nil) {
-        withLock { handleDeviceLoss(readPositions: true, reopen: reopen) }
+        withLock { handleDeviceLossLocked(readPositions: true, reopen: reopen) }
         deliverPendingEvents()
     }
 }

@@ -21,14 +21,15 @@ extension AudioEngine {
         withLock { eventHandlers.append(handler) }
     }
 
-    /// Queues an event; delivered by ``deliverPendingEvents()`` once unlocked.
-    package func post(_ event: PlaybackEvent) {
-        withLock { pendingEvents.append(.event(event)) }
+    /// Queues an event, with the lock held; delivered by ``deliverPendingEvents()`` once unlocked.
+    package func postLocked(_ event: PlaybackEvent) {
+        pendingEvents.append(.event(event))
     }
 
-    /// Queues a callback (a voice completion, a fade completion) to run once unlocked.
-    package func post(callback: @escaping @Sendable () -> Void) {
-        withLock { pendingEvents.append(.callback(callback)) }
+    /// Queues a callback (a voice completion, a fade completion), with the
+    /// lock held, to run once unlocked.
+    package func postLocked(callback: @escaping @Sendable () -> Void) {
+        pendingEvents.append(.callback(callback))
     }
 
     /// Delivers queued events and callbacks, outside the lock.

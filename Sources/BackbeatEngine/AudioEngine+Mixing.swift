@@ -10,8 +10,21 @@ extension AudioEngine {
 
     /// Applies every voice and bus change made in `body` together, on the
     /// same mixed frame (AL_SOFT_deferred_updates).
+    ///
+    /// `body` may call the engine (each call takes the lock as usual); update
+    /// steps that run meanwhile hold their changes back too, until the batch ends.
     public func performBatchUpdates<T>(_ body: () throws -> T) throws -> T {
         defer { deliverPendingEvents() }
-        return try device.batch(body)
+        try withLock {
+            try device.deferUpdates()
+            openBatches += 1
+        }
+        defer {
+            withLock {
+                openBatches -= 1
+                if openBatches == 0 { device.processUpdates() }
+            }
+        }
+        return try body()
     }
 }

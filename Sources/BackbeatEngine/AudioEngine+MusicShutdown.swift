@@ -1,9 +1,3 @@
-import Foundation  // NSRecursiveLock, NSCondition, Thread: until the engine has its own lock and thread
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import BackbeatMedia
 
 extension AudioEngine {
@@ -23,31 +17,38 @@ extension AudioEngine {
     /// Fades the music out, then ends the players' event streams.
     func fadeOutMusicBeforeShutdown() {
         fadeOutAudibleMusic()
-        for player in liveMusicPlayers { player.finishEventStreams() }
+        for player in withLock({ liveMusicPlayersLocked }) { player.finishEventStreams() }
     }
 
     /// Starts the fade on every audible music player and lets it play out.
     private func fadeOutAudibleMusic() {
-        let (frames, players) = withLock { () -> (Int64, [any SessionMusicPlayer]) in
-            guard isRunningLocked else { return (0, []) }
+        let onRealTimeThread = isOnRealTimeThread
+        let span = withLock { () -> (start: Int64, end: Int64)? in
+            guard isRunningLocked else { return nil }
+            if case .offline = output { return nil }
             let frames = shutdownFadeStorage.frames(atSampleRate: sampleRate, rounding: .up)
-            return (frames, musicPlayers.compactMap(\.player).filter(\.isAudible))
+            let players = musicPlayers.compactMap(\.player).filter(\.isAudible)
+            guard frames > 0, !players.isEmpty else { return nil }
+            let start = currentFrameLocked
+            for player in players { player.beginShutdownFade(at: start, frames: frames) }
+            // One more update period so the last gain step (silence) is applied and heard.
+            return (start, start + frames + Int64(updateInterval) * 2)
         }
-        guard frames > 0, !players.isEmpty else { return }
-        if case .offline = output { return }
-        let start = currentFrame
-        withLock { for player in players { player.beginShutdownFade(at: start, frames: frames) } }
-        // One more update period so the last gain step (silence) is applied and heard.
-        let end = start + frames + Int64(updateInterval) * 2
+        guard let span else { return }
         switch output {
         case .offline:
             return
         case .file(_, _, .asFastAsPossible):
-            try? advance(by: MediaTime(frames: end - start, sampleRate: sampleRate))
+            try? advance(by: MediaTime(frames: span.end - span.start, sampleRate: sampleRate))
+        case .file(_, _, .realTime) where onRealTimeThread:
+            // Shut down from the thread that paces the file: it renders the fade itself.
+            try? renderOnRealTimeThread(frames: span.end - span.start)
+        case .device where onRealTimeThread:
+            // Shut down from the thread that drives the device, which would have
+            // to play the fade it waits for: the music stops without it.
+            return
         case .device, .file(_, _, .realTime):
-            // The wall clock only decides when to look again; engine time decides when the fade is done.
-            let giveUp = DispatchTime.now().uptimeNanoseconds + UInt64(Double(end - start) / Double(sampleRate) * 2e9) + 500_000_000
-            while currentFrame < end, DispatchTime.now().uptimeNanoseconds < giveUp { usleep(2_000) }
+            waitForRealTime(toReach: span.end, atMost: Double(span.end - span.start) / Double(sampleRate) * 2 + 0.5)
         }
     }
 }

@@ -1,8 +1,7 @@
-import Foundation  // NSRecursiveLock, NSCondition, Thread: until the engine has its own lock and thread
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
 #endif
 import BackbeatSupport
 import BackbeatOpenAL
@@ -25,10 +24,20 @@ import BackbeatSession
 /// let samples = try engine.render(frames: 4_800)   // 100 ms, interleaved Float32
 /// engine.shutdown()
 /// ```
+///
+/// ## Locking
+///
+/// One lock, `lock`, guards all of an engine's state and every OpenAL call on
+/// its device; the device has no lock of its own. The lock is not recursive.
+/// A public entry point takes it once (`withLock`); code that runs under it
+/// calls the `…Locked` paths, which assume it is held and never take it
+/// again. Handlers, completions and session callbacks run after it is
+/// released (`deliverPendingEvents`), and work that must happen under it but
+/// may start anywhere, deinitialisers included, is queued with
+/// `performLocked(_:)` and run at the next entry.
 public final class AudioEngine: @unchecked Sendable {
-    // @unchecked: all mutable state is guarded by `lock` (`withLock`), which
-    // every device this engine opens shares, so it also serialises every
-    // OpenAL call and lets a lost device be replaced safely.
+    // @unchecked: all mutable state is guarded by `lock`, which also
+    // serialises every OpenAL call and lets a lost device be replaced safely.
 
     /// The output this engine was opened on.
     public let output: Output
@@ -46,7 +55,9 @@ public final class AudioEngine: @unchecked Sendable {
     public let outputLatency: MediaTime
     package let latencyFrames: Int64
 
-    let lock = NSRecursiveLock()
+    let lock = Lock()
+    /// Work queued by `performLocked(_:)`, run at the next entry under `lock`.
+    private let lockedWork = LockedValueBox<[@Sendable (AudioEngine) -> Void]>([])
     /// The OpenAL device; replaced when the output is lost (see `AudioEngine+DeviceLoss`).
     package var device: ALDevice
     private var fileWriter: SoundFileWriter?
@@ -55,9 +66,15 @@ public final class AudioEngine: @unchecked Sendable {
     var components: [WeakComponent] = []
     private var isShutDown = false
     private var scratch: [Float] = []
-    private var realTimeThread: Thread?
-    private let realTimeStop = NSCondition()
-    private var realTimeRunning = false
+    private var realTimeThread: JoinableThread?
+    private var realTimeStopping = false
+    /// Batches (`performBatchUpdates`) under way: while any is, OpenAL holds every change back.
+    var openBatches = 0
+    /// The real-time thread's progress and stop request: it wakes for a stop,
+    /// and the shutdown fade waits on its progress.
+    private let realTime = ConditionLock(RealTimeProgress())
+    /// Observers of each update step's start, called without the lock.
+    var stepObservers: [WeakStepObserver] = []
     var clockOrigin: Int64 = 0
     /// Engine frames already counted when the current device's clock started.
     var clockBaseFrame: Int64 = 0
@@ -107,15 +124,15 @@ public final class AudioEngine: @unchecked Sendable {
         switch output {
         case .device(let name, let latency):
             latency.prepareOpenAL()
-            device = try ALDevice.openPlayback(name: name, lock: lock)
+            device = try ALDevice.openPlayback(name: name)
         case .offline(let rate, let channels):
             try Self.validate(sampleRate: rate, channels: channels)
             OutputLatency.default.prepareOpenAL()
-            device = try ALDevice.openLoopback(sampleRate: rate, channels: channels, lock: lock)
+            device = try ALDevice.openLoopback(sampleRate: rate, channels: channels)
         case .file(let url, let rate, _):
             try Self.validate(sampleRate: rate, channels: 2)
             OutputLatency.default.prepareOpenAL()
-            let device = try ALDevice.openLoopback(sampleRate: rate, channels: 2, lock: lock)
+            let device = try ALDevice.openLoopback(sampleRate: rate, channels: 2)
             self.fileWriter = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: rate, channelCount: 2, overwrite: true)
             self.device = device
         }
@@ -166,12 +183,13 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Engine time in frames.
-    package var currentFrame: Int64 {
-        withLock {
-            guard !device.isLoopback else { return framesRendered }
-            let ns = (device.clockNanoseconds() ?? clockOrigin) - clockOrigin
-            return clockBaseFrame + Int64((Double(ns) * Double(sampleRate) / 1e9).rounded(.down))
-        }
+    package var currentFrame: Int64 { withLock { currentFrameLocked } }
+
+    /// Engine time in frames, with the lock held.
+    package var currentFrameLocked: Int64 {
+        guard !device.isLoopback else { return framesRendered }
+        let ns = (device.clockNanoseconds() ?? clockOrigin) - clockOrigin
+        return clockBaseFrame + Int64((Double(ns) * Double(sampleRate) / 1e9).rounded(.down))
     }
 
     // MARK: Rendering
@@ -197,11 +215,16 @@ public final class AudioEngine: @unchecked Sendable {
         let frames = duration.frames(atSampleRate: sampleRate, rounding: .nearest)
         guard frames > 0 else { return }
         defer { deliverPendingEvents() }
+        try renderDiscarding(frames: frames) { try render(frames: $0, into: &$1) }
+    }
+
+    /// Renders `frames` in chunks into a scratch buffer, through `renderChunk`.
+    private func renderDiscarding(frames: Int64, through renderChunk: (Int, inout [Float]) throws -> Void) throws {
         var remaining = frames
         while remaining > 0 {
             let chunk = Int(min(remaining, 8_192))
             if scratch.count < chunk * channelCount { scratch = [Float](repeating: 0, count: chunk * channelCount) }
-            try render(frames: chunk, into: &scratch)
+            try renderChunk(chunk, &scratch)
             remaining -= Int64(chunk)
         }
     }
@@ -211,48 +234,99 @@ public final class AudioEngine: @unchecked Sendable {
         guard frames > 0 else {
             throw BackbeatError(.invalidArgument, operation: "render(frames:)", reason: "frames must be positive, got \(frames)")
         }
-        defer { deliverPendingEvents() }
         try withLock {
             try checkUsable("render(frames:)")
             switch output {
             case .device, .file(_, _, .realTime):
                 throw BackbeatError(.wrongOutput, operation: "render(frames:)", reason: "this output renders on its own in real time")
             case .offline, .file:
-                try renderLocked(frames: frames, into: &samples)
+                break
+            }
+        }
+        try renderSteps(frames: frames, into: &samples)
+    }
+
+    /// Renders `frames` frames, stepping out of the lock before each update
+    /// step the step observers have not seen, so they can post to the session.
+    /// Splitting a render this way changes nothing in the result, as splitting
+    /// it into calls changes nothing.
+    private func renderSteps(frames: Int, into samples: inout [Float]) throws {
+        defer { deliverPendingEvents() }
+        var done = 0
+        var observedStep: Int64?
+        while done < frames {
+            let (rendered, waitingStep) = try withLock { () -> (Int, Int64?) in
+                try checkUsable("render(frames:)")
+                let rendered = try renderLocked(frames: frames - done, into: &samples, at: done, observedStep: observedStep)
+                return (rendered, done + rendered < frames ? framesRendered : nil)
+            }
+            done += rendered
+            if let waitingStep {
+                notifyStepObservers(at: waitingStep)
+                observedStep = waitingStep
             }
         }
     }
 
-    /// The render loop: update steps on absolute boundaries, OpenAL mixing between them.
-    private func renderLocked(frames: Int, into samples: inout [Float]) throws {
+    /// The render loop: update steps on absolute boundaries, OpenAL mixing
+    /// between them, into `samples` from frame `offset`. Stops before a step
+    /// whose start the step observers have not seen (`observedStep`); returns
+    /// the frames rendered.
+    private func renderLocked(frames: Int, into samples: inout [Float], at offset: Int = 0,
+                              observedStep: Int64? = nil) throws -> Int {
         var done = 0
         while done < frames {
             if framesRendered == nextUpdateFrame {
+                if !stepObservers.isEmpty, observedStep != framesRendered { break }
                 try runUpdate(at: framesRendered)
                 nextUpdateFrame += Int64(updateInterval)
             }
             let chunk = min(frames - done, Int(nextUpdateFrame - framesRendered))
-            device.render(frames: chunk, into: &samples, at: done * channelCount)
+            device.render(frames: chunk, into: &samples, at: (offset + done) * channelCount)
             done += chunk
             framesRendered += Int64(chunk)
         }
-        try fileWriter?.write(samples[0..<(frames * channelCount)])
+        if done > 0 { try fileWriter?.write(samples[(offset * channelCount)..<((offset + done) * channelCount)]) }
+        return done
     }
 
     // MARK: Update step
 
-    /// Adds a component to the update loop, after the others, or before them
-    /// when `first` (the voice pool: its voices see this step's bus gains
+    /// Adds a component to the update loop, after the others.
+    package func register(_ component: any EngineComponent) {
+        withLock { registerLocked(component) }
+    }
+
+    /// ``register(_:)`` with the lock held; `first` puts the component before
+    /// the others (the voice pool: its voices see this step's bus gains
     /// before anything else the step changes).
-    package func register(_ component: any EngineComponent, first: Bool = false) {
-        withLock { components.insert(WeakComponent(component: component), at: first ? 0 : components.count) }
+    package func registerLocked(_ component: any EngineComponent, first: Bool = false) {
+        components.insert(WeakComponent(component: component), at: first ? 0 : components.count)
+    }
+
+    /// Adds an observer that sees every update step begin, without the lock
+    /// (a scripted environment: it posts to the session, whose decisions take
+    /// the lock). The engine holds it weakly.
+    package func addStepObserver(_ observer: any EngineStepObserver) {
+        withLock { stepObservers.append(WeakStepObserver(observer: observer)) }
+    }
+
+    /// Tells the step observers that the step at `frame` begins (without the lock).
+    private func notifyStepObservers(at frame: Int64) {
+        let observers = withLock { () -> [any EngineStepObserver] in
+            stepObservers.removeAll { $0.observer == nil }
+            return stepObservers.compactMap(\.observer)
+        }
+        for observer in observers { observer.engineWillStep(at: frame) }
     }
 
     private func runUpdate(at frame: Int64) throws {
         // A loopback device mixes only inside render, after this step, so its
         // changes land together anyway; a real device mixes on its own thread,
         // so its changes are deferred and applied at once.
-        if device.isLoopback {
+        // Inside a game's batch (`performBatchUpdates`) the changes are already
+        // held back, and the batch's end applies them with the game's.
+        if device.isLoopback || openBatches > 0 {
             try device.withContext("update") { try updateComponents(at: frame) }
         } else {
             try device.batch { try updateComponents(at: frame) }
@@ -277,8 +351,8 @@ public final class AudioEngine: @unchecked Sendable {
     private func updateBuses(at frame: Int64) {
         for bus in buses {
             if let completion = bus.update(at: frame) {
-                post(.fadeCompleted(bus: bus.name))
-                post(callback: completion)
+                postLocked(.fadeCompleted(bus: bus.name))
+                postLocked(callback: completion)
             }
         }
         var changed = false
@@ -293,68 +367,108 @@ public final class AudioEngine: @unchecked Sendable {
 
     // MARK: Real-time outputs
 
+    /// What the real-time thread reports and is told, behind `realTime`.
+    struct RealTimeProgress {
+        /// Engine time as of the thread's last step.
+        var frame: Int64 = 0
+        /// Shutdown asked the thread to end.
+        var stopRequested = false
+    }
+
     private func startRealTimeThread(rendering: Bool) {
-        realTimeRunning = true
-        let period = Double(updateInterval) / Double(sampleRate)
-        let stop = realTimeStop
+        let period = UInt64(Double(updateInterval) / Double(sampleRate) * 1e9)
         let samplesPerStep = updateInterval * channelCount
-        // The thread holds the engine weakly between steps, so dropping the
-        // last reference still shuts the engine down.
-        let thread = Thread { [weak self] in
-            let start = DispatchTime.now().uptimeNanoseconds
+        let realTime = self.realTime
+        // The thread holds the engine only during a step, so dropping the last
+        // reference shuts the engine down; if that happens on this thread,
+        // shutdown detaches it instead of joining it.
+        let thread = JoinableThread(name: "Backbeat engine") { [weak self] in
+            let start = MonotonicClock.now()
             var steps: UInt64 = 0
             var buffer = [Float](repeating: 0, count: samplesPerStep)
-            while let engine = self, engine.realTimeStep(rendering: rendering, buffer: &buffer) {
-                engine.deliverPendingEvents()
+            while Self.realTimeStep(of: self, rendering: rendering, buffer: &buffer) {
                 steps += 1
-                let deadline = start + UInt64(Double(steps) * period * 1e9)
-                let now = DispatchTime.now().uptimeNanoseconds
-                guard deadline > now else { continue }
-                stop.lock()
-                _ = stop.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
-                stop.unlock()
+                // Sleeps until the next step is due, or until shutdown asks it to end.
+                if realTime.wait(until: start + steps * period, for: \.stopRequested) { break }
             }
             ALDevice.clearThreadContext()
         }
-        thread.name = "Backbeat engine"
-        thread.qualityOfService = .userInteractive
+        // Known before the thread runs, so it can tell it is itself.
         realTimeThread = thread
         thread.start()
     }
 
-    /// One step of a real-time output: an update step when the device clock
-    /// has reached the next boundary, or (for a paced file) one rendered
-    /// update period. Behaviour reads only engine time; the wall clock only
-    /// decides when the thread wakes. Returns false once the engine stops.
-    private func realTimeStep(rendering: Bool, buffer: inout [Float]) -> Bool {
-        withLock {
-            guard realTimeRunning else { return false }
+    /// One step of a real-time output, on its thread: the step observers; under
+    /// the lock, an update step when the device clock has reached the next
+    /// boundary, or (for a paced file) one rendered update period; then the
+    /// events the step queued. Behaviour reads only engine time; the wall clock
+    /// only decides when the thread wakes. Returns false once the engine is
+    /// gone or stopping.
+    private static func realTimeStep(of engine: AudioEngine?, rendering: Bool, buffer: inout [Float]) -> Bool {
+        guard let engine else { return false }
+        let due = engine.withLock { () -> Int64? in
+            guard engine.realTimeRunningLocked else { return nil }
+            return rendering || engine.device.isLoopback ? engine.framesRendered : engine.currentFrameLocked
+        }
+        guard let due else { return false }
+        engine.notifyStepObservers(at: due)
+        let frame = engine.withLock { () -> Int64? in
+            guard engine.realTimeRunningLocked else { return nil }
             do {
-                if !device.isLoopback, !device.isConnected {
-                    handleDeviceLoss()
+                if !engine.device.isLoopback, !engine.device.isConnected {
+                    engine.handleDeviceLossLocked()
                 }
-                if rendering || device.isLoopback {
-                    try renderLocked(frames: updateInterval, into: &buffer)
+                if rendering || engine.device.isLoopback {
+                    _ = try engine.renderLocked(frames: engine.updateInterval, into: &buffer, observedStep: due)
                 } else {
-                    let frame = currentFrame
-                    if frame >= nextUpdateFrame {
-                        try runUpdate(at: frame)
-                        nextUpdateFrame = frame + Int64(updateInterval)
+                    let frame = engine.currentFrameLocked
+                    if frame >= engine.nextUpdateFrame {
+                        try engine.runUpdate(at: frame)
+                        engine.nextUpdateFrame = frame + Int64(engine.updateInterval)
                     }
                 }
             } catch let error as BackbeatError {
-                if deferredError == nil { deferredError = error }
+                if engine.deferredError == nil { engine.deferredError = error }
             } catch {}
-            return true
+            return engine.currentFrameLocked
         }
+        guard let frame else { return false }
+        engine.deliverPendingEvents()
+        engine.realTime.withLockedValue { $0.frame = frame }
+        return true
     }
 
+    /// Whether the real-time thread should go on.
+    private var realTimeRunningLocked: Bool { !isShutDown && !realTimeStopping }
+
+    /// Ends the real-time thread: joins it, or, on the thread itself (a
+    /// handler or the last release that shuts the engine down), lets it end
+    /// on its own after this step, since a thread cannot join itself.
     private func stopRealTimeThread() {
-        guard let thread = realTimeThread else { return }
-        withLock { realTimeRunning = false }
-        realTimeStop.lock(); realTimeStop.broadcast(); realTimeStop.unlock()
-        while !thread.isFinished { usleep(500) }
-        realTimeThread = nil
+        let thread = withLock { () -> JoinableThread? in
+            realTimeStopping = true
+            return realTimeThread
+        }
+        guard let thread else { return }
+        realTime.withLockedValue { $0.stopRequested = true }
+        thread.joinUnlessCurrent()
+    }
+
+    /// Renders `frames` on the calling thread, whatever the output: a paced
+    /// file's shutdown fade, rendered by its own thread (which is not in a step).
+    func renderOnRealTimeThread(frames: Int64) throws {
+        try renderDiscarding(frames: frames) { try renderSteps(frames: $0, into: &$1) }
+    }
+
+    /// Whether the caller is this engine's real-time thread.
+    var isOnRealTimeThread: Bool { withLock { realTimeThread?.isCurrent ?? false } }
+
+    /// Waits until the real-time thread has taken engine time to `frame`, or
+    /// until `seconds` of wall time pass. The wall clock only bounds the wait;
+    /// engine time decides when it is over.
+    func waitForRealTime(toReach frame: Int64, atMost seconds: Double) {
+        let giveUp = MonotonicClock.now() + UInt64(max(0, seconds) * 1e9)
+        _ = realTime.wait(until: giveUp) { $0.frame >= frame || $0.stopRequested }
     }
 
     // MARK: Shutdown
@@ -363,13 +477,16 @@ public final class AudioEngine: @unchecked Sendable {
     /// sound, releases every OpenAL source, buffer, context and device, and
     /// completes a `.file` output. Idempotent. Any use of the
     /// engine afterwards throws ``BackbeatError/Code/engineShutDown``.
+    ///
+    /// Call it from any thread, the engine's own included (an event handler,
+    /// a voice's completion, the last release of the engine there).
     public func shutdown() {
         fadeOutMusicBeforeShutdown()
         stopRealTimeThread()
         withLock {
             guard !isShutDown else { return }
             isShutDown = true
-            try? device.withContext { for component in components.compactMap(\.component) { component.engineWillShutDown() } }
+            for component in components.compactMap(\.component) { component.engineWillShutDown() }
             components.removeAll()
             device.close()
             do { try fileWriter?.finish() } catch let error as BackbeatError { deferredError = error } catch {}
@@ -389,11 +506,32 @@ public final class AudioEngine: @unchecked Sendable {
 
     // MARK: Locking
 
+    /// Runs `body` holding the engine lock, with the device's context current,
+    /// after any work queued by ``performLocked(_:)``. Never call it from code
+    /// that already holds the lock (a debug build traps): call the `…Locked` path.
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         device.makeContextCurrent()
+        runQueuedWorkLocked()
         return try body()
+    }
+
+    /// Runs `work` under the engine lock, at the next entry. For code that may
+    /// run anywhere, the lock held or not: a deinitialiser that frees OpenAL
+    /// objects (the last release of an object can happen inside a locked
+    /// section, where taking the lock again would deadlock).
+    package func performLocked(_ work: @escaping @Sendable (AudioEngine) -> Void) {
+        lockedWork.withLockedValue { $0.append(work) }
+    }
+
+    private func runQueuedWorkLocked() {
+        let work = lockedWork.withLockedValue { queued -> [@Sendable (AudioEngine) -> Void] in
+            guard !queued.isEmpty else { return [] }
+            defer { queued.removeAll() }
+            return queued
+        }
+        for item in work { item(self) }
     }
 
     package func checkUsable(_ operation: String) throws {

@@ -60,7 +60,8 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         return engine.withLock(body)
     }
 
-    private var frame: Int64 { engine?.currentFrame ?? 0 }
+    /// Engine time, with the lock held.
+    private var frame: Int64 { engine?.currentFrameLocked ?? 0 }
 
     /// The bus's own volume, 0...1; setting it cancels a fade. NaN is
     /// ignored; values outside 0...1 are clamped.

@@ -29,7 +29,7 @@ public final class Duck: @unchecked Sendable {
     /// Brings the bus back up over the release time. Idempotent.
     public func release() {
         guard let engine = bus?.engine else { return }
-        engine.withLock { releaseLocked(at: engine.currentFrame) }
+        engine.withLock { releaseLocked(at: engine.currentFrameLocked) }
     }
 
     private func releaseLocked(at frame: Int64) {

@@ -2,7 +2,7 @@ import BackbeatMedia
 import BackbeatSession
 
 /// Applies the session's decisions to this engine: the effects bus for
-/// effects, the registered music players (``AudioEngine/liveMusicPlayers``)
+/// effects, the registered music players (``AudioEngine/liveMusicPlayersLocked``)
 /// for music. Nothing else decides.
 final class EngineSessionTarget: SessionTarget, @unchecked Sendable {
     // @unchecked: `engine` is set once while the engine initialises, before
@@ -16,7 +16,7 @@ final class EngineSessionTarget: SessionTarget, @unchecked Sendable {
     private func withPlayers<T>(_ body: ([any SessionMusicPlayer]) -> T) -> T? {
         guard let engine else { return nil }
         defer { engine.deliverPendingEvents() }
-        return engine.withLock { body(engine.liveMusicPlayers) }
+        return engine.withLock { body(engine.liveMusicPlayersLocked) }
     }
 
     func setEffectsMuted(_ muted: Bool) {

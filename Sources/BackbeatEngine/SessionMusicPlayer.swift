@@ -36,16 +36,14 @@ struct WeakMusicPlayer {
 }
 
 extension AudioEngine {
-    /// Registers a music player for the session and the shutdown fade (under the lock).
-    package func registerMusicPlayer(_ player: any SessionMusicPlayer) {
-        withLock {
-            musicPlayers.removeAll { $0.player == nil }
-            musicPlayers.append(WeakMusicPlayer(player: player))
-        }
+    /// Registers a music player for the session and the shutdown fade, with the lock held.
+    package func registerMusicPlayerLocked(_ player: any SessionMusicPlayer) {
+        musicPlayers.removeAll { $0.player == nil }
+        musicPlayers.append(WeakMusicPlayer(player: player))
     }
 
-    /// The live music players (under the lock).
-    package var liveMusicPlayers: [any SessionMusicPlayer] {
-        withLock { musicPlayers.compactMap(\.player) }
+    /// The live music players, with the lock held.
+    package var liveMusicPlayersLocked: [any SessionMusicPlayer] {
+        musicPlayers.compactMap(\.player)
     }
 }

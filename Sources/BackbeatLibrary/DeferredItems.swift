@@ -1,4 +1,4 @@
-import Synchronization
+import BackbeatSupport
 
 /// A collection's items, read on first use and kept.
 ///
@@ -7,7 +7,7 @@ import Synchronization
 final class DeferredItems: Sendable {
     private let load: @Sendable () throws -> [MediaItem]
     private let fallback: [MediaItem]
-    private let loaded = Mutex<[MediaItem]?>(nil)
+    private let loaded = LockedValueBox<[MediaItem]?>(nil)
 
     init(fallback: [MediaItem], load: @escaping @Sendable () throws -> [MediaItem]) {
         self.fallback = fallback
@@ -15,9 +15,9 @@ final class DeferredItems: Sendable {
     }
 
     var items: [MediaItem] {
-        if let items = loaded.withLock({ $0 }) { return items }
+        if let items = loaded.withLockedValue({ $0 }) { return items }
         guard let items = try? load() else { return fallback }
-        return loaded.withLock { stored in
+        return loaded.withLockedValue { stored in
             if stored == nil { stored = items }
             return stored!
         }

@@ -1,5 +1,5 @@
 import GRDB
-import Synchronization
+import BackbeatSupport
 
 /// Decoded items, keyed by ID, valid for one generation of the index.
 ///
@@ -12,7 +12,7 @@ import Synchronization
 /// the library: an older cache is dropped, and a reader older than the cache
 /// decodes from its own snapshot without touching the cache.
 final class ItemCache: Sendable {
-    private let state = Mutex<(generation: Int64, items: [Int64: MediaItem])>((-1, [:]))
+    private let state = LockedValueBox<(generation: Int64, items: [Int64: MediaItem])>((-1, [:]))
 
     /// The items with `ids`, in order, as of `generation` (read from `db`'s current transaction).
     /// With `decodingAll`, many misses decode the whole table at once (right when
@@ -20,7 +20,7 @@ final class ItemCache: Sendable {
     /// for a few items spread over the table, such as one per album).
     func items(_ ids: [Int64], generation: Int64, db: Database, decodingAll: Bool = true) throws -> [MediaItem] {
         enum Plan { case cached([MediaItem]), fill([Int64]), bypass }
-        let plan: Plan = state.withLock { state in
+        let plan: Plan = state.withLockedValue { state in
             if state.generation < generation { state = (generation, [:]) }
             guard state.generation == generation else { return .bypass }
             var found: [MediaItem] = []
@@ -41,7 +41,7 @@ final class ItemCache: Sendable {
             let decoded = decodingAll && missing.count > 2_000
                 ? try LibraryIndex.fetchItems(db, orderBy: "i.id")
                 : try Self.decode(missing, db: db)
-            return state.withLock { state in
+            return state.withLockedValue { state in
                 if state.generation == generation {
                     for item in decoded { state.items[Int64(bitPattern: item.persistentID)] = item }
                     return ids.compactMap { state.items[$0] }
@@ -53,7 +53,7 @@ final class ItemCache: Sendable {
     }
 
     /// How many items the cache holds (for tests: what a query decoded).
-    var count: Int { state.withLock { $0.items.count } }
+    var count: Int { state.withLockedValue { $0.items.count } }
 
     private static func decode(_ ids: [Int64], db: Database) throws -> [MediaItem] {
         var byID: [Int64: MediaItem] = [:]

@@ -127,16 +127,16 @@ struct LibraryScanner {
     func extractAll(_ files: [FoundFile]) -> [Result<Extracted, BackbeatError>] {
         guard !files.isEmpty else { return [] }
         let next = Atomic<Int>(0)
-        let results = Mutex<[Result<Extracted, BackbeatError>?]>(Array(repeating: nil, count: files.count))
+        let results = LockedValueBox<[Result<Extracted, BackbeatError>?]>(Array(repeating: nil, count: files.count))
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < files.count else { return }
                 let result = extract(files[index])
-                results.withLock { $0[index] = result }
+                results.withLockedValue { $0[index] = result }
             }
         }
-        return results.withLock { $0.map { $0! } }
+        return results.withLockedValue { $0.map { $0! } }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 import BackbeatSupport
 
 /// A background walk over the library that measures each item's EBU R128
@@ -29,7 +28,7 @@ public final class LoudnessAnalysis: Sendable {
     public let library: MediaLibrary
     /// Whether items already measured are measured again.
     public let reanalyze: Bool
-    private let progress = Mutex<(completed: Int, total: Int, cancelled: Bool)>((0, 0, false))
+    private let progress = LockedValueBox<(completed: Int, total: Int, cancelled: Bool)>((0, 0, false))
 
     /// An analysis of the items of `library` not yet measured (all of them with `reanalyze`).
     public init(library: MediaLibrary, reanalyze: Bool = false) {
@@ -38,7 +37,7 @@ public final class LoudnessAnalysis: Sendable {
     }
 
     /// Items finished and items to do, as of now.
-    public var completedAndTotal: (completed: Int, total: Int) { progress.withLock { ($0.completed, $0.total) } }
+    public var completedAndTotal: (completed: Int, total: Int) { progress.withLockedValue { ($0.completed, $0.total) } }
 
     /// 0...1; 1 when there was nothing to do.
     public var fractionCompleted: Double {
@@ -48,10 +47,10 @@ public final class LoudnessAnalysis: Sendable {
     }
 
     /// Asks the run to stop after the current chunk of audio.
-    public func cancel() { progress.withLock { $0.cancelled = true } }
+    public func cancel() { progress.withLockedValue { $0.cancelled = true } }
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { progress.withLock { $0.cancelled } }
+    public var isCancelled: Bool { progress.withLockedValue { $0.cancelled } }
 
     /// Measures every item due, storing each result as it is measured.
     /// Also stops when the current task is cancelled.
@@ -64,7 +63,7 @@ public final class LoudnessAnalysis: Sendable {
                 : "SELECT i.id, i.path FROM items i LEFT JOIN analysis a ON a.id = i.id WHERE a.id IS NULL ORDER BY i.path"
             return try Row.fetchAll(db, sql: sql).map { ($0[0], $0[1]) }
         }
-        progress.withLock { $0.completed = 0; $0.total = due.count }
+        progress.withLockedValue { $0.completed = 0; $0.total = due.count }
         var report = Report()
         let source = library.scanner.source
         for (id, path) in due {
@@ -97,7 +96,7 @@ public final class LoudnessAnalysis: Sendable {
                 let reason = (error as? BackbeatError).map { $0.description.dropPrefix(path + ": ") } ?? "\(error)"
                 report.failed.append(.init(url: url, reason: reason))
             }
-            let (completed, total) = progress.withLock { state -> (Int, Int) in
+            let (completed, total) = progress.withLockedValue { state -> (Int, Int) in
                 state.completed += 1
                 return (state.completed, state.total)
             }

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 import BackbeatSupport
 
 /// A music library: folders of audio files scanned into a SQLite index that
@@ -34,8 +33,8 @@ public final class MediaLibrary: Sendable {
 
     let index: LibraryIndex
     let scanner: LibraryScanner
-    private let scanLock = Mutex<Void>(())
-    private let state: Mutex<State>
+    private let scanLock = LockedValueBox<Void>(())
+    private let state: LockedValueBox<State>
 
     private struct State {
         var lastModifiedDate: Date
@@ -70,7 +69,7 @@ public final class MediaLibrary: Sendable {
         indexWarning = index.warning
         scanner = LibraryScanner(roots: self.roots.map { ($0.path as NSString).standardizingPath }, source: source)
         let stored = try index.read("open") { db in try LibraryIndex.metaValue(db, "last_modified") }
-        state = Mutex(State(lastModifiedDate: stored.flatMap(Double.init).map { Date(timeIntervalSince1970: $0) } ?? .distantPast))
+        state = LockedValueBox(State(lastModifiedDate: stored.flatMap(Double.init).map { Date(timeIntervalSince1970: $0) } ?? .distantPast))
     }
 
     /// Brings the index up to date with the roots: new files are added,
@@ -82,13 +81,13 @@ public final class MediaLibrary: Sendable {
     /// - Throws: ``BackbeatError/Code/indexFailed`` if the index cannot be written (it is left as it was).
     @discardableResult
     public func scan() throws -> ScanReport {
-        try scanLock.withLock { _ in
+        try scanLock.withLockedValue { _ in
             let now = Date()
             let report = try scanner.scan(into: index, now: now)
             if report.hasChanges {
                 let change = LibraryChange(added: report.added, changed: report.changed, removed: report.removed,
                                            playlistsChanged: report.playlistsChanged, lastModifiedDate: now)
-                let observers = state.withLock { state -> [AsyncStream<LibraryChange>.Continuation] in
+                let observers = state.withLockedValue { state -> [AsyncStream<LibraryChange>.Continuation] in
                     state.lastModifiedDate = now
                     return state.generatingNotifications > 0 ? Array(state.observers.values) : []
                 }
@@ -99,7 +98,7 @@ public final class MediaLibrary: Sendable {
     }
 
     /// When the library last changed (`distantPast` before the first scan that found anything).
-    public var lastModifiedDate: Date { state.withLock { $0.lastModifiedDate } }
+    public var lastModifiedDate: Date { state.withLockedValue { $0.lastModifiedDate } }
 
     /// Changes after each scan that found any, while notifications are being
     /// generated (see ``beginGeneratingLibraryChangeNotifications()``). Each
@@ -107,23 +106,23 @@ public final class MediaLibrary: Sendable {
     public var changes: AsyncStream<LibraryChange> {
         let (stream, continuation) = AsyncStream<LibraryChange>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let key = UUID()
-        state.withLock { $0.observers[key] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.observers.removeValue(forKey: key) } }
+        state.withLockedValue { $0.observers[key] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.state.withLockedValue { _ = $0.observers.removeValue(forKey: key) } }
         return stream
     }
 
     /// Starts delivering ``changes``. Calls nest: each needs a matching ``endGeneratingLibraryChangeNotifications()``.
     public func beginGeneratingLibraryChangeNotifications() {
-        state.withLock { $0.generatingNotifications += 1 }
+        state.withLockedValue { $0.generatingNotifications += 1 }
     }
 
     /// Balances one ``beginGeneratingLibraryChangeNotifications()``.
     public func endGeneratingLibraryChangeNotifications() {
-        state.withLock { $0.generatingNotifications = max(0, $0.generatingNotifications - 1) }
+        state.withLockedValue { $0.generatingNotifications = max(0, $0.generatingNotifications - 1) }
     }
 
     deinit {
-        for observer in state.withLock({ $0.observers.values }) { observer.finish() }
+        for observer in state.withLockedValue({ $0.observers.values }) { observer.finish() }
     }
 
     /// The item with this persistent ID.

@@ -1,4 +1,4 @@
-import Synchronization
+import BackbeatSupport
 
 /// The model of a media picker, like `MPMediaPickerController` without the
 /// views: it lists what to browse (playlists, artists, albums, songs,
@@ -44,7 +44,7 @@ public final class MediaPicker: Sendable {
     public let mediaTypes: MediaType
     /// Whether several items may be picked; if not, picking one finishes.
     public let allowsPickingMultipleItems: Bool
-    private let state = Mutex<(selection: [MediaItem], result: Result?)>(([], nil))
+    private let state = LockedValueBox<(selection: [MediaItem], result: Result?)>(([], nil))
 
     /// A picker over `library`, offering `mediaTypes`.
     public init(library: MediaLibrary, mediaTypes: MediaType = .anyAudio, allowsPickingMultipleItems: Bool = false) {
@@ -87,16 +87,16 @@ public final class MediaPicker: Sendable {
     private static func count(_ n: Int) -> String { n == 1 ? "1 item" : "\(n) items" }
 
     /// The items picked so far, in order.
-    public var selection: [MediaItem] { state.withLock { $0.selection } }
+    public var selection: [MediaItem] { state.withLockedValue { $0.selection } }
 
     /// How the picker ended, or nil while it is open.
-    public var result: Result? { state.withLock { $0.result } }
+    public var result: Result? { state.withLockedValue { $0.result } }
 
     /// Picks `items` (a song, or every item of a row). In single selection the
     /// first item finishes the picker; in multiple selection items already
     /// picked are not added twice. Does nothing once the picker has finished.
     public func pick(_ items: [MediaItem]) {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.result == nil, !items.isEmpty else { return }
             if !allowsPickingMultipleItems {
                 state.selection = [items[0]]
@@ -110,7 +110,7 @@ public final class MediaPicker: Sendable {
 
     /// Removes `item` from the selection.
     public func unpick(_ item: MediaItem) {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.result == nil else { return }
             state.selection.removeAll { $0.persistentID == item.persistentID }
         }
@@ -119,7 +119,7 @@ public final class MediaPicker: Sendable {
     /// Finishes with the selection (``Result/didCancel`` if nothing was picked).
     @discardableResult
     public func done() -> Result {
-        state.withLock { state in
+        state.withLockedValue { state in
             if let result = state.result { return result }
             let result: Result = state.selection.isEmpty ? .didCancel : .didPick(MediaItemCollection(items: state.selection))
             state.result = result
@@ -130,7 +130,7 @@ public final class MediaPicker: Sendable {
     /// Finishes with ``Result/didCancel``.
     @discardableResult
     public func cancel() -> Result {
-        state.withLock { state in
+        state.withLockedValue { state in
             if let result = state.result { return result }
             state.result = .didCancel
             return .didCancel

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 import BackbeatSupport
 
 /// Turns an asset into a new file, by preset or custom settings, like
@@ -72,7 +71,7 @@ public final class AssetExportSession: Sendable {
         var error: BackbeatError?
         var cancelRequested = false
     }
-    private let state = Mutex(State())
+    private let state = LockedValueBox(State())
 
     /// Creates a session; nothing happens until ``export(to:as:overwrite:)``.
     public init(asset: AudioAsset, preset: Preset, timeRange: MediaTimeRange? = nil) {
@@ -82,15 +81,15 @@ public final class AssetExportSession: Sendable {
     }
 
     /// The session's state.
-    public var status: Status { state.withLock { $0.status } }
+    public var status: Status { state.withLockedValue { $0.status } }
     /// How much is done, from 0 to 1.
-    public var progress: Double { state.withLock { $0.progress } }
+    public var progress: Double { state.withLockedValue { $0.progress } }
     /// Why the export failed, when ``status`` is `.failed` or `.cancelled`.
-    public var error: BackbeatError? { state.withLock { $0.error } }
+    public var error: BackbeatError? { state.withLockedValue { $0.error } }
 
     /// Stops a running export (or one about to run); it throws `.cancelled` and leaves no file.
     public func cancelExport() {
-        state.withLock { $0.cancelRequested = true }
+        state.withLockedValue { $0.cancelRequested = true }
     }
 
     /// Exports to `url`, in `fileType` (nil: inferred from the extension).
@@ -99,7 +98,7 @@ public final class AssetExportSession: Sendable {
     ///   without `overwrite`, `.writeFailed` for a missing directory, `.unsupportedFormat` when the preset
     ///   cannot produce that container, `.cancelled`. No partial file is left behind.
     public func export(to url: URL, as fileType: AudioFileType? = nil, overwrite: Bool = false) async throws {
-        let started = state.withLock { s -> Bool in
+        let started = state.withLockedValue { s -> Bool in
             guard s.status == .waiting else { return false }
             s.status = .exporting
             return true
@@ -111,9 +110,9 @@ public final class AssetExportSession: Sendable {
             } else {
                 try transcode(to: url, as: fileType, overwrite: overwrite)
             }
-            state.withLock { $0.status = .completed; $0.progress = 1 }
+            state.withLockedValue { $0.status = .completed; $0.progress = 1 }
         } catch let error as BackbeatError {
-            state.withLock { $0.status = error.code == .cancelled ? .cancelled : .failed; $0.error = error }
+            state.withLockedValue { $0.status = error.code == .cancelled ? .cancelled : .failed; $0.error = error }
             throw error
         }
     }
@@ -133,12 +132,12 @@ public final class AssetExportSession: Sendable {
     }
 
     private func checkCancelled(_ url: URL) throws {
-        if Task.isCancelled || state.withLock({ $0.cancelRequested }) {
+        if Task.isCancelled || state.withLockedValue({ $0.cancelRequested }) {
             throw BackbeatError(.cancelled, operation: "export", url: url, reason: "the export was cancelled")
         }
     }
 
-    private func setProgress(_ p: Double) { state.withLock { $0.progress = min(1, max(0, p)) } }
+    private func setProgress(_ p: Double) { state.withLockedValue { $0.progress = min(1, max(0, p)) } }
 
     /// The output's container: asked for, or from the extension.
     private func resolveType(_ fileType: AudioFileType?, _ url: URL) throws -> AudioFileType {

@@ -8,7 +8,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
 import BackbeatSupport
 
 /// An audio file whose properties load asynchronously, like `AVURLAsset`.
@@ -25,7 +24,7 @@ import BackbeatSupport
 public final class AudioAsset: Sendable {
     /// The file.
     public let url: URL
-    private let cache = Mutex<Result<Details, BackbeatError>?>(nil)
+    private let cache = LockedValueBox<Result<Details, BackbeatError>?>(nil)
 
     /// Creates an asset for a file; nothing is read until a property is loaded.
     public init(url: URL) {
@@ -78,7 +77,7 @@ public final class AudioAsset: Sendable {
 
     /// Opens the file once and caches the outcome.
     func details() throws -> Details {
-        if let cached = cache.withLock({ $0 }) { return try cached.get() }
+        if let cached = cache.withLockedValue({ $0 }) { return try cached.get() }
         let result: Result<Details, BackbeatError>
         do {
             let decoder = try AudioDecoders.open(url)
@@ -92,7 +91,7 @@ public final class AudioAsset: Sendable {
         } catch {
             result = .failure(BackbeatError(.readFailed, operation: "open", url: url, reason: "\(error)"))
         }
-        cache.withLock { $0 = result }
+        cache.withLockedValue { $0 = result }
         return try result.get()
     }
 }

@@ -50,6 +50,8 @@ final class AudioStream: EngineComponent {
     private var source: ALSource
     private var freeBuffers: [ALBufferName] = []
     private var allBuffers: [ALBufferName]
+    /// The device `source` and `allBuffers` live on.
+    private var objectsDevice: ALDevice
     /// Where the stream was heard when its device went away.
     private var positionAtLoss: (entry: UInt64, frame: Int64)?
     /// Offline outputs decode a late chunk in the update step; tests may turn it off to starve the stream.
@@ -92,6 +94,7 @@ final class AudioStream: EngineComponent {
     private var meterFrames = 0
     var isMeteringEnabled = false
 
+    /// A stream on `engine`, made with the engine lock held.
     init(engine: AudioEngine) throws {
         self.engine = engine
         let rate = engine.sampleRate
@@ -102,8 +105,9 @@ final class AudioStream: EngineComponent {
         default: decodesInline = false
         }
         (source, allBuffers) = try Self.makeObjects(on: engine.device, sampleRate: rate)
+        objectsDevice = engine.device
         freeBuffers = allBuffers
-        engine.register(self)
+        engine.registerLocked(self)
     }
 
     /// One source and the ring of buffers, on `device`.
@@ -125,12 +129,19 @@ final class AudioStream: EngineComponent {
 
     deinit { close() }
 
-    /// Releases the source and buffers. Idempotent.
+    /// Releases the source and buffers, at the engine's next entry: the
+    /// player's last release, which closes it, may come with the lock held.
+    /// Idempotent.
     func close() {
         feed.close()
         guard let engine else { return }
-        engine.device.deleteSource(source.name)
-        for b in allBuffers { engine.device.deleteBuffer(b) }
+        let (source, buffers, device) = (source.name, allBuffers, objectsDevice)
+        engine.performLocked { engine in
+            // Names from a device since replaced would name another's objects on the new one.
+            guard engine.device === device else { return }
+            device.deleteSource(source)
+            for buffer in buffers { device.deleteBuffer(buffer) }
+        }
         self.engine = nil
     }
 
@@ -378,6 +389,7 @@ extension AudioStream {
         guard let engine else { return }
         // The old source and buffers went with the old device.
         (source, allBuffers) = try Self.makeObjects(on: engine.device, sampleRate: engine.sampleRate)
+        objectsDevice = engine.device
         restart(with: [], rampIn: false)
         onEvent(.deviceReplaced(position: positionAtLoss))
         positionAtLoss = nil

@@ -133,9 +133,9 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     ///   ``BackbeatError/Code/openAL`` when the device has no source left.
     public static func application(for engine: AudioEngine) throws -> MusicPlayer {
         try engine.withLock {
-            if let existing = engine.liveMusicPlayers.lazy.compactMap({ $0 as? MusicPlayer }).first { return existing }
+            if let existing = engine.liveMusicPlayersLocked.lazy.compactMap({ $0 as? MusicPlayer }).first { return existing }
             let player = try MusicPlayer(engine: engine)
-            engine.registerMusicPlayer(player)
+            engine.registerMusicPlayerLocked(player)
             return player
         }
     }
@@ -309,7 +309,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
             if state != .seekingForward && state != .seekingBackward { stateBeforeSeeking = state == .playing ? .playing : .paused }
             if !prepared { startStream(at: 0) }
             stream.setPlaying(true)
-            seekJumpFrame = engine.currentFrame + Int64(Self.seekSliceSeconds * Double(engine.sampleRate))
+            seekJumpFrame = engine.currentFrameLocked + Int64(Self.seekSliceSeconds * Double(engine.sampleRate))
             setState(direction)
         }
     }
@@ -382,7 +382,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         guard !target.isNaN else { return }
         locked {
             guard let engine else { return }
-            let now = engine.currentFrame
+            let now = engine.currentFrameLocked
             let from = volumeFade?.gain(at: now) ?? level
             level = min(max(target, 0), 1)
             volumeFade = Fade(from: from, to: level, startFrame: now, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)), curve: curve)
@@ -395,7 +395,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) {
         locked {
             guard let engine else { return }
-            beginShutdownFade(at: engine.currentFrame, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
+            beginShutdownFade(at: engine.currentFrameLocked, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
         }
     }
 
@@ -442,7 +442,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private func notify(_ notification: Notification) {
         guard notifying > 0, let engine else { return }
         let targets = handlers, streams = continuations
-        engine.post(callback: {
+        engine.postLocked(callback: {
             for handler in targets { handler(notification) }
             for continuation in streams { continuation.yield(notification) }
         })
@@ -635,12 +635,12 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private func recordPlay(of item: any MusicItem) {
         guard let history, let engine else { return }
         // The play's calendar date is a record for the user, not a clock the player runs on.
-        engine.post(callback: { history.recordPlay(of: item, at: Date()) })
+        engine.postLocked(callback: { history.recordPlay(of: item, at: Date()) })
     }
 
     private func recordSkip(of item: any MusicItem) {
         guard let history, let engine else { return }
-        engine.post(callback: { history.recordSkip(of: item) })
+        engine.postLocked(callback: { history.recordSkip(of: item) })
     }
 
     /// Scanning: every slice of engine time, jump ahead or back.

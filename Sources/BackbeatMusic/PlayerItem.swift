@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 import BackbeatSupport
 import BackbeatMedia
 
@@ -28,7 +27,7 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
 
     /// The item's asset.
     public let asset: AudioAsset
-    private let state = Mutex<(status: Status, duration: MediaTime?)>((.loading, nil))
+    private let state = LockedValueBox<(status: Status, duration: MediaTime?)>((.loading, nil))
 
     /// An item for an asset.
     public init(asset: AudioAsset) {
@@ -44,10 +43,10 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
     public var url: URL { asset.url }
 
     /// Loading, ready or failed.
-    public var status: Status { state.withLock { $0.status } }
+    public var status: Status { state.withLockedValue { $0.status } }
 
     /// The item's length, once it is ready; nil before.
-    public var duration: MediaTime? { state.withLock { $0.duration } }
+    public var duration: MediaTime? { state.withLockedValue { $0.duration } }
 
     /// The error that made it fail, if it did.
     public var error: BackbeatError? {
@@ -56,11 +55,11 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
     }
 
     func markReady(frameCount: Int64, sampleRate: Int) {
-        state.withLock { $0 = (.readyToPlay, MediaTime(frames: frameCount, sampleRate: sampleRate)) }
+        state.withLockedValue { $0 = (.readyToPlay, MediaTime(frames: frameCount, sampleRate: sampleRate)) }
     }
 
     func markFailed(_ error: BackbeatError) {
-        state.withLock { $0.status = .failed(error) }
+        state.withLockedValue { $0.status = .failed(error) }
     }
 
     public var description: String { "PlayerItem(\(url.lastPathComponent))" }

@@ -101,15 +101,17 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     ///   device has no source left for a stream, or
     ///   ``BackbeatError/Code/engineShutDown``.
     public init(engine: AudioEngine, items: [PlayerItem] = []) throws {
-        try engine.withLock { try engine.checkUsable("QueuePlayer.init") }
         self.engine = engine
-        stream = try AudioStream(engine: engine)
+        stream = try engine.withLock {
+            try engine.checkUsable("QueuePlayer.init")
+            return try AudioStream(engine: engine)
+        }
         engine.withLock {
             var seen = Set<ObjectIdentifier>()
             queue = items.filter { seen.insert(ObjectIdentifier($0)).inserted }
             configure(stream)
+            engine.registerMusicPlayerLocked(self)
         }
-        engine.registerMusicPlayer(self)
     }
 
     deinit {
@@ -282,7 +284,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         guard !target.isNaN else { return }
         locked {
             guard let engine else { return }
-            let now = engine.currentFrame
+            let now = engine.currentFrameLocked
             let from = volumeFade?.gain(at: now) ?? level
             level = min(max(target, 0), 1)
             volumeFade = Fade(from: from, to: level, startFrame: now, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)), curve: curve)
@@ -293,7 +295,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) {
         locked {
             guard let engine else { return }
-            beginShutdownFade(at: engine.currentFrame, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
+            beginShutdownFade(at: engine.currentFrameLocked, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
         }
     }
 
@@ -352,7 +354,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         guard let engine else { return }
         let targets = handlers
         let streams = continuations
-        engine.post(callback: {
+        engine.postLocked(callback: {
             for handler in targets { handler(event) }
             for continuation in streams { continuation.yield(event) }
         })

@@ -1,18 +1,19 @@
 import COpenAL
-import Foundation
 import BackbeatSupport
 
 /// The one door to OpenAL: an ALC device with its context.
 ///
 /// Every `al*`/`alc*` call in Backbeat goes through this type or its
-/// extensions in this folder. Calls run under the device's recursive lock,
-/// with the device's context made current on the calling thread
-/// (ALC_EXT_thread_local_context), so several engines can live in one process
-/// and be driven from any thread.
+/// extensions in this folder. Calls run with the device's context made
+/// current on the calling thread (ALC_EXT_thread_local_context), so several
+/// engines can live in one process and be driven from any thread.
+///
+/// A device does not lock: its owner serialises every call (the engine makes
+/// each one under its own lock, which also lets it replace a lost device), so
+/// no call here waits for another or takes a lock its caller holds.
 package final class ALDevice: @unchecked Sendable {
-    // @unchecked: every mutable field and every AL call is guarded by `lock`.
-    /// The owner's lock (the engine's), so a device can be replaced under it.
-    private let lock: NSRecursiveLock
+    // @unchecked: the owner serialises every call (see above); a device with
+    // no owner (a probe, the benchmark's raw baseline) stays on one thread.
     private var device: OpaquePointer?
     private var context: OpaquePointer?
     /// OpenAL names this device created and has not yet deleted.
@@ -25,9 +26,7 @@ package final class ALDevice: @unchecked Sendable {
     /// The device's name as OpenAL reports it.
     package let name: String
 
-    private init(device: OpaquePointer, context: OpaquePointer, isLoopback: Bool, sampleRate: Int, channelCount: Int,
-                 lock: NSRecursiveLock) {
-        self.lock = lock
+    private init(device: OpaquePointer, context: OpaquePointer, isLoopback: Bool, sampleRate: Int, channelCount: Int) {
         self.device = device
         self.context = context
         self.isLoopback = isLoopback
@@ -40,8 +39,6 @@ package final class ALDevice: @unchecked Sendable {
 
     /// Runs `body` with this device's context current on this thread.
     package func withContext<T>(_ operation: String = "OpenAL", _ body: () throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
         guard let context else { throw BackbeatError(.engineShutDown, operation: operation) }
         // Setting a context takes OpenAL's global list lock; reading it is a thread-local load.
         if alcGetThreadContext() != context { alcSetThreadContext(context) }
@@ -55,12 +52,10 @@ package final class ALDevice: @unchecked Sendable {
     /// Code under the engine lock calls `ALSource` directly, and the calling
     /// thread may never have used this device, or last used another engine's.
     package func makeContextCurrent() {
-        lock.lock()
-        defer { lock.unlock() }
         if let context, alcGetThreadContext() != context { alcSetThreadContext(context) }
     }
 
-    var isClosed: Bool { lock.withLock { context == nil } }
+    var isClosed: Bool { context == nil }
 
     // MARK: Opening
 
@@ -72,7 +67,7 @@ package final class ALDevice: @unchecked Sendable {
     ]
 
     /// Opens a real output device (nil for the default one).
-    package static func openPlayback(name: String?, lock: NSRecursiveLock = NSRecursiveLock()) throws -> ALDevice {
+    package static func openPlayback(name: String?) throws -> ALDevice {
         let device: OpaquePointer? = name.map { alcOpenDevice($0) } ?? alcOpenDevice(nil)
         guard let device else {
             throw BackbeatError(.deviceUnavailable, operation: "alcOpenDevice",
@@ -87,11 +82,11 @@ package final class ALDevice: @unchecked Sendable {
         var frequency: ALCint = 0
         alcGetIntegerv(device, ALCenum(ALC_FREQUENCY), 1, &frequency)
         return ALDevice(device: device, context: context, isLoopback: false,
-                        sampleRate: Int(frequency), channelCount: 2, lock: lock)
+                        sampleRate: Int(frequency), channelCount: 2)
     }
 
     /// Opens a loopback device that renders Float32 on request (ALC_SOFT_loopback).
-    package static func openLoopback(sampleRate: Int, channels: Int, lock: NSRecursiveLock = NSRecursiveLock()) throws -> ALDevice {
+    package static func openLoopback(sampleRate: Int, channels: Int) throws -> ALDevice {
         let channelEnum: ALCint
         switch channels {
         case 1: channelEnum = ALCint(ALC_MONO_SOFT)
@@ -121,78 +116,65 @@ package final class ALDevice: @unchecked Sendable {
             alcCloseDevice(device)
             throw BackbeatError(.unsupportedFormat, operation: "alcCreateContext", reason: reason)
         }
-        return ALDevice(device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels,
-                        lock: lock)
+        return ALDevice(device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels)
     }
 
     /// Deletes every source and buffer still alive, then the context and device. Idempotent.
     package func close() {
-        lock.withLock {
-            guard let context, let device else { return }
-            alcSetThreadContext(context)
-            for var source in liveSources { alSourceStop(source); alDeleteSources(1, &source) }
-            for var buffer in liveBuffers { alDeleteBuffers(1, &buffer) }
-            liveSources.removeAll()
-            liveBuffers.removeAll()
-            alcSetThreadContext(nil)
-            alcDestroyContext(context)
-            alcCloseDevice(device)
-            self.context = nil
-            self.device = nil
-        }
+        guard let context, let device else { return }
+        alcSetThreadContext(context)
+        for var source in liveSources { alSourceStop(source); alDeleteSources(1, &source) }
+        for var buffer in liveBuffers { alDeleteBuffers(1, &buffer) }
+        liveSources.removeAll()
+        liveBuffers.removeAll()
+        alcSetThreadContext(nil)
+        alcDestroyContext(context)
+        alcCloseDevice(device)
+        self.context = nil
+        self.device = nil
     }
 
     // MARK: Device queries
 
     /// Renders `frames` interleaved Float32 frames into `samples` at `offset` (loopback only).
     package func render(frames: Int, into samples: inout [Float], at offset: Int) {
-        lock.withLock {
-            guard let device, frames > 0 else { return }
-            samples.withUnsafeMutableBufferPointer { out in
-                alcRenderSamplesSOFT(device, out.baseAddress! + offset, ALCsizei(frames))
-            }
+        guard let device, frames > 0 else { return }
+        samples.withUnsafeMutableBufferPointer { out in
+            alcRenderSamplesSOFT(device, out.baseAddress! + offset, ALCsizei(frames))
         }
     }
 
     /// The device clock in nanoseconds (ALC_SOFT_device_clock), or nil if unsupported.
     package func clockNanoseconds() -> Int64? {
-        lock.withLock {
-            guard let device, alcIsExtensionPresent(device, "ALC_SOFT_device_clock") == ALC_TRUE else { return nil }
-            var value: ALCint64SOFT = 0
-            alcGetInteger64vSOFT(device, ALCenum(ALC_DEVICE_CLOCK_SOFT), 1, &value)
-            return Int64(value)
-        }
+        guard let device, alcIsExtensionPresent(device, "ALC_SOFT_device_clock") == ALC_TRUE else { return nil }
+        var value: ALCint64SOFT = 0
+        alcGetInteger64vSOFT(device, ALCenum(ALC_DEVICE_CLOCK_SOFT), 1, &value)
+        return Int64(value)
     }
 
     /// The device's output latency in nanoseconds, as OpenAL Soft reports it.
     package func latencyNanoseconds() -> Int64? {
-        lock.withLock {
-            guard let device, alcIsExtensionPresent(device, "ALC_SOFT_device_clock") == ALC_TRUE else { return nil }
-            var value: ALCint64SOFT = 0
-            alcGetInteger64vSOFT(device, ALCenum(ALC_DEVICE_LATENCY_SOFT), 1, &value)
-            return Int64(value)
-        }
+        guard let device, alcIsExtensionPresent(device, "ALC_SOFT_device_clock") == ALC_TRUE else { return nil }
+        var value: ALCint64SOFT = 0
+        alcGetInteger64vSOFT(device, ALCenum(ALC_DEVICE_LATENCY_SOFT), 1, &value)
+        return Int64(value)
     }
 
     /// Whether the device is still connected (ALC_EXT_disconnect).
     package var isConnected: Bool {
-        lock.withLock {
-            guard let device else { return false }
-            var connected: ALCint = 1
-            alcGetIntegerv(device, ALCenum(ALC_CONNECTED), 1, &connected)
-            return connected != 0
-        }
+        guard let device else { return false }
+        var connected: ALCint = 1
+        alcGetIntegerv(device, ALCenum(ALC_CONNECTED), 1, &connected)
+        return connected != 0
     }
 
     /// Mono plus stereo sources the context grants.
     package var maxSources: Int {
-        lock.withLock {
-            guard let device else { return 0 }
-            var mono: ALCint = 0, stereo: ALCint = 0
-            alcGetIntegerv(device, ALCenum(ALC_MONO_SOURCES), 1, &mono)
-            alcGetIntegerv(device, ALCenum(ALC_STEREO_SOURCES), 1, &stereo)
-            return Int(mono + stereo)
-        }
+        guard let device else { return 0 }
+        var mono: ALCint = 0, stereo: ALCint = 0
+        alcGetIntegerv(device, ALCenum(ALC_MONO_SOURCES), 1, &mono)
+        alcGetIntegerv(device, ALCenum(ALC_STEREO_SOURCES), 1, &stereo)
+        return Int(mono + stereo)
     }
 
     /// Whether an ALC or AL extension is present.
@@ -295,6 +277,17 @@ package final class ALDevice: @unchecked Sendable {
             defer { alProcessUpdatesSOFT() }
             return try body()
         }
+    }
+
+    /// Holds back every source change from now until ``processUpdates()``
+    /// (the context's deferral, whichever thread makes the changes).
+    package func deferUpdates() throws {
+        try withContext("alDeferUpdatesSOFT") { alDeferUpdatesSOFT() }
+    }
+
+    /// Applies every change held back since ``deferUpdates()`` at once.
+    package func processUpdates() {
+        _ = try? withContext { alProcessUpdatesSOFT() }
     }
 
     // MARK: Strings

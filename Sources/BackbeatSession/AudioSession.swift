@@ -1,4 +1,3 @@
-import Synchronization
 import BackbeatSupport
 import BackbeatMedia
 
@@ -64,7 +63,7 @@ public final class AudioSession: Sendable {
         var exempting: SessionPlayerID?
     }
 
-    let state: Mutex<State>
+    let state: LockedValueBox<State>
     /// Engine time. Never called under the session lock: the engine may hold its
     /// own lock and post to the session at the same time.
     package let clock: @Sendable () -> MediaTime
@@ -77,35 +76,35 @@ public final class AudioSession: Sendable {
         var initial = State(decision: SessionPolicy.decide(category: .soloAmbient, options: [], environment: SessionEnvironment()))
         initial.target = target
         initial.otherAudioController = otherAudio
-        state = Mutex(initial)
+        state = LockedValueBox(initial)
         if target != nil { bringTargetUpToDate() }
     }
 
     deinit {
-        for continuation in state.withLock({ $0.continuations.values }) { continuation.finish() }
+        for continuation in state.withLockedValue({ $0.continuations.values }) { continuation.finish() }
     }
 
     // MARK: Reading
 
     /// The category; ``Category/soloAmbient`` until changed.
-    public var category: Category { state.withLock { $0.category } }
+    public var category: Category { state.withLockedValue { $0.category } }
     /// The category's options.
-    public var options: CategoryOptions { state.withLock { $0.options } }
+    public var options: CategoryOptions { state.withLockedValue { $0.options } }
     /// Whether the session is active.
-    public var isActive: Bool { state.withLock { $0.isActive } }
+    public var isActive: Bool { state.withLockedValue { $0.isActive } }
     /// The environment as the session last heard it.
-    public var environment: SessionEnvironment { state.withLock { $0.environment } }
+    public var environment: SessionEnvironment { state.withLockedValue { $0.environment } }
     /// The decision in force.
-    public var decision: SessionDecision { state.withLock { $0.decision } }
+    public var decision: SessionDecision { state.withLockedValue { $0.decision } }
     /// Whether another program is playing audio.
-    public var isOtherAudioPlaying: Bool { state.withLock { $0.environment.isOtherAudioPlaying } }
+    public var isOtherAudioPlaying: Bool { state.withLockedValue { $0.environment.isOtherAudioPlaying } }
     /// Whether the game should silence secondary audio (its soundtrack) because
     /// other audio is playing.
     public var secondaryAudioShouldBeSilencedHint: Bool {
-        state.withLock { $0.decision.secondaryAudioShouldBeSilencedHint }
+        state.withLockedValue { $0.decision.secondaryAudioShouldBeSilencedHint }
     }
     /// The output in use.
-    public var currentRoute: AudioRoute { state.withLock { $0.environment.currentRoute } }
+    public var currentRoute: AudioRoute { state.withLockedValue { $0.environment.currentRoute } }
 
     // MARK: Configuring
 
@@ -216,13 +215,13 @@ public final class AudioSession: Sendable {
 
     /// Sets the engine side that applies decisions and brings it up to date.
     package func attach(target: any SessionTarget) {
-        state.withLock { $0.target = target }
+        state.withLockedValue { $0.target = target }
         bringTargetUpToDate()
     }
 
     /// Sets the controller that reaches other programs' audio.
     package func attach(otherAudio: any OtherAudioController) {
-        state.withLock { $0.otherAudioController = otherAudio }
+        state.withLockedValue { $0.otherAudioController = otherAudio }
     }
 
     private func bringTargetUpToDate() {
@@ -282,7 +281,7 @@ public final class AudioSession: Sendable {
     /// Accepts work under the lock, then applies everything pending unless
     /// another thread is already applying.
     func submit(_ accept: (inout State) -> Work?) {
-        let shouldDrain = state.withLock { s -> Bool in
+        let shouldDrain = state.withLockedValue { s -> Bool in
             if let work = accept(&s) { s.outbox.append(work) }
             guard !s.isDraining, !s.outbox.isEmpty else { return false }
             s.isDraining = true
@@ -293,7 +292,7 @@ public final class AudioSession: Sendable {
 
     private func drain() {
         while true {
-            let next = state.withLock { s -> (Work, (any SessionTarget)?, (any OtherAudioController)?)? in
+            let next = state.withLockedValue { s -> (Work, (any SessionTarget)?, (any OtherAudioController)?)? in
                 guard !s.outbox.isEmpty else {
                     s.isDraining = false
                     return nil
@@ -314,7 +313,7 @@ public final class AudioSession: Sendable {
             case .setGameMusicMuted(let on): target?.setGameMusicMuted(on)
             case .markMusicInterrupted:
                 let players = target?.markInterrupted(reason: reason) ?? []
-                state.withLock { $0.interruptedPlayers.formUnion(players) }
+                state.withLockedValue { $0.interruptedPlayers.formUnion(players) }
             case .pauseMusic:
                 target?.pauseMusic(reason: reason)
                 // The output went away during an interruption: its end must not
@@ -338,7 +337,7 @@ public final class AudioSession: Sendable {
     }
 
     private func takeInterruptedPlayers() -> Set<SessionPlayerID> {
-        state.withLock { s in
+        state.withLockedValue { s in
             defer { s.interruptedPlayers = [] }
             return s.interruptedPlayers
         }

@@ -18,7 +18,7 @@ import Darwin
 /// shows up in tests instead of deadlocking.
 package final class Lock: @unchecked Sendable {
     // @unchecked: the mutex is the synchronisation.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A new, unlocked lock.
     package init() {

@@ -1,4 +1,4 @@
-import Synchronization
+import BackbeatSupport
 import BackbeatMedia
 import BackbeatSession
 import BackbeatEngine
@@ -38,7 +38,7 @@ public final class ScriptedEnvironment: Sendable {
         var next = 0
         var sampleRate = 0
     }
-    private let progress = Mutex(Progress())
+    private let progress = LockedValueBox(Progress())
 
     /// A script of `events` for `session`.
     public init(session: AudioSession, events: [Entry]) {
@@ -49,14 +49,14 @@ public final class ScriptedEnvironment: Sendable {
     }
 
     /// Whether every event has been posted.
-    public var isFinished: Bool { progress.withLock { $0.next >= entries.count } }
+    public var isFinished: Bool { progress.withLockedValue { $0.next >= entries.count } }
 
     /// Posts, in order, every event due at or before `time` not yet posted, each
     /// stamped with its own time. Moving backwards posts nothing.
     public func advance(to time: MediaTime) {
         // Claim the due entries under the lock and post them outside it; the
         // session applies posts in the order they are accepted.
-        let due = progress.withLock { p -> ArraySlice<Entry> in
+        let due = progress.withLockedValue { p -> ArraySlice<Entry> in
             var end = p.next
             while end < entries.count, entries[end].time <= time { end += 1 }
             defer { p.next = end }
@@ -68,14 +68,16 @@ public final class ScriptedEnvironment: Sendable {
     /// Lets `engine` drive the script on its update steps. The engine keeps only
     /// a weak reference: keep the script alive as long as it should run.
     public func attach(to engine: AudioEngine) {
-        progress.withLock { $0.sampleRate = engine.sampleRate }
-        engine.register(self)
+        progress.withLockedValue { $0.sampleRate = engine.sampleRate }
+        engine.addStepObserver(self)
     }
 }
 
-extension ScriptedEnvironment: EngineComponent {
-    package func update(at frame: Int64) throws {
-        let rate = progress.withLock { $0.sampleRate }
+extension ScriptedEnvironment: EngineStepObserver {
+    /// Posts what is due as the engine's update step at `frame` begins, outside
+    /// the engine lock (the session's decisions take it).
+    package func engineWillStep(at frame: Int64) {
+        let rate = progress.withLockedValue { $0.sampleRate }
         guard rate > 0 else { return }
         advance(to: MediaTime(frames: frame, sampleRate: rate))
     }

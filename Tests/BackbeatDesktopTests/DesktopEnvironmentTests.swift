@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import BackbeatSupport
 import Testing
 import Backbeat
 @testable import BackbeatDesktop
@@ -9,9 +9,9 @@ import BackbeatTestFixtures
 @Suite(.serialized) struct DesktopEnvironmentTests {
     /// A session on a clock that does not move, its updates recorded.
     final class UpdateLog: Sendable {
-        private let updates = Mutex<[SessionUpdate]>([])
-        func withLock<T>(_ body: ([SessionUpdate]) -> T) -> T { updates.withLock { body($0) } }
-        func append(_ update: SessionUpdate) { updates.withLock { $0.append(update) } }
+        private let updates = LockedValueBox<[SessionUpdate]>([])
+        func withLock<T>(_ body: ([SessionUpdate]) -> T) -> T { updates.withLockedValue { body($0) } }
+        func append(_ update: SessionUpdate) { updates.withLockedValue { $0.append(update) } }
     }
 
     static func makeSession() -> (AudioSession, UpdateLog) {

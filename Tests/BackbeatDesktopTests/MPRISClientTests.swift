@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import BackbeatSupport
 import Testing
 import Backbeat
 @testable import BackbeatDesktop
@@ -88,13 +88,13 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
             defer { silent.close() }
             try serveMPRIS(on: silent, name: "silent") { _ in .noReply }
             let vanishing = try DBusConnection.open(address: bus.address)
-            let called = Mutex(false)
+            let called = LockedValueBox(false)
             try serveMPRIS(on: vanishing, name: "vanishing") { call in
                 if call.member == "GetAll" {
                     return call.body.first?.string == DBusNames.mprisPlayer
                         ? .values([.dictionary(["PlaybackStatus": .string("Playing")])]) : .values([.dictionary([:])])
                 }
-                called.withLock { $0 = true }
+                called.withLockedValue { $0 = true }
                 return .noReply
             }
             let connection = try DBusConnection.open(address: bus.address)
@@ -112,19 +112,19 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
             }
 
             // The vanishing player quits while our call waits for it.
-            let outcome = Mutex<BackbeatError?>(nil)
+            let outcome = LockedValueBox<BackbeatError?>(nil)
             let caller = Thread {
                 let next = DBusCall(destination: DBusNames.mprisPrefix + "vanishing", path: DBusNames.mprisPath,
                                     interface: DBusNames.mprisPlayer, member: "Next")
                 do { _ = try connection.call(next, timeout: .seconds(30)) } catch let error as BackbeatError {
-                    outcome.withLock { $0 = error }
+                    outcome.withLockedValue { $0 = error }
                 } catch {}
             }
             caller.start()
-            try await eventually("the call reaches the player") { called.withLock { $0 } }
+            try await eventually("the call reaches the player") { called.withLockedValue { $0 } }
             vanishing.close()
-            try await eventually("the call fails when the player goes") { outcome.withLock { $0 } != nil }
-            #expect(outcome.withLock { $0?.code } == .desktopCallFailed, "\(String(describing: outcome.withLock { $0 }))")
+            try await eventually("the call fails when the player goes") { outcome.withLockedValue { $0 } != nil }
+            #expect(outcome.withLockedValue { $0?.code } == .desktopCallFailed, "\(String(describing: outcome.withLockedValue { $0 }))")
             try await eventually("the player is gone") { client.player(named: "vanishing") == nil }
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import BackbeatSupport
 import Testing
 import Backbeat
 @testable import BackbeatDesktop
@@ -16,22 +16,22 @@ final class QueueStandIn: MPRISPublishable {
         var observers: [@Sendable () -> Void] = []
         var commands: [MPRISCommand] = []
     }
-    private let state = Mutex(State())
+    private let state = LockedValueBox(State())
 
     init(tracks: [NowPlayingInfo]) { self.tracks = tracks }
 
-    var status: DesktopPlayer.Status { state.withLock { $0.status } }
-    var index: Int { state.withLock { $0.index } }
+    var status: DesktopPlayer.Status { state.withLockedValue { $0.status } }
+    var index: Int { state.withLockedValue { $0.index } }
 
     var mprisState: MPRISPublishedState {
-        state.withLock { s in
+        state.withLockedValue { s in
             MPRISPublishedState(status: s.status, nowPlaying: tracks[s.index], queueIndex: s.index,
                                 canGoNext: s.index + 1 < tracks.count, canGoPrevious: s.index > 0)
         }
     }
 
     func mprisControl(_ command: MPRISCommand) {
-        let observers = state.withLock { s in
+        let observers = state.withLockedValue { s in
             s.commands.append(command)
             switch command {
             case .play: s.status = .playing
@@ -48,7 +48,7 @@ final class QueueStandIn: MPRISPublishable {
     }
 
     func mprisObserve(_ changed: @escaping @Sendable () -> Void) {
-        state.withLock { $0.observers.append(changed) }
+        state.withLockedValue { $0.observers.append(changed) }
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import BackbeatSupport
 import Testing
 import Backbeat
 @testable import BackbeatDesktop
@@ -8,9 +8,9 @@ import BackbeatTestFixtures
 
 /// A list appended to from any thread.
 final class LockedList<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
-    func append(_ item: Element) { items.withLock { $0.append(item) } }
-    var all: [Element] { items.withLock { $0 } }
+    private let items = LockedValueBox<[Element]>([])
+    func append(_ item: Element) { items.withLockedValue { $0.append(item) } }
+    var all: [Element] { items.withLockedValue { $0 } }
 }
 
 /// Collects a system player's notifications, from a handler and from a stream.
@@ -139,27 +139,27 @@ final class SystemNotificationRecorder: Sendable {
 
             // It quits while our Play waits for its answer.
             let fleeting = try DBusConnection.open(address: bus.address)
-            let called = Mutex(false)
+            let called = LockedValueBox(false)
             try serveMPRIS(on: fleeting, name: "fleeting") { call in
                 if call.member == "GetAll" {
                     return call.body.first?.string == DBusNames.mprisPlayer
                         ? .values([.dictionary(["PlaybackStatus": .string("Paused")])]) : .values([.dictionary([:])])
                 }
-                called.withLock { $0 = true }
+                called.withLockedValue { $0 = true }
                 return .noReply
             }
             try await eventually("the system player finds it") { system.playerName == "fleeting" }
-            let outcome = Mutex<BackbeatError?>(nil)
+            let outcome = LockedValueBox<BackbeatError?>(nil)
             let caller = Thread {
                 do { try system.play() } catch let error as BackbeatError {
-                    outcome.withLock { $0 = error }
+                    outcome.withLockedValue { $0 = error }
                 } catch {}
             }
             caller.start()
-            try await eventually("Play reaches it") { called.withLock { $0 } }
+            try await eventually("Play reaches it") { called.withLockedValue { $0 } }
             fleeting.close()
-            try await eventually("the call ends when it goes") { outcome.withLock { $0 } != nil }
-            #expect(outcome.withLock { $0?.code } == .playerNotFound, "\(String(describing: outcome.withLock { $0 }))")
+            try await eventually("the call ends when it goes") { outcome.withLockedValue { $0 } != nil }
+            #expect(outcome.withLockedValue { $0?.code } == .playerNotFound, "\(String(describing: outcome.withLockedValue { $0 }))")
 
             // It comes back and quits again: a call made after it left, before the
             // bus has told us, is the same typed error (or the player is already gone).

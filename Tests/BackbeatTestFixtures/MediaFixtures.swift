@@ -4,6 +4,7 @@ import Backbeat
 import BackbeatLibrary
 import BackbeatDesktop
 import BackbeatTesting
+import BackbeatSupport
 
 /// Runs a tool and returns its exit status and standard error; the tool must exist.
 @discardableResult
@@ -29,7 +30,7 @@ package func runTool(_ tool: String, _ arguments: [String]) throws -> (status: I
 /// A one-shot box for data handed from a reader thread.
 package final class ThreadSafeData: @unchecked Sendable {
     // Safe: every access goes through `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var data: Data?
     package func set(_ d: Data) { lock.lock(); data = d; lock.unlock() }
     package var isSet: Bool { lock.lock(); defer { lock.unlock() }; return data != nil }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Backbeat
 import BackbeatLibrary
+import BackbeatSupport
 
 /// Music fixtures: generated songs written with the project's own writer.
 package enum Songs {
@@ -80,7 +81,7 @@ package func withDCLibrary(count: Int, seconds: Double, albums: Int = 1,
 /// Collects a music player's notifications.
 package final class NotificationRecorder: @unchecked Sendable {
     // @unchecked: `recorded` is only touched under `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var recorded: [MusicPlayer.Notification] = []
     package init(_ player: MusicPlayer) { player.onNotification { [weak self] n in self?.append(n) } }
     private func append(_ n: MusicPlayer.Notification) { lock.withLock { recorded.append(n) } }

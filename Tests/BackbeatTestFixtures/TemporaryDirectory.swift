@@ -1,4 +1,5 @@
 import Foundation
+import BackbeatSupport
 
 /// A temporary directory removed when `body` returns.
 package func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
@@ -28,7 +29,7 @@ package func withTemporaryDirectoryAsync<T>(_ body: (URL) async throws -> T) asy
 /// A Sendable list of completion results (`true`: played to the end).
 package final class Tally: @unchecked Sendable {
     // @unchecked: `values` is only touched under `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var values: [Bool] = []
     package init() {}
     package func record(_ value: Bool) { lock.withLock { values.append(value) } }

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import Backbeat
+@testable import BackbeatMedia
 import BackbeatTesting
+import BackbeatTestFixtures
 
 /// Engine calls work from any thread, whatever OpenAL context that thread
 /// last had current: a game thread that never rendered, or one that last
@@ -34,6 +36,58 @@ import BackbeatTesting
                 _ = try b.render(frames: 4_800)
                 #expect(voice.isFinished)
             }
+        }
+    }
+
+    /// A paced file renders on the engine's own thread, which delivers the
+    /// voice's completion: shutting down there must neither wait for that
+    /// thread nor join it, and must still complete the file.
+    @Test("shutdown() from a completion on a paced file's own thread returns and completes the file")
+    func shutdownFromTheEngineThread() throws {
+        try withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("paced.wav")
+            let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
+                                        name: "blip", engine: engine)
+            let finished = DispatchSemaphore(value: 0)
+            sound.play { _ in
+                engine.shutdown()
+                finished.signal()
+            }
+            #expect(finished.wait(timeout: .now() + 30) == .success, "shutdown on the engine thread returned")
+            #expect(!engine.isRunning)
+            let written = try AudioAsset(url: url).details()
+            #expect(written.frameCount >= 2_400, "the file holds the blip")
+        }
+    }
+
+    /// The engine's thread holds the engine during a step; when the game has
+    /// let go by then, the last release, and so shutdown, happen on that thread.
+    @Test("The last release of an engine on its own thread completes the file")
+    func lastReleaseOnTheEngineThread() throws {
+        try withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("released.wav")
+            let gameLetGo = DispatchSemaphore(value: 0)
+            let completionRan = DispatchSemaphore(value: 0)
+            do {
+                let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
+                let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
+                                            name: "blip", engine: engine)
+                sound.play { _ in
+                    // Hold this step until the game has dropped its reference.
+                    completionRan.signal()
+                    gameLetGo.wait()
+                }
+                #expect(completionRan.wait(timeout: .now() + 30) == .success)
+            }
+            gameLetGo.signal()
+            // The file appears, complete, once the engine thread has shut the engine down.
+            var complete = false
+            for _ in 0..<3_000 where !complete {
+                complete = (try? AudioAsset(url: url).details().frameCount).map { $0 >= 2_400 } ?? false
+                if !complete { usleep(10_000) }
+            }
+            #expect(complete, "the engine shut down on its own thread and completed the file")
         }
     }
 }

@@ -5,6 +5,7 @@ import Backbeat
 @testable import BackbeatMusic
 import BackbeatTesting
 import BackbeatTestFixtures
+import BackbeatSupport
 
 @Suite("QueuePlayer")
 struct QueuePlayerTests {
@@ -322,7 +323,7 @@ func residentBytes() -> Int {
 /// Collects a queue player's events.
 final class PlayerEventRecorder: @unchecked Sendable {
     // @unchecked: `recorded` is only touched under `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var recorded: [QueuePlayer.Event] = []
     init(_ player: QueuePlayer) { player.onEvent { [weak self] e in self?.append(e) } }
     private func append(_ e: QueuePlayer.Event) { lock.withLock { recorded.append(e) } }

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Testing
 import Backbeat
 @testable import BackbeatSession
@@ -29,7 +28,7 @@ import Backbeat
         }
         // A post returns early only while another thread applies; all are applied by now.
         #expect(log.all.count - before == threads * rounds)
-        #expect(session.state.withLock { $0.outbox.isEmpty && !$0.isDraining })
+        #expect(session.state.withLockedValue { $0.outbox.isEmpty && !$0.isDraining })
 
         // Levels reached the target in the order they were decided: each call flips its value.
         let calls = recorder.calls
@@ -39,7 +38,7 @@ import Backbeat
         #expect(flips(calls.compactMap { if case .effectsPaused(let v) = $0 { v } else { nil } }))
 
         let decision = session.decision
-        let target = recorder.state.withLock { ($0.effectsMuted, $0.gameMusicMuted, $0.effectsPaused) }
+        let target = recorder.state.withLockedValue { ($0.effectsMuted, $0.gameMusicMuted, $0.effectsPaused) }
         #expect(target.0 == decision.effectsMuted && target.1 == decision.gameMusicMuted && target.2 == decision.effectsPaused)
         #expect(decision == SessionPolicy.decide(category: .ambient, options: [], environment: session.environment))
         #expect((recorder.player(player) == .interrupted) == session.environment.isInterrupted)

@@ -17,7 +17,7 @@ struct SessionMusicPlayerTests {
                 let recorder = PlayerEventRecorder(player)
                 player.play()
                 _ = try engine.render(frames: 24_000)
-                let interrupted = engine.liveMusicPlayers.filter { player in engine.withLock { player.sessionInterrupt(reason: "call") } }
+                let interrupted = engine.withLock { engine.liveMusicPlayersLocked.filter { player in player.sessionInterrupt(reason: "call") } }
                 #expect(interrupted.map(\.sessionPlayerID) == [player.sessionPlayerID])
                 _ = try engine.render(frames: 2_400)
                 let at = player.currentTime()
@@ -44,13 +44,13 @@ struct SessionMusicPlayerTests {
                 queue.play()
                 music.play()
                 _ = try engine.render(frames: 4_800)
-                engine.withLock { engine.liveMusicPlayers.forEach { $0.setGameMusicMuted(true) } }
-                #expect(engine.liveMusicPlayers.filter(\.isGameMusic).count == 1)
+                engine.withLock { engine.liveMusicPlayersLocked.forEach { $0.setGameMusicMuted(true) } }
+                #expect(engine.withLock { engine.liveMusicPlayersLocked }.filter(\.isGameMusic).count == 1)
                 let before = queue.currentTime()
                 let muted = try engine.render(frames: 9_600)
                 #expect(abs(SampleAnalysis.channel(muted, 0, of: 2).last! - 0.2) < 1e-3, "only the music player's 0.2")
                 #expect(queue.currentTime() > before, "the muted queue player keeps time")
-                engine.withLock { engine.liveMusicPlayers.forEach { $0.setGameMusicMuted(false) } }
+                engine.withLock { engine.liveMusicPlayersLocked.forEach { $0.setGameMusicMuted(false) } }
                 let both = try engine.render(frames: 4_800)
                 #expect(abs(SampleAnalysis.channel(both, 0, of: 2).last! - 0.3) < 1e-3)
             }

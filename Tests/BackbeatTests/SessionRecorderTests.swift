@@ -1,4 +1,4 @@
-import Synchronization
+import BackbeatSupport
 import Testing
 import Backbeat
 
@@ -23,18 +23,18 @@ final class SessionRecorder: SessionTarget, OtherAudioController {
         var players: [SessionPlayerID: FakePlayerState] = [:]
         var effectsMuted = false, effectsPaused = false, gameMusicMuted = false
     }
-    let state = Mutex(State())
+    let state = LockedValueBox(State())
 
-    var calls: [Call] { state.withLock { $0.calls } }
-    func clear() { state.withLock { $0.calls = [] } }
-    func player(_ id: SessionPlayerID) -> FakePlayerState? { state.withLock { $0.players[id] } }
-    func setPlayer(_ id: SessionPlayerID, _ value: FakePlayerState) { state.withLock { $0.players[id] = value } }
+    var calls: [Call] { state.withLockedValue { $0.calls } }
+    func clear() { state.withLockedValue { $0.calls = [] } }
+    func player(_ id: SessionPlayerID) -> FakePlayerState? { state.withLockedValue { $0.players[id] } }
+    func setPlayer(_ id: SessionPlayerID, _ value: FakePlayerState) { state.withLockedValue { $0.players[id] = value } }
 
-    func setEffectsMuted(_ muted: Bool) { state.withLock { $0.calls.append(.effectsMuted(muted)); $0.effectsMuted = muted } }
-    func setEffectsPaused(_ paused: Bool) { state.withLock { $0.calls.append(.effectsPaused(paused)); $0.effectsPaused = paused } }
-    func setGameMusicMuted(_ muted: Bool) { state.withLock { $0.calls.append(.gameMusicMuted(muted)); $0.gameMusicMuted = muted } }
+    func setEffectsMuted(_ muted: Bool) { state.withLockedValue { $0.calls.append(.effectsMuted(muted)); $0.effectsMuted = muted } }
+    func setEffectsPaused(_ paused: Bool) { state.withLockedValue { $0.calls.append(.effectsPaused(paused)); $0.effectsPaused = paused } }
+    func setGameMusicMuted(_ muted: Bool) { state.withLockedValue { $0.calls.append(.gameMusicMuted(muted)); $0.gameMusicMuted = muted } }
     func markInterrupted(reason: String) -> Set<SessionPlayerID> {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.calls.append(.markInterrupted)
             let playing = Set(s.players.filter { $0.value == .playing }.keys)
             for id in playing { s.players[id] = .interrupted }
@@ -42,45 +42,45 @@ final class SessionRecorder: SessionTarget, OtherAudioController {
         }
     }
     func pauseMusic(reason: String) {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.calls.append(.pauseMusic)
             for (id, value) in s.players where value == .playing { s.players[id] = .paused }
         }
     }
     func resumeMusic(_ players: Set<SessionPlayerID>, reason: String) {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.calls.append(.resumeMusic(players))
             for id in players where s.players[id] == .interrupted { s.players[id] = .playing }
         }
     }
     func keepMusicPaused(_ players: Set<SessionPlayerID>, reason: String) {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.calls.append(.keepMusicPaused(players))
             for id in players where s.players[id] == .interrupted { s.players[id] = .paused }
         }
     }
-    func duckMusic(_ duck: MusicDuck) { state.withLock { $0.calls.append(.duckMusic(duck)) } }
-    func interruptOtherAudio() { state.withLock { $0.calls.append(.interruptOthers) } }
-    func duckOtherAudio() { state.withLock { $0.calls.append(.duckOthers) } }
-    func restoreOtherAudio() { state.withLock { $0.calls.append(.restoreOthers) } }
+    func duckMusic(_ duck: MusicDuck) { state.withLockedValue { $0.calls.append(.duckMusic(duck)) } }
+    func interruptOtherAudio() { state.withLockedValue { $0.calls.append(.interruptOthers) } }
+    func duckOtherAudio() { state.withLockedValue { $0.calls.append(.duckOthers) } }
+    func restoreOtherAudio() { state.withLockedValue { $0.calls.append(.restoreOthers) } }
 }
 
 /// An engine clock the test moves by hand.
 final class ManualClock: Sendable {
-    private let now = Mutex(MediaTime.zero)
+    private let now = LockedValueBox(MediaTime.zero)
     var time: MediaTime {
-        get { now.withLock { $0 } }
-        set { now.withLock { $0 = newValue } }
+        get { now.withLockedValue { $0 } }
+        set { now.withLockedValue { $0 = newValue } }
     }
     var read: @Sendable () -> MediaTime { { [self] in time } }
 }
 
 /// Collects every update a session delivers through its callback.
 final class UpdateLog: Sendable {
-    private let updates = Mutex<[SessionUpdate]>([])
-    var all: [SessionUpdate] { updates.withLock { $0 } }
+    private let updates = LockedValueBox<[SessionUpdate]>([])
+    var all: [SessionUpdate] { updates.withLockedValue { $0 } }
     var last: SessionUpdate? { all.last }
-    func append(_ update: SessionUpdate) { updates.withLock { $0.append(update) } }
+    func append(_ update: SessionUpdate) { updates.withLockedValue { $0.append(update) } }
 }
 
 /// A session on a manual clock, wired to a recorder and an update log.

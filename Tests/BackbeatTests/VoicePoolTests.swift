@@ -110,13 +110,13 @@ struct VoicePoolTests {
             let loop = try SoundEffect(buffer: TestSignal.constant(0.001, frames: 4_800), name: "bed", engine: engine)
             let voices = (0..<1_100).map { _ in loop.play(numberOfLoops: -1) }
             _ = try engine.render(frames: 4_800)
-            let counts = engine.withLock { engine.voicePool.stateCounts }
-            #expect(engine.withLock { engine.voicePool.liveVoiceCount } == 1_100)
+            let counts = engine.withLock { engine.voicePoolLocked.stateCounts }
+            #expect(engine.withLock { engine.voicePoolLocked.liveVoiceCount } == 1_100)
             #expect(counts[.playing, default: 0] <= engine.voiceSourceCount)
             #expect(counts[.virtual, default: 0] >= 1_100 - engine.voiceSourceCount)
             for v in voices { v.stop() }
             _ = try engine.render(frames: 4_800)
-            #expect(engine.withLock { engine.voicePool.liveVoiceCount } == 0)
+            #expect(engine.withLock { engine.voicePoolLocked.liveVoiceCount } == 0)
         }
     }
 
@@ -143,7 +143,7 @@ struct VoicePoolTests {
                 try engine.advance(by: MediaTime(frames: 240, sampleRate: 48_000))
             }
             try engine.advance(by: MediaTime(seconds: 1))
-            #expect(engine.withLock { engine.voicePool.liveVoiceCount } == 0)
+            #expect(engine.withLock { engine.voicePoolLocked.liveVoiceCount } == 0)
             #expect(engine.device.liveSources.count == sources)
             #expect(engine.device.liveBuffers.count == buffers)
         }

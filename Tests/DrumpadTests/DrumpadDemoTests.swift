@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import BackbeatSupport
 import Testing
 import Backbeat
 import BackbeatLibrary
@@ -38,17 +38,17 @@ import BackbeatTestFixtures
         try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("demo.wav")
             let engine = try AudioEngine(output: .file(url: url))
-            let printed = Mutex<[String]>([])
+            let printed = LockedValueBox<[String]>([])
             let player: any DrumpadMusic = music ? try ApplicationMusic(engine: engine, library: library) : UnavailableMusic()
             let demo = try Drumpad(engine: engine, drums: Assets.drums, library: library, music: player,
-                                   say: { line in printed.withLock { $0.append(line) } })
+                                   say: { line in printed.withLockedValue { $0.append(line) } })
             try drive(demo)
             demo.finish()
             #expect(!engine.isRunning)
             let read = try Media.read(url)
             #expect(read.format.channelCount == 2 && read.format.sampleRate == engine.sampleRate)
             return Render(samples: read.floats, sampleRate: engine.sampleRate, updateInterval: engine.updateInterval,
-                          latencyFrames: Int(engine.latencyFrames), lines: printed.withLock { $0 })
+                          latencyFrames: Int(engine.latencyFrames), lines: printed.withLockedValue { $0 })
         }
     }
 
