@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import Backbeat
+import BackbeatTesting
+
+/// BackbeatTesting's measurements, on signals whose answers are known and on
+/// an engine's render.
+@Suite struct SampleAnalysisTests {
+    @Test("The level at a frequency reads a sine's amplitude there and little elsewhere")
+    func levelAtAFrequency() {
+        let tone = TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5), amplitude: 0.5).interleavedFloats
+        #expect(abs(SampleAnalysis.level(of: tone, atFrequency: 440, sampleRate: 48_000) - 0.5) < 0.01)
+        #expect(SampleAnalysis.level(of: tone, atFrequency: 1_000, sampleRate: 48_000) < 0.01)
+        #expect(abs(SampleAnalysis.level(of: tone, inBand: 400...480, sampleRate: 48_000) - 0.5) < 0.02)
+        #expect(SampleAnalysis.level(of: tone, inBand: 2_000...3_000, sampleRate: 48_000) < 0.01)
+        #expect(SampleAnalysis.level(of: [], atFrequency: 440, sampleRate: 48_000) == 0)
+    }
+
+    @Test("Onsets are where sound starts after quiet, not a tone's own zero crossings")
+    func onsetsOfClicks() {
+        var samples = [Float](repeating: 0, count: 8_000)
+        for start in [1_000, 5_000] {
+            for i in start..<(start + 480) { samples[i] = 0.4 * Float(sin(Double(i) * 0.3)) }
+        }
+        #expect(SampleAnalysis.onsetFrames(samples, channels: 1) == [1_000, 5_000])
+        #expect(SampleAnalysis.onsetFrames(samples, channels: 1, minimumGap: 5_000) == [1_000])
+        #expect(SampleAnalysis.onsetFrames([Float](repeating: 0, count: 100), channels: 1).isEmpty)
+    }
+
+    @Test("Onset times of scheduled hits in a render are the times they were scheduled for")
+    func onsetsOfScheduledHits() throws {
+        try withOfflineEngine { engine in
+            let hit = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 480), name: "hit", engine: engine)
+            let times = [MediaTime(frames: 4_800, sampleRate: 48_000), MediaTime(frames: 14_400, sampleRate: 48_000)]
+            for time in times { hit.play(at: time) }
+            let out = try engine.render(frames: 24_000)
+            #expect(SampleAnalysis.onsetTimes(out, channels: 2, sampleRate: 48_000) == times)
+            let recorder = EventRecorder(engine)
+            hit.play()
+            _ = try engine.render(frames: 4_800)
+            #expect(recorder.events.contains { if case .voiceFinished(_, "hit", true) = $0 { true } else { false } })
+        }
+    }
+}
