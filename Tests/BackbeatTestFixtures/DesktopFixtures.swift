@@ -81,8 +81,16 @@ package final class MPVPlayer: Sendable {
     deinit { stop() }
 }
 
+/// The length of the songs the desktop tests give mpv. mpv plays in real time
+/// while a test may wait a long while for its turn (the whole suite shares two
+/// cores, slower still under the thread sanitizer), so a song must outlast any
+/// such wait: with 8-second songs mpv had moved on to the next song before a
+/// starved test looked for the first.
+package let taggedSongSeconds = 60.0
+
 /// Writes a tagged Ogg Vorbis sine of `seconds` for a player to play.
-package func writeTaggedSong(to url: URL, title: String, artist: String, album: String, seconds: Double = 8) async throws {
+package func writeTaggedSong(to url: URL, title: String, artist: String, album: String,
+                             seconds: Double = taggedSongSeconds) async throws {
     let writer = try AssetWriter(outputURL: url, fileType: .oggVorbis, overwrite: true)
     writer.metadata = AudioTags(title: title, artist: artist, albumTitle: album)
     let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 22_050, channelCount: 1), quality: 0.1)
