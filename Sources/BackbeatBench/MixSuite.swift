@@ -108,7 +108,7 @@ public struct MixSuite: BenchSuite {
         }
         figures += [
             Figure(key: "voices_max", value: Double(maxVoices), unit: "voices at \"max\" (of \(sources) pool sources)"),
-            Figure(key: "max_sample_difference", value: Double(worstDifference), unit: "largest |Backbeat − raw| sample over 2 s of each scene (0: bit-identical)"),
+            Figure(key: "max_sample_difference", value: Double(worstDifference), unit: "largest absolute difference between a Backbeat and a raw OpenAL sample over 2 s of each scene (0: bit-identical)"),
         ]
         return figures
     }
