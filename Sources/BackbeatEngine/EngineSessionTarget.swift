@@ -33,6 +33,10 @@ final class EngineSessionTarget: SessionTarget, @unchecked Sendable {
         withPlayers { players in for player in players where player.isGameMusic { player.setGameMusicMuted(muted) } }
     }
 
+    func setMusicPlayerHeldBack(_ heldBack: Bool) {
+        withPlayers { players in for player in players where !player.isGameMusic { player.setHeldBack(heldBack) } }
+    }
+
     func markInterrupted(reason: String) -> Set<SessionPlayerID> {
         withPlayers { players in
             Set(players.filter { $0.sessionInterrupt(reason: reason) }.map(\.sessionPlayerID))

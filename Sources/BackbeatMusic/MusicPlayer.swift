@@ -15,7 +15,8 @@ import BackbeatEngine
 ///
 /// Each engine has one: ``application(for:)``. It streams like ``QueuePlayer``
 /// (gapless, fixed memory) on ``AudioEngine/musicBus``, but unlike the game's
-/// own music it ignores the silent switch, as the iPod did.
+/// own music it ignores the silent switch, as the iPod did. Like the game's music,
+/// it is held back (muted, time running) in an ambient session while other audio plays.
 ///
 /// ```swift
 /// let player = try MusicPlayer.application(for: engine)
@@ -285,7 +286,8 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
             guard !newValue.isNaN else { return }
             locked {
                 guard position != nil else { return }
-                let frame = max(0, Int64((newValue * Double(stream.feed.sampleRate)).rounded()))
+                // MediaTime saturates, so an infinite or huge time seeks to the end, never traps.
+                let frame = max(0, MediaTime(seconds: newValue).frames(atSampleRate: stream.feed.sampleRate))
                 startStream(at: frame)
             }
         }
@@ -679,8 +681,12 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         setState(.paused)
     }
 
-    /// The application player plays regardless of the silent switch.
+    /// The application player plays regardless of the silent switch: its music is the user's choice.
     package func setGameMusicMuted(_ muted: Bool) {}
+
+    package func setHeldBack(_ heldBack: Bool) {
+        stream.isMuted = heldBack
+    }
 
     package func finishEventStreams() {
         let streams = engine?.withLock { () -> [AsyncStream<Notification>.Continuation] in

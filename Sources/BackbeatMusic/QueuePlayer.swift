@@ -626,6 +626,9 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         applyMute()
     }
 
+    /// Held back arrives through ``setGameMusicMuted(_:)``, with the silent switch.
+    package func setHeldBack(_ heldBack: Bool) {}
+
     package func finishEventStreams() {
         let streams = engine?.withLock { () -> [AsyncStream<Event>.Continuation] in
             defer { continuations.removeAll() }

@@ -229,7 +229,8 @@ public final class AudioSession: Sendable {
         submit { s in
             let d = s.decision
             let actions: [SessionAction] = [.setEffectsMuted(d.effectsMuted), .setEffectsPaused(d.effectsPaused),
-                                            .setGameMusicMuted(d.gameMusicMuted)]
+                                            .setGameMusicMuted(d.gameMusicMuted),
+                                            .setMusicPlayerHeldBack(d.gameMusicHeldBack)]
             return Work(update: SessionUpdate(cause: .activation(s.isActive), time: time, decision: d,
                                               actions: actions, ignoredBecause: nil), silent: true)
         }
@@ -250,6 +251,9 @@ public final class AudioSession: Sendable {
         var actions: [SessionAction] = []
         if after.effectsMuted != before.effectsMuted { actions.append(.setEffectsMuted(after.effectsMuted)) }
         if after.gameMusicMuted != before.gameMusicMuted { actions.append(.setGameMusicMuted(after.gameMusicMuted)) }
+        if after.gameMusicHeldBack != before.gameMusicHeldBack {
+            actions.append(.setMusicPlayerHeldBack(after.gameMusicHeldBack))
+        }
         // Effects pause after the music is marked interrupted, and resume before it resumes.
         if after.effectsPaused, !before.effectsPaused {
             actions += edges
@@ -311,6 +315,7 @@ public final class AudioSession: Sendable {
             case .setEffectsMuted(let on): target?.setEffectsMuted(on)
             case .setEffectsPaused(let on): target?.setEffectsPaused(on)
             case .setGameMusicMuted(let on): target?.setGameMusicMuted(on)
+            case .setMusicPlayerHeldBack(let on): target?.setMusicPlayerHeldBack(on)
             case .markMusicInterrupted:
                 let players = target?.markInterrupted(reason: reason) ?? []
                 state.withLockedValue { $0.interruptedPlayers.formUnion(players) }

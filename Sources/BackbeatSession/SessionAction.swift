@@ -6,6 +6,8 @@ public enum SessionAction: Sendable, Hashable, CustomStringConvertible {
     case setEffectsPaused(Bool)
     /// The game's own music muted or unmuted (silent switch, held back), time running.
     case setGameMusicMuted(Bool)
+    /// `MusicPlayer` held back or brought back (other audio in an ambient session), time running.
+    case setMusicPlayerHeldBack(Bool)
     /// Playing music players went to `interrupted`.
     case markMusicInterrupted
     /// Playing music players paused (the output went away).
@@ -28,6 +30,7 @@ public enum SessionAction: Sendable, Hashable, CustomStringConvertible {
         case .setEffectsMuted(let on): on ? "effects muted" : "effects unmuted"
         case .setEffectsPaused(let on): on ? "effects paused" : "effects resumed"
         case .setGameMusicMuted(let on): on ? "game music muted" : "game music unmuted"
+        case .setMusicPlayerHeldBack(let on): on ? "music player held back" : "music player back"
         case .markMusicInterrupted: "music interrupted"
         case .pauseMusic: "music paused"
         case .resumeMusic: "music resumed"

@@ -14,8 +14,8 @@ public struct SessionDecision: Sendable, Hashable {
     public var effectsMuted: Bool
     /// Whether effects are paused (interruption).
     public var effectsPaused: Bool
-    /// Whether the game's own music (the queue player, the ambient soundtrack) is
-    /// held back because other audio plays in an ambient session.
+    /// Whether music (the queue player, the ambient soundtrack, and `MusicPlayer`)
+    /// is held back because other audio plays in an ambient session.
     public var gameMusicHeldBack: Bool
     /// Whether the game's own music is muted, time running: by the silent switch or held back.
     public var gameMusicMuted: Bool
@@ -31,6 +31,6 @@ public struct SessionDecision: Sendable, Hashable {
     public var effectsAudible: Bool { !effectsMuted && !effectsPaused }
     /// Whether the queue player (the game's own music) can be heard.
     public var gameMusicAudible: Bool { !gameMusicMuted && !musicInterrupted }
-    /// Whether `MusicPlayer` can be heard.
-    public var musicPlayerAudible: Bool { !musicInterrupted }
+    /// Whether `MusicPlayer` can be heard: the silent switch does not matter, being held back does.
+    public var musicPlayerAudible: Bool { !musicInterrupted && !gameMusicHeldBack }
 }

@@ -11,6 +11,9 @@ package protocol SessionTarget: AnyObject, Sendable {
     /// Mutes or unmutes the game's own music (the queue player) without stopping
     /// time: silent switch, or held back while other audio plays. Never `MusicPlayer`.
     func setGameMusicMuted(_ muted: Bool)
+    /// Mutes or unmutes `MusicPlayer` without stopping time: held back while
+    /// other audio plays in an ambient session. It ignores the silent switch.
+    func setMusicPlayerHeldBack(_ heldBack: Bool)
     /// Moves every playing music player to `interrupted` and returns those players.
     func markInterrupted(reason: String) -> Set<SessionPlayerID>
     /// Pauses every playing music player where it is (the output went away).

@@ -226,6 +226,28 @@ struct MusicPlayerTests {
         }
     }
 
+    @Test("Seeking to an infinite or huge time never traps: beyond the end moves on, below zero starts at zero",
+          arguments: [Double.infinity, .greatestFiniteMagnitude, 1e300, 9.3e18, 1e15])
+    func seekingToHugeTimes(time: Double) throws {
+        try withDCLibrary(count: 3, seconds: 0.5) { _, items in
+            try withOfflineEngine { engine in
+                let player = try MusicPlayer.application(for: engine)
+                player.setQueue(items: items)
+                player.play()
+                _ = try engine.render(frames: 2_400)
+                player.currentPlaybackTime = time
+                _ = try engine.render(frames: 2_400)
+                #expect(player.indexOfNowPlayingItem == 1, "beyond the end: the item ends, the queue moves on")
+                player.currentPlaybackTime = -time
+                _ = try engine.render(frames: 2_400)
+                #expect(player.indexOfNowPlayingItem == 1)
+                #expect(player.currentPlaybackTime < 0.06, "below zero seeks to the start")
+                #expect(abs(SampleAnalysis.channel(try engine.render(frames: 2_400), 0, of: 2).last! - 0.2) < 1e-3,
+                        "the second item (DC 0.2) plays")
+            }
+        }
+    }
+
     @Test("Metering reports average and peak power of what plays, after the volume")
     func metering() throws {
         try withDCLibrary(count: 5, seconds: 1) { _, items in

@@ -61,6 +61,31 @@ import BackbeatTestFixtures
         }
     }
 
+    /// An event handler on a paced file may call shutdown() too: it returns,
+    /// and the file is complete.
+    @Test("shutdown() from an event handler on a paced file returns and completes the file")
+    func shutdownFromAnEventHandler() throws {
+        try withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("handler.wav")
+            let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
+                                        name: "blip", engine: engine)
+            let finished = DispatchSemaphore(value: 0)
+            engine.onEvent { event in
+                guard case .voiceFinished = event else { return }
+                engine.shutdown()
+                finished.signal()
+            }
+            sound.play()
+            #expect(finished.wait(timeout: .now() + 30) == .success, "shutdown from the handler returned")
+            #expect(!engine.isRunning)
+            let written = try AudioAsset(url: url).details()
+            #expect(written.frameCount >= 2_400, "the file holds the blip")
+            let samples = try Media.read(url, settings: AudioFormat(sampleRate: 48_000, channelCount: 2)).floats
+            #expect(SampleAnalysis.peak(samples) > 0.2, "and its samples: the blip, panned to the centre")
+        }
+    }
+
     /// The engine's thread holds the engine during a step; when the game has
     /// let go by then, the last release, and so shutdown, happen on that thread.
     @Test("The last release of an engine on its own thread completes the file")

@@ -13,7 +13,7 @@ enum FakePlayerState: Sendable, Equatable { case playing, paused, interrupted, s
 /// Records every call the session makes to the engine side and to other audio.
 final class SessionRecorder: SessionTarget, OtherAudioController {
     enum Call: Sendable, Equatable {
-        case effectsMuted(Bool), effectsPaused(Bool), gameMusicMuted(Bool)
+        case effectsMuted(Bool), effectsPaused(Bool), gameMusicMuted(Bool), musicPlayerHeldBack(Bool)
         case markInterrupted, pauseMusic, resumeMusic(Set<SessionPlayerID>), keepMusicPaused(Set<SessionPlayerID>)
         case duckMusic(MusicDuck)
         case interruptOthers, duckOthers, restoreOthers
@@ -21,7 +21,7 @@ final class SessionRecorder: SessionTarget, OtherAudioController {
     struct State {
         var calls: [Call] = []
         var players: [SessionPlayerID: FakePlayerState] = [:]
-        var effectsMuted = false, effectsPaused = false, gameMusicMuted = false
+        var effectsMuted = false, effectsPaused = false, gameMusicMuted = false, musicPlayerHeldBack = false
     }
     let state = LockedValueBox(State())
 
@@ -33,6 +33,9 @@ final class SessionRecorder: SessionTarget, OtherAudioController {
     func setEffectsMuted(_ muted: Bool) { state.withLockedValue { $0.calls.append(.effectsMuted(muted)); $0.effectsMuted = muted } }
     func setEffectsPaused(_ paused: Bool) { state.withLockedValue { $0.calls.append(.effectsPaused(paused)); $0.effectsPaused = paused } }
     func setGameMusicMuted(_ muted: Bool) { state.withLockedValue { $0.calls.append(.gameMusicMuted(muted)); $0.gameMusicMuted = muted } }
+    func setMusicPlayerHeldBack(_ heldBack: Bool) {
+        state.withLockedValue { $0.calls.append(.musicPlayerHeldBack(heldBack)); $0.musicPlayerHeldBack = heldBack }
+    }
     func markInterrupted(reason: String) -> Set<SessionPlayerID> {
         state.withLockedValue { s in
             s.calls.append(.markInterrupted)
@@ -101,7 +104,16 @@ func makeSession() -> (AudioSession, SessionRecorder, UpdateLog, ManualClock) {
         session.post(.silentSwitch(on: true))
         let recorder = SessionRecorder()
         session.attach(target: recorder)
-        #expect(recorder.calls == [.effectsMuted(true), .effectsPaused(false), .gameMusicMuted(true)])
+        #expect(recorder.calls == [.effectsMuted(true), .effectsPaused(false), .gameMusicMuted(true), .musicPlayerHeldBack(false)])
+    }
+
+    @Test func attachingWhileOtherAudioPlaysHoldsTheMusicPlayerBack() throws {
+        let session = AudioSession(clock: { .zero })
+        try session.setCategory(.ambient)
+        session.post(.otherAudioStarted(name: "radio"))
+        let recorder = SessionRecorder()
+        session.attach(target: recorder)
+        #expect(recorder.calls == [.effectsMuted(false), .effectsPaused(false), .gameMusicMuted(true), .musicPlayerHeldBack(true)])
     }
 
     @Test func playerIdentifiersAreUnique() {
