@@ -75,7 +75,7 @@ public final class Drumpad: @unchecked Sendable {
         self.pads = pads
         statusBox.withLockedValue { $0.quantize = quantize }
 
-        engine.onEvent { [weak self] event in self?.handle(event) }
+        engine.observe { [weak self] event in self?.handle(event) }
         engine.session.onUpdate = { [weak self] update in
             self?.report("session: \(update.reason)")
             self?.refreshStatus()

@@ -3,22 +3,25 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BackbeatSupport
 
 extension AudioEngine {
     /// A new stream of every ``PlaybackEvent`` from now on. Each call makes its
-    /// own stream; it ends when the engine shuts down.
+    /// own stream; it ends when the engine shuts down. It keeps the newest
+    /// 4,096 events its consumer has not read and drops older ones.
     public func events() -> AsyncStream<PlaybackEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PlaybackEvent.self, bufferingPolicy: .bufferingNewest(4_096))
-        withLock {
-            if isRunningLocked { eventContinuations.append(continuation) } else { continuation.finish() }
-        }
-        return stream
+        eventBroadcast.events()
     }
 
-    /// Calls `handler` with every event, on the thread that rendered or
-    /// played (never while the engine is locked, so it may call the engine).
-    public func onEvent(_ handler: @escaping @Sendable (PlaybackEvent) -> Void) {
-        withLock { eventHandlers.append(handler) }
+    /// Calls `handler` with every event until the returned token is cancelled.
+    ///
+    /// Handlers never run under the engine lock (they may call the engine) nor on
+    /// the thread that feeds OpenAL: an offline or fast `.file` output calls them
+    /// on the thread that called ``render(frames:)`` or ``advance(by:)``; a
+    /// `.device` or paced `.file` output on a delivery thread of its own, in order.
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (PlaybackEvent) -> Void) -> ObservationToken {
+        eventBroadcast.observe(handler)
     }
 
     /// Queues an event, with the lock held; delivered by ``deliverPendingEvents()`` once unlocked.
@@ -26,36 +29,53 @@ extension AudioEngine {
         pendingEvents.append(.event(event))
     }
 
-    /// Queues a callback (a voice completion, a fade completion), with the
-    /// lock held, to run once unlocked.
+    /// Queues a callback (a voice completion, a fade completion, a player's
+    /// event), with the lock held, to run once unlocked, where events run.
     package func postLocked(callback: @escaping @Sendable () -> Void) {
         pendingEvents.append(.callback(callback))
     }
 
-    /// Delivers queued events and callbacks, outside the lock.
+    /// Delivers queued events and callbacks outside the lock: here, or on a
+    /// real-time output's delivery thread.
     package func deliverPendingEvents() {
         // Called after every render: nothing queued must cost next to nothing.
-        let taken = withLock { () -> ([PendingDelivery], [@Sendable (PlaybackEvent) -> Void], [AsyncStream<PlaybackEvent>.Continuation])? in
+        let taken = withLock { () -> ([PendingDelivery], EventDeliveryQueue?)? in
             guard !pendingEvents.isEmpty else { return nil }
             let batch = pendingEvents
             pendingEvents.removeAll(keepingCapacity: true)
-            return (batch, eventHandlers, eventContinuations)
+            return (batch, eventDelivery)
         }
-        guard let (batch, handlers, continuations) = taken else { return }
+        guard let (batch, delivery) = taken else { return }
+        let broadcast = eventBroadcast
+        if let delivery {
+            delivery.enqueue { Self.deliver(batch, to: broadcast) }
+        } else {
+            Self.deliver(batch, to: broadcast)
+        }
+    }
+
+    /// Waits until a real-time output's delivery thread has delivered every
+    /// event posted so far, or `seconds` of wall time pass (the wall clock only
+    /// bounds the wait). Returns at once on other outputs, which deliver inline.
+    package func waitForEventDelivery(atMost seconds: Double) -> Bool {
+        guard let delivery = withLock({ eventDelivery }), !delivery.isCurrent else { return true }
+        return delivery.waitUntilDrained(until: MonotonicClock.now() + UInt64(max(0, seconds) * 1e9))
+    }
+
+    private static func deliver(_ batch: [PendingDelivery], to broadcast: EventBroadcast<PlaybackEvent>) {
         for item in batch {
             switch item {
-            case .event(let event):
-                for handler in handlers { handler(event) }
-                for continuation in continuations { continuation.yield(event) }
-            case .callback(let callback):
-                callback()
+            case .event(let event): broadcast.send(event)
+            case .callback(let callback): callback()
             }
         }
     }
 }
 
 /// An event or callback waiting to be delivered outside the engine lock.
-enum PendingDelivery {
+enum PendingDelivery: @unchecked Sendable {
+    // @unchecked: PlaybackEvent is Sendable and the callback is @Sendable;
+    // the enum only carries them to the thread that delivers.
     case event(PlaybackEvent)
     case callback(@Sendable () -> Void)
 }

@@ -101,8 +101,12 @@ public final class AudioEngine: @unchecked Sendable {
     /// Whether a bus's gain or pause changed in the current update step.
     package private(set) var busesChangedThisStep = false
     var pendingEvents: [PendingDelivery] = []
-    var eventHandlers: [@Sendable (PlaybackEvent) -> Void] = []
-    var eventContinuations: [AsyncStream<PlaybackEvent>.Continuation] = []
+    /// The engine's observers and event streams (each stream keeps the newest 4,096 unread events).
+    let eventBroadcast = EventBroadcast<PlaybackEvent>(bufferLimit: 4_096)
+    /// Where a real-time output delivers events and callbacks, off its audio
+    /// thread; nil for offline and fast-file outputs, which deliver on the
+    /// thread that called render or advance.
+    var eventDelivery: EventDeliveryQueue?
     /// Music players, for the session and the shutdown fade (see `AudioEngine+MusicShutdown.swift`).
     var musicPlayers: [WeakMusicPlayer] = []
     var shutdownFadeStorage = MediaTime(seconds: 1)
@@ -154,9 +158,11 @@ public final class AudioEngine: @unchecked Sendable {
         sessionTarget.engine = self
         session.attach(target: sessionTarget)
         if case .device = output {
+            eventDelivery = EventDeliveryQueue(name: "Backbeat events")
             clockOrigin = device.clockNanoseconds() ?? 0
             startRealTimeThread(rendering: false)
         } else if case .file(_, _, .realTime) = output {
+            eventDelivery = EventDeliveryQueue(name: "Backbeat events")
             startRealTimeThread(rendering: true)
         }
     }
@@ -493,11 +499,14 @@ public final class AudioEngine: @unchecked Sendable {
             fileWriter = nil
         }
         deliverPendingEvents()
-        let continuations = withLock {
-            defer { eventContinuations.removeAll() }
-            return eventContinuations
+        // Streams end after the last event; a real-time output's delivery
+        // thread ends on its own once it has delivered everything.
+        let broadcast = eventBroadcast
+        if let delivery = withLock({ eventDelivery }) {
+            delivery.stop { broadcast.finish() }
+        } else {
+            broadcast.finish()
         }
-        for continuation in continuations { continuation.finish() }
     }
 
     /// Whether ``shutdown()`` has not run yet.

@@ -11,7 +11,7 @@ public final class EventRecorder: Sendable {
 
     /// Starts recording `engine`'s events.
     public init(_ engine: AudioEngine) {
-        engine.onEvent { [weak self] event in self?.recorded.withLockedValue { $0.append(event) } }
+        engine.observe { [weak self] event in self?.recorded.withLockedValue { $0.append(event) } }
     }
 
     /// The events so far, oldest first.

@@ -71,7 +71,7 @@ import BackbeatTestFixtures
             let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
                                         name: "blip", engine: engine)
             let finished = DispatchSemaphore(value: 0)
-            engine.onEvent { event in
+            engine.observe { event in
                 guard case .voiceFinished = event else { return }
                 engine.shutdown()
                 finished.signal()
@@ -83,6 +83,51 @@ import BackbeatTestFixtures
             #expect(written.frameCount >= 2_400, "the file holds the blip")
             let samples = try Media.read(url, settings: AudioFormat(sampleRate: 48_000, channelCount: 2)).floats
             #expect(SampleAnalysis.peak(samples) > 0.2, "and its samples: the blip, panned to the centre")
+        }
+    }
+
+    /// A real-time output delivers on a thread of its own: a handler that
+    /// blocks holds back later events, never the audio. Engine time (the
+    /// frames the paced file has written) goes on while the handler waits.
+    @Test("A handler that blocks does not stop a paced file's feeding, and does not run on the audio thread")
+    func blockingHandlerDoesNotStopTheAudio() throws {
+        try withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("blocked.wav")
+            let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
+            let tone = try SoundEffect(buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 0.1)),
+                                       name: "tone", engine: engine)
+            let handlerBlocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let blockedAt = LockedValueBox<MediaTime?>(nil)
+            let token = engine.observe { event in
+                guard case .voiceStarted = event, blockedAt.withLockedValue({ $0 == nil }) else { return }
+                blockedAt.withLockedValue { $0 = engine.currentTime }
+                handlerBlocked.signal()
+                release.wait()
+            }
+            let voice = tone.play(numberOfLoops: -1)
+            #expect(handlerBlocked.wait(timeout: .now() + 30) == .success)
+            let start = try #require(blockedAt.withLockedValue { $0 })
+            // Wall time only bounds the wait; engine time is what is checked.
+            var advanced = false
+            for _ in 0..<3_000 where !advanced {
+                advanced = engine.currentTime.seconds >= start.seconds + 0.5
+                if !advanced { usleep(10_000) }
+            }
+            #expect(advanced, "the engine rendered half a second while the handler blocked")
+            release.signal()
+            token.cancel()
+            voice.stop()
+            engine.shutdown()
+            let samples = try Media.read(url, settings: AudioFormat(sampleRate: 48_000, channelCount: 2)).floats
+            let left = SampleAnalysis.channel(samples, 0, of: 2)
+            let from = Int(start.seconds * 48_000) + 4_800, to = from + 19_200
+            #expect(left.count >= to)
+            if left.count >= to {
+                // 40 cycles of 480 Hz in each 100 ms window while the handler was blocked: the tone never stopped.
+                for window in stride(from: from, to: to, by: 4_800) {
+                    #expect(SampleAnalysis.rms(left[window..<(window + 4_800)]) > 0.1, "tone at frame \(window)")
+                }
+            }
         }
     }
 
