@@ -86,6 +86,6 @@ public final class ApplicationMusic: DrumpadMusic {
     public func fadeOut(duration: MediaTime) { player.fadeOut(duration: duration) }
 
     public func onChange(_ handler: @escaping @Sendable () -> Void) {
-        player.onNotification { _ in handler() }
+        player.observe { _ in handler() }
     }
 }

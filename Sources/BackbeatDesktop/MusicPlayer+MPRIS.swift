@@ -41,7 +41,7 @@ extension MusicPlayer {
                                     reason: "cannot make the artwork folder: \(error.localizedDescription)")
             }
             player.beginGeneratingPlaybackNotifications()
-            player.onNotification { [weak self] _ in self?.refreshLater() }
+            player.observe { [weak self] _ in self?.refreshLater() }
             refresh()
         }
 

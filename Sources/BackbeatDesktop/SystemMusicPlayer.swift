@@ -26,9 +26,9 @@ import BackbeatMusic
 /// The track is a ``NowPlayingInfo``, not a ``MediaItem``: a song in another
 /// program's queue has no library entry, persistent ID or play count.
 public final class SystemMusicPlayer: Sendable {
-    /// A playback notification, as the application player's, with the system
+    /// A playback event, as the application player's, with the system
     /// player's track type.
-    public enum Notification: Sendable, Equatable {
+    public enum Event: Sendable, Equatable {
         /// ``playbackState`` changed.
         case playbackStateDidChange(MusicPlayer.PlaybackState)
         /// ``nowPlayingItem`` changed (also when the followed player changes).
@@ -51,11 +51,10 @@ public final class SystemMusicPlayer: Sendable {
     private struct State {
         var notifying = 0
         var last = Snapshot()
-        var handlers: [@Sendable (Notification) -> Void] = []
-        var continuations: [AsyncStream<Notification>.Continuation] = []
         var observer: UInt64?
     }
     private let state = LockedValueBox(State())
+    private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
 
     init(environment: DesktopEnvironment, client: MPRISClient, name: String?) {
         self.environment = environment
@@ -70,7 +69,7 @@ public final class SystemMusicPlayer: Sendable {
 
     deinit {
         if let token = state.withLockedValue({ $0.observer }) { client.removeObserver(token) }
-        for continuation in state.withLockedValue({ $0.continuations }) { continuation.finish() }
+        broadcast.finish()
     }
 
     // MARK: Which player
@@ -257,16 +256,17 @@ public final class SystemMusicPlayer: Sendable {
     /// Stops generating notifications once every begin has its end.
     public func endGeneratingPlaybackNotifications() { state.withLockedValue { $0.notifying = max(0, $0.notifying - 1) } }
 
-    /// Calls `handler` with each notification, in order, on a queue of the desktop's own.
-    public func onNotification(_ handler: @escaping @Sendable (Notification) -> Void) {
-        state.withLockedValue { $0.handlers.append(handler) }
+    /// Calls `handler` with each event, in order, on a queue of the desktop's own,
+    /// until the returned token is cancelled.
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken {
+        broadcast.observe(handler)
     }
 
-    /// A new stream of notifications from now on; it ends when the player is released.
-    public func notifications() -> AsyncStream<Notification> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Notification.self, bufferingPolicy: .bufferingNewest(1_024))
-        state.withLockedValue { $0.continuations.append(continuation) }
-        return stream
+    /// A new stream of events from now on; it ends when the player is released.
+    /// It keeps the newest 1,024 events its consumer has not read.
+    public func events() -> AsyncStream<Event> {
+        broadcast.events()
     }
 
     /// Waits until every change the bus reported so far has been turned into notifications.
@@ -289,19 +289,16 @@ public final class SystemMusicPlayer: Sendable {
     /// A change on the bus (on the client's delivery queue, in order): notify what it changed.
     private func update() {
         let now = snapshot(of: target())
-        let (notifications, handlers, streams) = state.withLockedValue { s -> ([Notification], [@Sendable (Notification) -> Void], [AsyncStream<Notification>.Continuation]) in
+        let events = state.withLockedValue { s -> [Event] in
             defer { s.last = now }
-            guard s.notifying > 0, now != s.last else { return ([], [], []) }
-            var out: [Notification] = []
+            guard s.notifying > 0, now != s.last else { return [] }
+            var out: [Event] = []
             if now.state != s.last.state { out.append(.playbackStateDidChange(now.state)) }
             if now.item != s.last.item { out.append(.nowPlayingItemDidChange(now.item)) }
             if let volume = now.volume, now.volume != s.last.volume { out.append(.volumeDidChange(volume)) }
-            return (out, s.handlers, s.continuations)
+            return out
         }
-        for notification in notifications {
-            for handler in handlers { handler(notification) }
-            for continuation in streams { continuation.yield(notification) }
-        }
+        for event in events { broadcast.send(event) }
     }
 
     private func send(_ method: String, _ operation: String) throws {

@@ -35,6 +35,13 @@ extension AudioEngine {
         pendingEvents.append(.callback(callback))
     }
 
+    /// Runs `body` (ending a component's event streams) after every event and
+    /// callback queued so far has been delivered, where they are delivered.
+    package func afterPendingEvents(_ body: @escaping @Sendable () -> Void) {
+        withLock { postLocked(callback: body) }
+        deliverPendingEvents()
+    }
+
     /// Delivers queued events and callbacks outside the lock: here, or on a
     /// real-time output's delivery thread.
     package func deliverPendingEvents() {

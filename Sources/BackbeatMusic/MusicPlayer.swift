@@ -23,15 +23,15 @@ import BackbeatEngine
 /// try player.setQueue(query: .songs(in: library))   // BackbeatLibrary
 /// player.shuffleMode = .songs
 /// player.beginGeneratingPlaybackNotifications()
-/// player.onNotification { print($0) }
+/// player.observe { print($0) }
 /// player.play()
 /// ```
 ///
 /// State changes are events: ``play()`` and ``pause()`` return at once, and
-/// ``Notification/playbackStateDidChange(_:)`` follows. Notifications are
+/// ``Event/playbackStateDidChange(_:)`` follows. Events are
 /// generated only between ``beginGeneratingPlaybackNotifications()`` and
 /// ``endGeneratingPlaybackNotifications()``; they reach every handler and
-/// every ``notifications()`` stream, once each, in order.
+/// every ``events()`` stream, once each, in order.
 public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     // @unchecked: every mutable member is touched only under the engine lock.
 
@@ -71,8 +71,8 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         case albums
     }
 
-    /// A playback notification.
-    public enum Notification: Sendable, Equatable {
+    /// A playback event (Apple's player posts these as notifications).
+    public enum Event: Sendable, Equatable {
         /// ``playbackState`` changed.
         case playbackStateDidChange(PlaybackState)
         /// ``nowPlayingItem`` changed.
@@ -81,7 +81,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         case volumeDidChange(Float)
 
         /// The same change: the same state, the same item (see ``MusicItem``) or the same volume.
-        public static func == (a: Notification, b: Notification) -> Bool {
+        public static func == (a: Event, b: Event) -> Bool {
             switch (a, b) {
             case (.playbackStateDidChange(let x), .playbackStateDidChange(let y)): x == y
             case (.nowPlayingItemDidChange(let x), .nowPlayingItemDidChange(let y)): isSameItem(x, y)
@@ -117,8 +117,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private var shutdownFade: Fade?
     private var meters = Metering()
     private var notifying = 0
-    private var handlers: [@Sendable (Notification) -> Void] = []
-    private var continuations: [AsyncStream<Notification>.Continuation] = []
+    private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
     /// Seeking: the next frame a slice ends and the jump per slice.
     private var seekJumpFrame: Int64 = 0
     private var stateBeforeSeeking: PlaybackState = .playing
@@ -429,25 +428,23 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Stops generating notifications once every begin has its end.
     public func endGeneratingPlaybackNotifications() { locked { notifying = max(0, notifying - 1) } }
 
-    /// Calls `handler` with each notification, outside the engine lock.
-    public func onNotification(_ handler: @escaping @Sendable (Notification) -> Void) {
-        locked { handlers.append(handler) }
+    /// Calls `handler` with each event until the returned token is cancelled,
+    /// outside the engine lock, where the engine delivers its own events.
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken {
+        broadcast.observe(handler)
     }
 
-    /// A new stream of notifications from now on; it ends when the engine shuts down.
-    public func notifications() -> AsyncStream<Notification> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Notification.self, bufferingPolicy: .bufferingNewest(1_024))
-        locked { if engine?.isRunningLocked ?? false { continuations.append(continuation) } else { continuation.finish() } }
-        return stream
+    /// A new stream of events from now on; it ends when the engine shuts down.
+    /// It keeps the newest 1,024 events its consumer has not read.
+    public func events() -> AsyncStream<Event> {
+        broadcast.events()
     }
 
-    private func notify(_ notification: Notification) {
+    private func notify(_ event: Event) {
         guard notifying > 0, let engine else { return }
-        let targets = handlers, streams = continuations
-        engine.postLocked(callback: {
-            for handler in targets { handler(notification) }
-            for continuation in streams { continuation.yield(notification) }
-        })
+        let broadcast = self.broadcast
+        engine.postLocked(callback: { broadcast.send(event) })
     }
 
     // MARK: Internals (under the engine lock)
@@ -689,11 +686,8 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     }
 
     package func finishEventStreams() {
-        let streams = engine?.withLock { () -> [AsyncStream<Notification>.Continuation] in
-            defer { continuations.removeAll() }
-            return continuations
-        } ?? []
-        for continuation in streams { continuation.finish() }
+        let broadcast = self.broadcast
+        if let engine { engine.afterPendingEvents { broadcast.finish() } } else { broadcast.finish() }
     }
 
     package func beginShutdownFade(at frame: Int64, frames: Int64) {

@@ -92,8 +92,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     private var meters = Metering()
     /// An item that ended with action `.none`: the player rests at its end.
     private var restingAtEnd = false
-    private var handlers: [@Sendable (Event) -> Void] = []
-    private var continuations: [AsyncStream<Event>.Continuation] = []
+    private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
 
     /// A player for `items`, on `engine`'s music bus.
     ///
@@ -339,25 +338,22 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     // MARK: Events
 
     /// A new stream of the player's events from now on; it ends when the engine shuts down.
+    /// It keeps the newest 1,024 events its consumer has not read.
     public func events() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1_024))
-        locked { if engine?.isRunningLocked ?? false { continuations.append(continuation) } else { continuation.finish() } }
-        return stream
+        broadcast.events()
     }
 
-    /// Calls `handler` with each event, outside the engine lock.
-    public func onEvent(_ handler: @escaping @Sendable (Event) -> Void) {
-        locked { handlers.append(handler) }
+    /// Calls `handler` with each event until the returned token is cancelled,
+    /// outside the engine lock, where the engine delivers its own events.
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken {
+        broadcast.observe(handler)
     }
 
     private func post(_ event: Event) {
         guard let engine else { return }
-        let targets = handlers
-        let streams = continuations
-        engine.postLocked(callback: {
-            for handler in targets { handler(event) }
-            for continuation in streams { continuation.yield(event) }
-        })
+        let broadcast = self.broadcast
+        engine.postLocked(callback: { broadcast.send(event) })
     }
 
     // MARK: Internals (under the engine lock)
@@ -630,11 +626,8 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     package func setHeldBack(_ heldBack: Bool) {}
 
     package func finishEventStreams() {
-        let streams = engine?.withLock { () -> [AsyncStream<Event>.Continuation] in
-            defer { continuations.removeAll() }
-            return continuations
-        } ?? []
-        for continuation in streams { continuation.finish() }
+        let broadcast = self.broadcast
+        if let engine { engine.afterPendingEvents { broadcast.finish() } } else { broadcast.finish() }
     }
 
     package func beginShutdownFade(at frame: Int64, frames: Int64) {

@@ -15,25 +15,25 @@ final class LockedList<Element: Sendable>: Sendable {
 
 /// Collects a system player's notifications, from a handler and from a stream.
 final class SystemNotificationRecorder: Sendable {
-    private let fromHandler = LockedList<SystemMusicPlayer.Notification>()
-    private let fromStream = LockedList<SystemMusicPlayer.Notification>()
+    private let fromHandler = LockedList<SystemMusicPlayer.Event>()
+    private let fromStream = LockedList<SystemMusicPlayer.Event>()
     private let task: Task<Void, Never>
 
     init(_ player: SystemMusicPlayer) {
-        let stream = player.notifications()
+        let stream = player.events()
         let fromStream = fromStream, fromHandler = fromHandler
         task = Task { for await n in stream { fromStream.append(n) } }
-        player.onNotification { n in fromHandler.append(n) }
+        player.observe { n in fromHandler.append(n) }
     }
 
     deinit { task.cancel() }
 
-    var notifications: [SystemMusicPlayer.Notification] { fromHandler.all }
-    var streamed: [SystemMusicPlayer.Notification] { fromStream.all }
+    var notifications: [SystemMusicPlayer.Event] { fromHandler.all }
+    var streamed: [SystemMusicPlayer.Event] { fromStream.all }
 
-    func saw(_ n: SystemMusicPlayer.Notification) -> Bool { notifications.contains(n) && streamed.contains(n) }
+    func saw(_ n: SystemMusicPlayer.Event) -> Bool { notifications.contains(n) && streamed.contains(n) }
     func sawTitle(_ title: String) -> Bool {
-        let match: (SystemMusicPlayer.Notification) -> Bool = {
+        let match: (SystemMusicPlayer.Event) -> Bool = {
             if case .nowPlayingItemDidChange(let item) = $0 { return item?.title == title }
             return false
         }

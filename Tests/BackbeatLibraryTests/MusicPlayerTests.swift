@@ -35,7 +35,7 @@ struct MusicPlayerTests {
                 player.stop()
                 player.endGeneratingPlaybackNotifications()
                 player.play()
-                let expected: [MusicPlayer.Notification] = [
+                let expected: [MusicPlayer.Event] = [
                     .nowPlayingItemDidChange(items[0]),
                     .playbackStateDidChange(.playing),
                     .nowPlayingItemDidChange(items[1]),
@@ -50,11 +50,11 @@ struct MusicPlayerTests {
 
     @Test("The notification stream carries the same notifications")
     func notificationStream() async throws {
-        var collected: [MusicPlayer.Notification] = []
+        var collected: [MusicPlayer.Event] = []
         try await withDCLibraryAsync(count: 2, seconds: 0.1) { library, items in
             let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
             let player = try MusicPlayer.application(for: engine)
-            let stream = player.notifications()
+            let stream = player.events()
             player.beginGeneratingPlaybackNotifications()
             player.setQueue(items: items, library: library)
             player.play()

@@ -82,10 +82,10 @@ package func withDCLibrary(count: Int, seconds: Double, albums: Int = 1,
 package final class NotificationRecorder: @unchecked Sendable {
     // @unchecked: `recorded` is only touched under `lock`.
     private let lock = Lock()
-    private var recorded: [MusicPlayer.Notification] = []
-    package init(_ player: MusicPlayer) { player.onNotification { [weak self] n in self?.append(n) } }
-    private func append(_ n: MusicPlayer.Notification) { lock.withLock { recorded.append(n) } }
-    package var notifications: [MusicPlayer.Notification] { lock.withLock { recorded } }
+    private var recorded: [MusicPlayer.Event] = []
+    package init(_ player: MusicPlayer) { player.observe { [weak self] n in self?.append(n) } }
+    private func append(_ n: MusicPlayer.Event) { lock.withLock { recorded.append(n) } }
+    package var notifications: [MusicPlayer.Event] { lock.withLock { recorded } }
 }
 
 /// The async twin of ``withDCLibrary``.

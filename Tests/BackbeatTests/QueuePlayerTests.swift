@@ -325,7 +325,7 @@ final class PlayerEventRecorder: @unchecked Sendable {
     // @unchecked: `recorded` is only touched under `lock`.
     private let lock = Lock()
     private var recorded: [QueuePlayer.Event] = []
-    init(_ player: QueuePlayer) { player.onEvent { [weak self] e in self?.append(e) } }
+    init(_ player: QueuePlayer) { player.observe { [weak self] e in self?.append(e) } }
     private func append(_ e: QueuePlayer.Event) { lock.withLock { recorded.append(e) } }
     var events: [QueuePlayer.Event] { lock.withLock { recorded } }
 }
