@@ -76,7 +76,7 @@ public final class Drumpad: @unchecked Sendable {
         statusBox.withLockedValue { $0.quantize = quantize }
 
         engine.observe { [weak self] event in self?.handle(event) }
-        engine.session.onUpdate = { [weak self] update in
+        engine.session.observe { [weak self] update in
             self?.report("session: \(update.reason)")
             self?.refreshStatus()
         }

@@ -12,6 +12,7 @@ import BackbeatEngine
 public final class SessionSoak: SoakParticipant {
     public let name = "session"
     private var session: AudioSession?
+    private var observation: ObservationToken?
     /// Session updates delivered so far (written by the session's callback).
     private final class Count: Sendable { let value = LockedValueBox(0) }
     private let updates = Count()
@@ -24,7 +25,7 @@ public final class SessionSoak: SoakParticipant {
     public func start(engine: AudioEngine) throws {
         let session = engine.session
         let updates = self.updates
-        session.onUpdate = { _ in updates.value.withLockedValue { $0 += 1 } }
+        observation = session.observe { _ in updates.value.withLockedValue { $0 += 1 } }
         try session.setCategory(.ambient)
         session.setActive(true)
         self.session = session
@@ -61,7 +62,8 @@ public final class SessionSoak: SoakParticipant {
             session.post(.otherAudioStopped(name: "podcast"))
             try? session.setCategory(.soloAmbient)
             session.setActive(true)
-            session.onUpdate = nil
+            observation?.cancel()
+            observation = nil
         }
         session = nil
     }

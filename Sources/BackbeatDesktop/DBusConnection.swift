@@ -34,12 +34,12 @@ final class DBusConnection: @unchecked Sendable {
         var uniqueName = ""
         /// The serving thread, once it runs.
         var thread: pthread_t?
-        var signalHandlers: [UInt64: @Sendable (DBusMessage) -> Void] = [:]
         var exports: [String: @Sendable (DBusMessage) -> DBusReply] = [:]
         var disconnectHandlers: [@Sendable () -> Void] = []
-        var nextToken: UInt64 = 0
     }
     private let shared = LockedValueBox(Shared())
+    /// The observers of signals (see ``observeSignals(_:)``).
+    private let signals = EventBroadcast<DBusMessage>()
 
     /// How long the thread waits for input before looking at its jobs again.
     private static let tickMilliseconds: Int32 = 10
@@ -271,18 +271,10 @@ final class DBusConnection: @unchecked Sendable {
     }
 
     /// Calls `handler` on the connection's thread with every signal the bus
-    /// delivers (see ``addMatch(_:)``). Returns a token for ``removeSignalHandler(_:)``.
+    /// delivers (see ``addMatch(_:)``), until the returned token is cancelled.
     @discardableResult
-    func onSignal(_ handler: @escaping @Sendable (DBusMessage) -> Void) -> UInt64 {
-        shared.withLockedValue { s in
-            defer { s.nextToken += 1 }
-            s.signalHandlers[s.nextToken] = handler
-            return s.nextToken
-        }
-    }
-
-    func removeSignalHandler(_ token: UInt64) {
-        _ = shared.withLockedValue { $0.signalHandlers.removeValue(forKey: token) }
+    func observeSignals(_ handler: @escaping @Sendable (DBusMessage) -> Void) -> ObservationToken {
+        signals.observe(handler)
     }
 
     /// Answers method calls to `path` with `handler`, on the connection's thread.
@@ -300,8 +292,7 @@ final class DBusConnection: @unchecked Sendable {
         let decoded = DBusCodec.decode(message)
         switch decoded.kind {
         case .signal:
-            let handlers = shared.withLockedValue { Array($0.signalHandlers.values) }
-            for handler in handlers { handler(decoded) }
+            signals.send(decoded)
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         case .methodCall:
             guard let path = decoded.path, let handler = shared.withLockedValue({ $0.exports[path] }) else {

@@ -90,8 +90,10 @@ public final class DesktopEnvironment: Sendable {
 
     /// A stream of changes to the players: appeared, changed, vanished. Without
     /// a bus it yields ``DesktopEvent/noDesktopBus(reason:)`` once and finishes.
+    /// It keeps the newest 1,024 events its consumer has not read and drops
+    /// older ones, so a busy bus cannot grow a slow consumer's memory.
     public func events() -> AsyncStream<DesktopEvent> {
-        let (stream, continuation) = AsyncStream<DesktopEvent>.makeStream(bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream<DesktopEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
         guard let client else {
             if case .noDesktopBus(let reason) = status { continuation.yield(.noDesktopBus(reason: reason)) }
             continuation.finish()
@@ -106,9 +108,12 @@ public final class DesktopEnvironment: Sendable {
             default: break
             }
         }
-        continuation.onTermination = { [weak client] _ in client?.removeObserver(token) }
+        continuation.onTermination = { _ in token.cancel() }
         return stream
     }
+
+    /// How many unread events a stream from ``events()`` keeps.
+    package static let eventBufferLimit = 1_024
 
     /// Publishes `player` as `org.mpris.MediaPlayer2.backbeat.<name>` for as long
     /// as the environment lives: any ``MPRISPublishable``. Games publish the

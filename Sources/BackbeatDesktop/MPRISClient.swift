@@ -25,11 +25,11 @@ final class MPRISClient: Sendable {
         /// Bus names being discovered, with the owner they are discovered for.
         var discovering: [String: String] = [:]
         var sequence: UInt64 = 0
-        var observers: [UInt64: @Sendable (Change) -> Void] = [:]
-        var nextObserver: UInt64 = 0
         var skips: [String] = []
     }
     private let state = LockedValueBox(State())
+    /// The observers of changes (see ``observe(_:)``).
+    private let changes = EventBroadcast<Change>()
     /// Observers are called here, in order, never on the connection's thread.
     private let delivery = DispatchQueue(label: "backbeat.mpris.changes")
 
@@ -38,7 +38,7 @@ final class MPRISClient: Sendable {
     init(connection: DBusConnection, timeout: Duration = .seconds(2)) throws {
         self.connection = connection
         self.timeout = timeout
-        connection.onSignal { [weak self] message in self?.handle(message) }
+        connection.observeSignals { [weak self] message in self?.handle(message) }
         try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'")
         try connection.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/mpris/MediaPlayer2'")
         try connection.addMatch("type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked',path='/org/mpris/MediaPlayer2'")
@@ -80,18 +80,11 @@ final class MPRISClient: Sendable {
     /// What was skipped and why, most recent last (at most 50).
     var skips: [String] { state.withLockedValue { $0.skips } }
 
-    /// Calls `observer` with every change from now on, in order, on a queue of its own.
+    /// Calls `observer` with every change from now on, in order, on a queue of
+    /// its own, until the returned token is cancelled.
     @discardableResult
-    func observe(_ observer: @escaping @Sendable (Change) -> Void) -> UInt64 {
-        state.withLockedValue { s in
-            defer { s.nextObserver += 1 }
-            s.observers[s.nextObserver] = observer
-            return s.nextObserver
-        }
-    }
-
-    func removeObserver(_ token: UInt64) {
-        _ = state.withLockedValue { $0.observers.removeValue(forKey: token) }
+    func observe(_ observer: @escaping @Sendable (Change) -> Void) -> ObservationToken {
+        changes.observe(observer)
     }
 
     /// Waits until the queue has delivered every change posted so far.
@@ -208,10 +201,9 @@ final class MPRISClient: Sendable {
 
     private func deliver(_ changes: [Change]) {
         guard !changes.isEmpty else { return }
-        delivery.async { [weak self] in
-            guard let self else { return }
-            let observers = self.state.withLockedValue { Array($0.observers.sorted { $0.key < $1.key }.map(\.value)) }
-            for change in changes { for observer in observers { observer(change) } }
+        let broadcast = self.changes
+        delivery.async {
+            for change in changes { broadcast.send(change) }
         }
     }
 

@@ -51,7 +51,7 @@ public final class SystemMusicPlayer: Sendable {
     private struct State {
         var notifying = 0
         var last = Snapshot()
-        var observer: UInt64?
+        var observer: ObservationToken?
     }
     private let state = LockedValueBox(State())
     private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
@@ -68,7 +68,7 @@ public final class SystemMusicPlayer: Sendable {
     }
 
     deinit {
-        if let token = state.withLockedValue({ $0.observer }) { client.removeObserver(token) }
+        state.withLockedValue { $0.observer }?.cancel()
         broadcast.finish()
     }
 

@@ -8,7 +8,7 @@ import BackbeatMedia
 /// There is one session per engine. Every change — an event, activation, a new
 /// category — re-evaluates ``SessionPolicy/decide(category:options:environment:)``
 /// and applies the difference; nothing is decided once at launch. Each applied
-/// decision is reported as a ``SessionUpdate`` through ``updates()`` and ``onUpdate``.
+/// decision is reported as a ``SessionUpdate`` through ``events()`` and ``observe(_:)``.
 ///
 /// ```swift
 /// try session.setCategory(.playback, options: .mixWithOthers)
@@ -49,9 +49,6 @@ public final class AudioSession: Sendable {
 
         weak var target: (any SessionTarget)?
         var otherAudioController: (any OtherAudioController)?
-        var onUpdate: (@Sendable (SessionUpdate) -> Void)?
-        var continuations: [UInt64: AsyncStream<SessionUpdate>.Continuation] = [:]
-        var nextContinuationID: UInt64 = 0
     }
 
     /// Actions to apply and the update that reports them.
@@ -64,6 +61,8 @@ public final class AudioSession: Sendable {
     }
 
     let state: LockedValueBox<State>
+    /// Observers and streams of updates (each stream keeps the newest 1,024 unread).
+    let broadcast = EventBroadcast<SessionUpdate>(bufferLimit: 1_024)
     /// Engine time. Never called under the session lock: the engine may hold its
     /// own lock and post to the session at the same time.
     package let clock: @Sendable () -> MediaTime
@@ -81,7 +80,7 @@ public final class AudioSession: Sendable {
     }
 
     deinit {
-        for continuation in state.withLockedValue({ $0.continuations.values }) { continuation.finish() }
+        broadcast.finish()
     }
 
     // MARK: Reading

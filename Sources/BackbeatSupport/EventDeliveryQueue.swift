@@ -20,6 +20,10 @@ package final class EventDeliveryQueue: Sendable {
     /// Starts the delivery thread, named `name`.
     package init(name: String) {
         let state = self.state
+        // The thread detaches itself when it ends: nobody joins it (that would
+        // wait for handlers), and an owner kept alive by its own handlers never
+        // reaches the deinit that would.
+        let handle = LockedValueBox<JoinableThread?>(nil)
         thread = JoinableThread(name: name) {
             while true {
                 _ = state.wait(until: .max) { !$0.jobs.isEmpty || $0.stopping }
@@ -28,12 +32,22 @@ package final class EventDeliveryQueue: Sendable {
                     defer { s.jobs.removeAll(keepingCapacity: true) }
                     return s.jobs
                 }
-                guard let jobs else { return }
+                guard let jobs else { break }
                 for job in jobs { job() }
                 state.withLockedValue { $0.ran += jobs.count }
             }
+            handle.withLockedValue { thread in
+                defer { thread = nil }
+                return thread
+            }?.joinUnlessCurrent()
         }
+        handle.withLockedValue { $0 = thread }
         thread.start()
+    }
+
+    deinit {
+        // Whatever is queued still runs; then the thread ends.
+        state.withLockedValue { $0.stopping = true }
     }
 
     /// Queues `job` to run after every job queued before it. After ``stop()``, runs nothing.

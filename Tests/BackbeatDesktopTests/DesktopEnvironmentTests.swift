@@ -17,7 +17,7 @@ import BackbeatTestFixtures
     static func makeSession() -> (AudioSession, UpdateLog) {
         let session = AudioSession(clock: { .zero })
         let log = UpdateLog()
-        session.onUpdate = { update in log.append(update) }
+        session.observe { update in log.append(update) }
         return (session, log)
     }
 

@@ -33,7 +33,7 @@ struct DeviceLossTests {
         let engine = try AudioEngine(output: .offline())
         defer { engine.shutdown() }
         engine.session.setActive(true)
-        let updates = engine.session.updates()
+        let updates = engine.session.events()
         engine.simulateDeviceLoss()
         var iterator = updates.makeAsyncIterator()
         var sawRouteChange = false

@@ -46,7 +46,7 @@ import Backbeat
 
     @Test func updatesArriveInOrderOnAStreamWhileThreadsPost() async throws {
         let (session, _, _, _) = makeSession()
-        let stream = session.updates()
+        let stream = session.events()
         let total = 4 * 50
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             for round in 0..<50 { session.post(.otherAudioStarted(name: "\(thread)-\(round)")) }

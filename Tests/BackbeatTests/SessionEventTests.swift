@@ -305,7 +305,7 @@ private let speakers = AudioRoute(name: "speakers")
 
     @Test func updatesStreamDeliversEveryDecisionInOrder() async throws {
         let (session, _, _, _) = makeSession()
-        let stream = session.updates()
+        let stream = session.events()
         session.post(.silentSwitch(on: true))
         session.post(.routeChange(reason: .oldDeviceUnavailable, previousRoute: headphones, currentRoute: speakers))
         session.post(.interruptionEnded(shouldResume: false))
@@ -321,8 +321,8 @@ private let speakers = AudioRoute(name: "speakers")
 
     @Test func aCallbackMayPostAndItsEventFollows() {
         let (session, recorder, log, _) = makeSession()
-        session.onUpdate = { [weak session] update in
-            log.append(update)
+        // makeSession's observer logs; this one only posts (observers add up, in order).
+        session.observe { [weak session] update in
             if case .event(.silentSwitch(on: true), _) = update.cause { session?.post(.silentSwitch(on: false)) }
         }
         session.post(.silentSwitch(on: true))

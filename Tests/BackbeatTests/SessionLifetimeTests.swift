@@ -4,7 +4,7 @@ import Backbeat
 @Suite struct SessionLifetimeTests {
     @Test func updateStreamsFinishWhenTheSessionGoes() async {
         var session: AudioSession? = AudioSession(clock: { .zero })
-        let stream = session!.updates()
+        let stream = session!.events()
         session?.post(.silentSwitch(on: true))
         session = nil
         var count = 0

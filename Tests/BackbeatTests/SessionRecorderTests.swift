@@ -92,7 +92,7 @@ func makeSession() -> (AudioSession, SessionRecorder, UpdateLog, ManualClock) {
     let recorder = SessionRecorder()
     let session = AudioSession(clock: clock.read, target: recorder, otherAudio: recorder)
     let log = UpdateLog()
-    session.onUpdate = { log.append($0) }
+    session.observe { log.append($0) }
     recorder.clear()
     return (session, recorder, log, clock)
 }

@@ -32,7 +32,7 @@ import BackbeatTesting
             let recorder = SessionRecorder()
             let session = AudioSession(clock: { [weak engine] in engine?.currentTime ?? .zero }, target: recorder)
             let log = UpdateLog()
-            session.onUpdate = { log.append($0) }
+            session.observe { log.append($0) }
             // 100 ms is 4,800 frames: an update boundary (updateInterval divides it).
             let at = MediaTime(frames: 4_800, sampleRate: 48_000)
             #expect(4_800 % engine.updateInterval == 0)
