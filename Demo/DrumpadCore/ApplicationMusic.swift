@@ -43,19 +43,11 @@ public final class ApplicationMusic: DrumpadMusic {
     }
 
     public func setRepeatMode(_ mode: DrumpadCommand.RepeatMode) throws {
-        player.repeatMode = switch mode {
-        case .none: .none
-        case .one: .one
-        case .all: .all
-        }
+        player.repeatMode = mode
     }
 
     public func setShuffleMode(_ mode: DrumpadCommand.ShuffleMode) throws {
-        player.shuffleMode = switch mode {
-        case .off: .off
-        case .songs: .songs
-        case .albums: .albums
-        }
+        player.shuffleMode = mode
     }
 
     public func playbackState() throws -> DrumpadPlaybackState {

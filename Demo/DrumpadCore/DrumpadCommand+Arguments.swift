@@ -1,3 +1,5 @@
+import Backbeat
+
 extension DrumpadCommand {
     /// The four drum pads, numbered as on the screen.
     public enum Pad: String, Sendable, Hashable, CaseIterable {
@@ -65,25 +67,11 @@ extension DrumpadCommand {
         }
     }
 
-    /// What the music player does at the end of a song.
-    public enum RepeatMode: String, Sendable, Hashable, CaseIterable {
-        /// Stops after the last song.
-        case none
-        /// Plays the current song again.
-        case one
-        /// Starts the queue again after the last song.
-        case all
-    }
+    /// What the music player does at the end of a song (the player's own modes, parsed by name).
+    public typealias RepeatMode = MusicPlayer.RepeatMode
 
-    /// How the music player orders the queue.
-    public enum ShuffleMode: String, Sendable, Hashable, CaseIterable {
-        /// In queue order.
-        case off
-        /// Songs in random order.
-        case songs
-        /// Albums in random order, each album's songs in order.
-        case albums
-    }
+    /// How the music player orders the queue (the player's own modes, parsed by name).
+    public typealias ShuffleMode = MusicPlayer.ShuffleMode
 
     /// The audio session categories the demo can switch between.
     public enum SessionCategory: String, Sendable, Hashable, CaseIterable {

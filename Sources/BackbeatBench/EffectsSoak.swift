@@ -65,9 +65,9 @@ public final class EffectsSoak: SoakParticipant {
             let priority = random.next(in: 0..<4)
             switch random.next(in: 0..<20) {
             case 0:
-                loops.append(sound.play(volume: volume * 0.5, pan: pan, rate: pitch, numberOfLoops: -1, priority: priority))
+                loops.append(sound.play(volume: volume * 0.5, pan: pan, rate: pitch, looping: .forever, priority: priority))
             case 1, 2:
-                sound.play(volume: volume, pan: pan, rate: pitch, numberOfLoops: random.next(in: 1..<4), priority: priority)
+                sound.play(volume: volume, pan: pan, rate: pitch, looping: .times(random.next(in: 1..<4) + 1), priority: priority)
             case 3, 4:
                 // Quantized to the next 125 ms step, as the drum pad does to a beat.
                 let step = MediaTime(value: 1, timescale: 8)

@@ -18,7 +18,7 @@ public struct MixScene: Sendable {
         public let gain: Float
         /// -1 (left) ... 1 (right).
         public let pan: Float
-        /// Loops until stopped (Backbeat: `numberOfLoops: -1`; raw: `AL_LOOPING`).
+        /// Loops until stopped (Backbeat: `looping: .forever`; raw: `AL_LOOPING`).
         public let looping: Bool
     }
 
@@ -94,7 +94,7 @@ public struct MixScene: Sendable {
                 }
                 self.effects = effects
                 voices = scene.voices.map { spec in
-                    effects[spec.sound].play(volume: spec.gain, pan: spec.pan, numberOfLoops: spec.looping ? -1 : 0)
+                    effects[spec.sound].play(volume: spec.gain, pan: spec.pan, looping: spec.looping ? .forever : .once)
                 }
             } catch {
                 engine.shutdown()

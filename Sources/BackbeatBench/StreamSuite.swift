@@ -69,7 +69,7 @@ public struct StreamSuite: BenchSuite {
         var seed: UInt32 = 7
         for i in noise.indices { seed = seed &* 1_664_525 &+ 1_013_904_223; noise[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.2 }
         let effect = try SoundEffect(buffer: PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: noise), name: "noise", engine: engine)
-        let voices = (0..<64).map { i in effect.play(volume: 0.02, pan: Float(i % 9 - 4) / 4, numberOfLoops: -1) }
+        let voices = (0..<64).map { i in effect.play(volume: 0.02, pan: Float(i % 9 - 4) / 4, looping: .forever) }
 
         let stop = Atomic<Bool>(false)
         let busy = Thread {

@@ -11,7 +11,7 @@ import BackbeatEngine
 /// A short sound decoded once into a shared, cached OpenAL buffer, ready to
 /// play many times at once: a footstep, a snare hit, a coin.
 ///
-/// Loading never blocks the caller. ``play(volume:pan:rate:numberOfLoops:priority:bus:completion:)``
+/// Loading never blocks the caller. ``play(volume:pan:rate:looping:priority:bus:completion:)``
 /// on a sound that is not loaded yet starts the load in the background and
 /// starts the voice when the load completes (a ``PlaybackEvent/voiceStarted(voice:sound:at:afterLoad:)``
 /// event with `afterLoad: true` says so). ``preload()`` loads ahead of time.
@@ -194,15 +194,15 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     ///   - volume: 0...1 (clamped; NaN means 1).
     ///   - pan: -1 (left) ... 1 (right) (clamped; NaN means 0). Stereo sounds pan too.
     ///   - rate: playback rate and pitch, 0.5...2 (clamped; NaN means 1).
-    ///   - numberOfLoops: 0 plays once, n repeats n more times, -1 loops until stopped.
+    ///   - looping: ``Looping/once`` (default), ``Looping/times(_:)`` or ``Looping/forever`` (until stopped).
     ///   - priority: higher wins when sources run out.
     ///   - bus: the bus to play on (default: the engine's effects bus).
     ///   - completion: runs once when the voice ends; `true` when it played to its end.
     @discardableResult
-    public func play(volume: Float = 1, pan: Float = 0, rate: Float = 1, numberOfLoops: Int = 0,
+    public func play(volume: Float = 1, pan: Float = 0, rate: Float = 1, looping: Looping = .once,
                      priority: Int = 0, bus: Bus? = nil,
                      completion: (@Sendable (Bool) -> Void)? = nil) -> Voice {
-        play(at: nil, volume: volume, pan: pan, rate: rate, numberOfLoops: numberOfLoops,
+        play(at: nil, volume: volume, pan: pan, rate: rate, looping: looping,
              priority: priority, bus: bus, completion: completion)
     }
 
@@ -211,10 +211,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// A time already past starts now. Use it to quantize hits to a beat.
     @discardableResult
     public func play(at time: MediaTime?, volume: Float = 1, pan: Float = 0, rate: Float = 1,
-                     numberOfLoops: Int = 0, priority: Int = 0, bus: Bus? = nil,
+                     looping: Looping = .once, priority: Int = 0, bus: Bus? = nil,
                      completion: (@Sendable (Bool) -> Void)? = nil) -> Voice {
         let voice = Voice(sound: self, volume: volume, pan: pan, rate: rate,
-                          numberOfLoops: numberOfLoops, priority: priority, completion: completion)
+                          looping: looping, priority: priority, completion: completion)
         guard let engine else {
             voice.finishDetached()
             completion?(false)

@@ -52,8 +52,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     public let id: ID
     /// The sound it plays.
     public let sound: SoundEffect
-    /// 0 plays once, n repeats n more times, -1 loops until stopped.
-    public let numberOfLoops: Int
+    /// How many times it plays its sound.
+    public let looping: Looping
+    /// The repeats after the first play; -1 until stopped (``Looping/extraPlays``).
+    let numberOfLoops: Int
     /// Higher wins when sources run out.
     public let priority: Int
 
@@ -102,11 +104,12 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// It is in the pool's list and counted per sound.
     var isCounted = false
 
-    init(sound: SoundEffect, volume: Float, pan: Float, rate: Float, numberOfLoops: Int, priority: Int,
+    init(sound: SoundEffect, volume: Float, pan: Float, rate: Float, looping: Looping, priority: Int,
          completion: (@Sendable (Bool) -> Void)?) {
         self.id = ID(raw: UniqueID.next())
         self.sound = sound
-        self.numberOfLoops = max(-1, numberOfLoops)
+        self.looping = looping
+        self.numberOfLoops = looping.extraPlays
         self.priority = priority
         self.gain = Voice.clampVolume(volume, else: 1)
         self.panValue = Voice.clampPan(pan, else: 0)

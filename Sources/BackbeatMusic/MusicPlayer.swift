@@ -52,7 +52,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     }
 
     /// How the queue repeats.
-    public enum RepeatMode: Sendable, Equatable {
+    public enum RepeatMode: String, Sendable, Hashable, CaseIterable, Codable {
         /// Play the queue once.
         case none
         /// Play the now-playing item over and over.
@@ -62,7 +62,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     }
 
     /// How the queue is shuffled.
-    public enum ShuffleMode: Sendable, Equatable {
+    public enum ShuffleMode: String, Sendable, Hashable, CaseIterable, Codable {
         /// In queue order.
         case off
         /// Every song once per cycle, in random order.
@@ -379,7 +379,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     }
 
     /// Fades the volume to `target` over `duration` of engine time.
-    public func fadeVolume(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
+    public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
         guard !target.isNaN else { return }
         locked {
             guard let engine else { return }

@@ -16,14 +16,21 @@ extension AudioSession {
     ///   - decibels: How far it goes down, above zero (12 means -12 dB).
     ///   - attack: How long the fall takes; zero is a cut.
     ///   - release: How long the return takes; zero is a cut.
-    /// - Returns: The request, with the engine times at which each stage ends.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for a non-positive or
     ///   non-finite `decibels`, a negative `attack` or `release`, or a `hold` that
     ///   is not positive.
-    @discardableResult
     public func duck(music hold: MediaTime, by decibels: Float,
                      attack: MediaTime = MediaTime(value: 1, timescale: 10),
-                     release: MediaTime = MediaTime(value: 3, timescale: 10)) throws -> MusicDuck {
+                     release: MediaTime = MediaTime(value: 3, timescale: 10)) throws {
+        try requestDuck(music: hold, by: decibels, attack: attack, release: release)
+    }
+
+    /// ``duck(music:by:attack:release:)``, returning the request with the
+    /// engine times at which each stage ends.
+    @discardableResult
+    package func requestDuck(music hold: MediaTime, by decibels: Float,
+                             attack: MediaTime = MediaTime(value: 1, timescale: 10),
+                             release: MediaTime = MediaTime(value: 3, timescale: 10)) throws -> MusicDuck {
         func invalid(_ why: String) -> BackbeatError {
             BackbeatError(.invalidArgument, operation: "AudioSession.duck(music:by:)", reason: why)
         }

@@ -14,24 +14,24 @@ import BackbeatMedia
 ///
 /// All times are engine time: the level falls over ``attack`` from ``start``,
 /// stays down for ``hold``, then comes back over ``release``.
-public struct MusicDuck: Sendable, Hashable {
+package struct MusicDuck: Sendable, Hashable {
     /// When the request was made.
-    public let start: MediaTime
+    package let start: MediaTime
     /// How far the music goes down, in decibels (positive: 12 means -12 dB).
-    public let decibels: Float
+    package let decibels: Float
     /// How long the fall takes.
-    public let attack: MediaTime
+    package let attack: MediaTime
     /// How long the music stays down once it has fallen.
-    public let hold: MediaTime
+    package let hold: MediaTime
     /// How long the return to the full level takes.
-    public let release: MediaTime
+    package let release: MediaTime
 
     /// The linear gain the music bus reaches, `10^(-decibels/20)`.
-    public var gain: Float { Float(pow(10, -Double(decibels) / 20)) }
+    package var gain: Float { Float(pow(10, -Double(decibels) / 20)) }
     /// When the music is fully down.
-    public var loweredAt: MediaTime { start + attack }
+    package var loweredAt: MediaTime { start + attack }
     /// When the release begins.
-    public var releaseBegins: MediaTime { start + attack + hold }
+    package var releaseBegins: MediaTime { start + attack + hold }
     /// When the music is back at its full level.
-    public var end: MediaTime { start + attack + hold + release }
+    package var end: MediaTime { start + attack + hold + release }
 }

@@ -1,5 +1,5 @@
 /// One thing the session applied to the engine or asked of other audio.
-public enum SessionAction: Sendable, Hashable, CustomStringConvertible {
+package enum SessionAction: Sendable, Hashable, CustomStringConvertible {
     /// Effects muted or unmuted (silent switch), time running.
     case setEffectsMuted(Bool)
     /// Effects paused or resumed where they were (interruption).
@@ -25,7 +25,7 @@ public enum SessionAction: Sendable, Hashable, CustomStringConvertible {
     /// The music bus was ducked for a while.
     case duckMusic(MusicDuck)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .setEffectsMuted(let on): on ? "effects muted" : "effects unmuted"
         case .setEffectsPaused(let on): on ? "effects paused" : "effects resumed"

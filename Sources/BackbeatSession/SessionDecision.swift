@@ -5,27 +5,27 @@
 /// continues mid-sound; "paused" stops time where it was.
 public struct SessionDecision: Sendable, Hashable {
     /// Whether the game's audio plays mixed with other audio (the table's third column).
-    public var mixesWithOthers: Bool
+    public let mixesWithOthers: Bool
     /// Whether the silent switch mutes the game's own sounds in this category.
-    public var silentSwitchMutesOwnSounds: Bool
+    public let silentSwitchMutesOwnSounds: Bool
     /// What activating the session asks of other audio.
-    public var otherAudioRequest: OtherAudioRequest
+    public let otherAudioRequest: OtherAudioRequest
     /// Whether effects are muted (silent switch), time running.
-    public var effectsMuted: Bool
+    public let effectsMuted: Bool
     /// Whether effects are paused (interruption).
-    public var effectsPaused: Bool
+    public let effectsPaused: Bool
     /// Whether music (the queue player, the ambient soundtrack, and `MusicPlayer`)
     /// is held back because other audio plays in an ambient session.
-    public var gameMusicHeldBack: Bool
+    public let gameMusicHeldBack: Bool
     /// Whether the game's own music is muted, time running: by the silent switch or held back.
-    public var gameMusicMuted: Bool
+    public let gameMusicMuted: Bool
     /// Whether music players must be in the `interrupted` state.
-    public var musicInterrupted: Bool
+    public let musicInterrupted: Bool
     /// Whether `MusicPlayer` ignores the silent switch. It does, in every category,
     /// as the iPod did: the player's music is the user's choice, not the game's sound.
-    public var musicPlayerIgnoresSilentSwitch: Bool
+    public let musicPlayerIgnoresSilentSwitch: Bool
     /// Whether other audio is playing that the game's secondary audio should give way to.
-    public var secondaryAudioShouldBeSilencedHint: Bool
+    public let secondaryAudioShouldBeSilencedHint: Bool
 
     /// Whether effects can be heard.
     public var effectsAudible: Bool { !effectsMuted && !effectsPaused }

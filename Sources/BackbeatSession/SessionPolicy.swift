@@ -9,12 +9,12 @@ import BackbeatSupport
 /// | playback | — | no | no | interrupt | plays, others stopped |
 /// | playback | mixWithOthers | yes | no | nothing | plays, mixed |
 /// | playback | duckOthers | yes, others lowered | no | duck | plays |
-public enum SessionPolicy {
+package enum SessionPolicy {
     /// Checks that `options` fit `category`.
     ///
     /// - Throws: ``BackbeatError/Code/invalidSessionOptions`` when an option is
     ///   set with a category other than ``AudioSession/Category/playback``.
-    public static func validate(category: AudioSession.Category, options: AudioSession.CategoryOptions) throws {
+    package static func validate(category: AudioSession.Category, options: AudioSession.CategoryOptions) throws {
         guard category != .playback, !options.isEmpty else { return }
         throw BackbeatError(.invalidSessionOptions, operation: "AudioSession.setCategory",
                             reason: "\(options) is valid only with playback, not \(category)")
@@ -24,7 +24,7 @@ public enum SessionPolicy {
     ///
     /// Total: options that do not fit the category (which ``validate(category:options:)``
     /// rejects) are ignored here.
-    public static func decide(category: AudioSession.Category, options: AudioSession.CategoryOptions,
+    package static func decide(category: AudioSession.Category, options: AudioSession.CategoryOptions,
                               environment: SessionEnvironment) -> SessionDecision {
         let options = category == .playback ? options : []
         let mixes: Bool

@@ -36,7 +36,7 @@ public struct SessionUpdate: Sendable, Hashable, CustomStringConvertible {
     /// The decision in force after it.
     public let decision: SessionDecision
     /// What was applied, in order. Empty when nothing changed or the event was ignored.
-    public let actions: [SessionAction]
+    package let actions: [SessionAction]
     /// Why the cause changed nothing, when it was ignored.
     public let ignoredBecause: String?
 

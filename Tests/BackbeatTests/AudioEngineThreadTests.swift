@@ -104,7 +104,7 @@ import BackbeatTestFixtures
                 handlerBlocked.signal()
                 release.wait()
             }
-            let voice = tone.play(numberOfLoops: -1)
+            let voice = tone.play(looping: .forever)
             #expect(handlerBlocked.wait(timeout: .now() + 30) == .success)
             let start = try #require(blockedAt.withLockedValue { $0 })
             // Wall time only bounds the wait; engine time is what is checked.

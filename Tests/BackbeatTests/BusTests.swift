@@ -9,7 +9,7 @@ struct BusTests {
     /// A bed of constant level on `bus`: the rendered left channel is its gain times 0.5957 × 0.5.
     private func bed(_ engine: AudioEngine, bus: Bus) throws -> Voice {
         let dc = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 48_000), name: "bed", engine: engine)
-        return dc.play(numberOfLoops: -1, bus: bus)
+        return dc.play(looping: .forever, bus: bus)
     }
 
     @Test("Fades reach their target at the right frame, give or take one update", arguments: [
@@ -69,7 +69,7 @@ struct BusTests {
     func declick() throws {
         try withOfflineEngine { engine in
             let tone = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1), amplitude: 1), name: "tone", engine: engine)
-            let voice = tone.play(numberOfLoops: -1)
+            let voice = tone.play(looping: .forever)
             var out = try engine.render(frames: 4_801)
             engine.effectsBus.isMuted = true
             out += try engine.render(frames: 4_803)

@@ -14,7 +14,7 @@ struct DeviceLossTests {
             let ramp = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1),
                                      floats: (0..<96_000).map { Float($0) / 96_000 })
             let sound = try SoundEffect(buffer: ramp, name: "ramp", engine: engine)
-            let voice = sound.play(numberOfLoops: -1)
+            let voice = sound.play(looping: .forever)
             _ = try engine.render(frames: 48_000)
             let before = voice.currentTime.seconds
             engine.simulateDeviceLoss()

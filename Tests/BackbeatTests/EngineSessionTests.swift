@@ -98,7 +98,7 @@ struct EngineSessionTests {
     func sessionDuck() throws {
         try withOfflineEngine { engine in
             let dc = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 48_000), name: "bed", engine: engine)
-            dc.play(numberOfLoops: -1, bus: engine.musicBus)
+            dc.play(looping: .forever, bus: engine.musicBus)
             _ = try engine.render(frames: 4_800)
             let full = SampleAnalysis.channel(try engine.render(frames: 240), 0, of: 2).last!
             _ = try engine.session.duck(music: MediaTime(seconds: 0.2), by: 12,

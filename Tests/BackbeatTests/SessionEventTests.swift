@@ -271,7 +271,7 @@ private let speakers = AudioRoute(name: "speakers")
     @Test func duckLowersTheMusicBusOnEngineTime() throws {
         let (session, recorder, log, clock) = makeSession()
         clock.time = MediaTime(frames: 96_000, sampleRate: 48_000)
-        let duck = try session.duck(music: MediaTime(seconds: 2.5), by: 12,
+        let duck = try session.requestDuck(music: MediaTime(seconds: 2.5), by: 12,
                                     attack: MediaTime(value: 1, timescale: 10), release: MediaTime(value: 1, timescale: 2))
         #expect(duck.start == MediaTime(value: 2, timescale: 1))
         #expect(duck.loweredAt == MediaTime(value: 21, timescale: 10))

@@ -33,7 +33,7 @@ struct SessionPlayersTests {
                                            name: "tone", engine: engine)
                 queue.play()
                 music.play()
-                let voice = tone.play(numberOfLoops: -1)
+                let voice = tone.play(looping: .forever)
                 _ = try engine.render(frames: 2_400)
                 try setup(engine, queue, music, voice)
                 _ = try engine.render(frames: 4_800)

@@ -53,7 +53,7 @@ import BackbeatTesting
         try withOfflineEngine(sampleRate: 48_000) { engine in
             let session = AudioSession(clock: { [weak engine] in engine?.currentTime ?? .zero })
             _ = try engine.render(frames: 24_000)
-            let duck = try session.duck(music: MediaTime(value: 1, timescale: 1), by: 6)
+            let duck = try session.requestDuck(music: MediaTime(value: 1, timescale: 1), by: 6)
             #expect(duck.start == MediaTime(value: 1, timescale: 2))
         }
     }

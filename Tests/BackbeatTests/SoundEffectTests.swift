@@ -31,7 +31,7 @@ struct SoundEffectTests {
     func loopCounts(loops: Int) throws {
         try withOfflineEngine { engine in
             let sound = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 4_800), name: "dc", engine: engine)
-            let voice = sound.play(numberOfLoops: loops)
+            let voice = sound.play(looping: .times(loops + 1))
             let out = try engine.render(frames: 4_800 * (loops + 3))
             let first = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 2))
             let last = try #require(SampleAnalysis.lastAudibleFrame(out, channels: 2))
@@ -43,11 +43,11 @@ struct SoundEffectTests {
         }
     }
 
-    @Test("numberOfLoops -1 loops until stopped, then fades out without a click")
+    @Test("looping: .forever loops until stopped, then fades out without a click")
     func infiniteLoop() throws {
         try withOfflineEngine { engine in
             let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 500, duration: MediaTime(seconds: 0.01 * 9.6)), name: "loop", engine: engine)
-            let voice = sound.play(numberOfLoops: -1)
+            let voice = sound.play(looping: .forever)
             let before = try engine.render(frames: 48_000)
             #expect(SampleAnalysis.rms(SampleAnalysis.channel(before, 0, of: 2)[40_000...]) > 0.1)
             #expect(voice.state == .playing)

@@ -84,7 +84,7 @@ struct VoicePoolTests {
                                      floats: (0..<frames).map { Float($0) / Float(frames) })
             let loop = try SoundEffect(buffer: ramp, name: "ramp", engine: engine)
             let blocker = try SoundEffect(buffer: TestSignal.constant(0.0, frames: 24_000), name: "blocker", engine: engine)
-            let looping = loop.play(numberOfLoops: -1, priority: 1)
+            let looping = loop.play(looping: .forever, priority: 1)
             blocker.play(priority: 1)
             _ = try engine.render(frames: 4_800)
             blocker.play(priority: 9)   // steals the looping voice (equal priorities would also do; this is clearer)
@@ -108,7 +108,7 @@ struct VoicePoolTests {
     func manyLogicalVoices() throws {
         try withOfflineEngine { engine in
             let loop = try SoundEffect(buffer: TestSignal.constant(0.001, frames: 4_800), name: "bed", engine: engine)
-            let voices = (0..<1_100).map { _ in loop.play(numberOfLoops: -1) }
+            let voices = (0..<1_100).map { _ in loop.play(looping: .forever) }
             _ = try engine.render(frames: 4_800)
             let counts = engine.withLock { engine.voicePoolLocked.stateCounts }
             #expect(engine.withLock { engine.voicePoolLocked.liveVoiceCount } == 1_100)
@@ -134,7 +134,7 @@ struct VoicePoolTests {
                     let sound = sounds[i % 4]
                     if i % 7 == 0 {
                         sound.play(at: engine.currentTime + MediaTime(frames: Int64(i * 13), sampleRate: 48_000),
-                                   numberOfLoops: i % 3, priority: i % 5)
+                                   looping: .times(i % 3 + 1), priority: i % 5)
                     } else {
                         sound.play(pan: Float(i % 3) - 1, priority: i % 5)
                     }
