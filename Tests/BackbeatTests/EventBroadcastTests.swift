@@ -116,3 +116,52 @@ import BackbeatTestFixtures
         }
     }
 }
+
+/// Players observe the same way: a handler removed by its token hears nothing more.
+@Suite struct PlayerObservationTests {
+    @Test("A queue player's handler removed by its token is not called again; its stream still is")
+    func queuePlayerToken() async throws {
+        try await withDCLibraryAsync(count: 2, seconds: 0.2) { _, items in
+            let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+            let player = try QueuePlayer(engine: engine, items: items.map { PlayerItem(url: $0.assetURL) })
+            let seen = LockedValueBox<[QueuePlayer.Event]>([])
+            let token = player.observe { event in seen.withLockedValue { $0.append(event) } }
+            let stream = player.events()
+            player.play()
+            _ = try engine.render(frames: 4_800)
+            let before = seen.withLockedValue { $0.count }
+            #expect(before > 0)
+            token.cancel()
+            _ = try engine.render(frames: 19_200)   // the second song starts, then the queue ends
+            #expect(seen.withLockedValue { $0.count } == before, "not called after cancel()")
+            engine.shutdown()
+            var streamed = 0
+            for await _ in stream { streamed += 1 }
+            #expect(streamed > before, "the stream heard the later events too")
+        }
+    }
+
+    @Test("The application player's handler removed by its token is not called again")
+    func musicPlayerToken() throws {
+        try withDCLibrary(count: 2, seconds: 0.2) { _, items in
+            try withOfflineEngine { engine in
+                let player = try MusicPlayer.application(for: engine)
+                player.setQueue(items: items)
+                player.beginGeneratingPlaybackNotifications()
+                let (kept, removed) = (LockedValueBox(0), LockedValueBox(0))
+                player.observe { _ in kept.withLockedValue { $0 += 1 } }
+                let token = player.observe { _ in removed.withLockedValue { $0 += 1 } }
+                player.play()
+                _ = try engine.render(frames: 4_800)
+                let before = removed.withLockedValue { $0 }
+                #expect(before > 0 && before == kept.withLockedValue { $0 })
+                token.cancel()
+                player.volume = 0.5
+                player.skipToNextItem()
+                _ = try engine.render(frames: 4_800)
+                #expect(removed.withLockedValue { $0 } == before)
+                #expect(kept.withLockedValue { $0 } > before)
+            }
+        }
+    }
+}
