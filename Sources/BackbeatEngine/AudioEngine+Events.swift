@@ -61,6 +61,14 @@ extension AudioEngine {
         }
     }
 
+    /// Session updates go where the engine's events go: a real-time output's
+    /// session may apply an update on the audio thread (a scripted environment's
+    /// step), and its observers must not run there.
+    func deliverSessionUpdatesOffTheAudioThread() {
+        guard let delivery = eventDelivery else { return }
+        session.setUpdateDelivery { job in delivery.enqueue(job) }
+    }
+
     /// Waits until a real-time output's delivery thread has delivered every
     /// event posted so far, or `seconds` of wall time pass (the wall clock only
     /// bounds the wait). Returns at once on other outputs, which deliver inline.

@@ -159,10 +159,12 @@ public final class AudioEngine: @unchecked Sendable {
         session.attach(target: sessionTarget)
         if case .device = output {
             eventDelivery = EventDeliveryQueue(name: "Backbeat events")
+            deliverSessionUpdatesOffTheAudioThread()
             clockOrigin = device.clockNanoseconds() ?? 0
             startRealTimeThread(rendering: false)
         } else if case .file(_, _, .realTime) = output {
             eventDelivery = EventDeliveryQueue(name: "Backbeat events")
+            deliverSessionUpdatesOffTheAudioThread()
             startRealTimeThread(rendering: true)
         }
     }

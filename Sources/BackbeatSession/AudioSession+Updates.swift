@@ -16,7 +16,19 @@ extension AudioSession {
         broadcast.events()
     }
 
+    /// Hands update delivery to `deliver` (a real-time engine's delivery thread,
+    /// so observers never run on the thread that feeds OpenAL); nil delivers on
+    /// the thread that applied the update.
+    package func setUpdateDelivery(_ deliver: (@Sendable (@escaping @Sendable () -> Void) -> Void)?) {
+        state.withLockedValue { $0.updateDelivery = deliver }
+    }
+
     func deliver(_ update: SessionUpdate) {
-        broadcast.send(update)
+        let broadcast = self.broadcast
+        if let delivery = state.withLockedValue({ $0.updateDelivery }) {
+            delivery { broadcast.send(update) }
+        } else {
+            broadcast.send(update)
+        }
     }
 }

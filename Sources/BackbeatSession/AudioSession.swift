@@ -49,6 +49,8 @@ public final class AudioSession: Sendable {
 
         weak var target: (any SessionTarget)?
         var otherAudioController: (any OtherAudioController)?
+        /// Where updates are delivered (see ``setUpdateDelivery(_:)``); nil: inline.
+        var updateDelivery: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
     }
 
     /// Actions to apply and the update that reports them.

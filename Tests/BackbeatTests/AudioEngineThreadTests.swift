@@ -131,6 +131,39 @@ import BackbeatTestFixtures
         }
     }
 
+    /// A scripted environment posts on the audio thread of a real-time output;
+    /// the session's observers still run off it.
+    @Test("A session observer that blocks does not stop a paced file's feeding")
+    func blockingSessionObserverDoesNotStopTheAudio() throws {
+        try withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("session.wav")
+            let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
+            let script = ScriptedEnvironment(session: engine.session, events: [
+                .init(at: MediaTime(seconds: 0.05), .otherAudioStarted(name: "radio")),
+            ])
+            let observerBlocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let blockedAt = LockedValueBox<MediaTime?>(nil)
+            let token = engine.session.observe { _ in
+                guard blockedAt.withLockedValue({ $0 == nil }) else { return }
+                blockedAt.withLockedValue { $0 = engine.currentTime }
+                observerBlocked.signal()
+                release.wait()
+            }
+            script.attach(to: engine)
+            #expect(observerBlocked.wait(timeout: .now() + 30) == .success)
+            let start = try #require(blockedAt.withLockedValue { $0 })
+            var advanced = false
+            for _ in 0..<3_000 where !advanced {
+                advanced = engine.currentTime.seconds >= start.seconds + 0.5
+                if !advanced { usleep(10_000) }
+            }
+            #expect(advanced, "the engine rendered half a second while the session observer blocked")
+            release.signal()
+            token.cancel()
+            engine.shutdown()
+        }
+    }
+
     /// The engine's thread holds the engine during a step; when the game has
     /// let go by then, the last release, and so shutdown, happen on that thread.
     @Test("The last release of an engine on its own thread completes the file")
