@@ -39,7 +39,7 @@ public final class ApplicationMusic: DrumpadMusic {
         guard time < item.playbackDuration else {
             throw DrumpadError("\(DrumpadCommand.clock(time)) is beyond the end of \"\(item.title)\" (\(item.playbackDuration.formatted))")
         }
-        player.currentPlaybackTime = time.seconds
+        player.currentPlaybackTime = time
     }
 
     public func setRepeatMode(_ mode: DrumpadCommand.RepeatMode) throws {
@@ -63,8 +63,8 @@ public final class ApplicationMusic: DrumpadMusic {
     public func nowPlayingItem() throws -> MediaItem? { player.nowPlayingItem as? MediaItem }
 
     public func currentPlaybackTime() throws -> MediaTime {
-        // The player counts engine-rate frames: at that timescale the seconds convert back to the exact frame.
-        MediaTime(seconds: player.currentPlaybackTime, preferredTimescale: Int32(sampleRate))
+        // The player counts engine-rate frames, at that timescale.
+        player.currentPlaybackTime
     }
 
     public func level() -> Float? {

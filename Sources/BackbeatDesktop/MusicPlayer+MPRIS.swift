@@ -65,8 +65,10 @@ extension MusicPlayer {
                 case .stop: player.stop()
                 case .next: player.skipToNextItem()
                 case .previous: player.skipToPreviousItem()
-                case .seek(let offset): player.currentPlaybackTime += Double(offset) / 1_000_000
-                case .setPosition(let position): player.currentPlaybackTime = Double(position) / 1_000_000
+                case .seek(let offset):
+                    // Seconds, so a peer's huge offset saturates instead of overflowing.
+                    player.currentPlaybackTime = MediaTime(seconds: player.currentPlaybackTime.seconds + Double(offset) / 1_000_000)
+                case .setPosition(let position): player.currentPlaybackTime = MediaTime(value: position, timescale: 1_000_000)
                 case .setRepeatMode(let mode): player.repeatMode = mode
                 case .setShuffle(let on): player.shuffleMode = on ? .songs : .off
                 case .setVolume(let volume): player.volume = Float(min(1, max(0, volume)))
@@ -109,7 +111,7 @@ extension MusicPlayer {
             published.queueIndex = player.indexOfNowPlayingItem ?? 0
             published.repeatMode = player.repeatMode
             published.isShuffling = player.shuffleMode != .off
-            published.position = Int64((player.currentPlaybackTime * 1_000_000).rounded())
+            published.position = player.currentPlaybackTime.converted(to: 1_000_000).value
             published.volume = Double(player.volume)
             published.canGoNext = item != nil
             published.canGoPrevious = item != nil

@@ -1,5 +1,6 @@
 import Foundation
 import BackbeatSupport
+import BackbeatMedia
 import BackbeatMusic
 
 /// The user's own media player, seen through MPRIS: what
@@ -122,12 +123,14 @@ public final class SystemMusicPlayer: Sendable {
     /// The player's volume, 0...1 (some players go above 1); nil when it has none.
     public var volume: Float? { target()?.volume.map { Float($0) } }
 
-    /// The position in the track, in seconds, read from the player now (MPRIS
-    /// does not signal it).
-    public var currentPlaybackTime: TimeInterval {
+    /// The position in the track, read from the player now (MPRIS does not
+    /// signal it), in microseconds as the player reports it.
+    public var currentPlaybackTime: MediaTime {
         get throws {
             let player = try resolve("currentPlaybackTime")
-            return try mapped("currentPlaybackTime", player) { Double(try client.readPosition(of: player.busName)) / 1_000_000 }
+            return try mapped("currentPlaybackTime", player) {
+                MediaTime(value: try client.readPosition(of: player.busName), timescale: 1_000_000)
+            }
         }
     }
 
@@ -144,25 +147,24 @@ public final class SystemMusicPlayer: Sendable {
     /// Moves to the previous track (players usually restart a track that has played a while).
     public func skipToPreviousItem() throws { try send("Previous", "skipToPreviousItem") }
 
-    /// Moves to `seconds` into the track (below zero clamps to zero; NaN is an invalid argument).
+    /// Moves to `time` into the track (below zero clamps to zero).
     ///
     /// Uses SetPosition with the track's ID; a player that gives no ID is moved
     /// with a relative Seek from its position now.
-    public func seek(to seconds: TimeInterval) throws {
-        guard seconds.isFinite else {
-            throw BackbeatError(.invalidArgument, operation: "system music player seek", reason: "\(seconds) is not a time")
-        }
+    public func seek(to time: MediaTime) throws {
         let player = try resolve("seek")
         guard player.canSeek != false else {
             throw BackbeatError(.unsupportedByPlayer, operation: "system music player seek", reason: "\(player.name) cannot seek")
         }
-        let target = Int64((max(0, seconds) * 1_000_000).rounded())
+        let target = max(0, time.converted(to: 1_000_000).value)
         try mapped("seek", player) {
             if let id = NowPlayingInfo.validTrackID(player.metadata["mpris:trackid"]?.string) {
                 try client.send("SetPosition", to: player.busName, arguments: [.objectPath(id), .int64(target)])
             } else {
                 let now = try client.readPosition(of: player.busName)
-                try client.send("Seek", to: player.busName, arguments: [.int64(target - now)])
+                // A player may report any position, Int64.min included: the offset saturates.
+                let (offset, overflow) = target.subtractingReportingOverflow(now)
+                try client.send("Seek", to: player.busName, arguments: [.int64(overflow ? .max : offset)])
             }
         }
     }

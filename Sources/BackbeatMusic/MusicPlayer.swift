@@ -276,17 +276,22 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// What the player is doing.
     public var playbackState: PlaybackState { locked { state } }
 
-    /// The position in the now-playing item, in seconds. Setting it seeks,
-    /// sample-accurately: below zero clamps to zero; at or beyond the item's
-    /// end, the item ends and the queue moves on as if it had played through.
-    public var currentPlaybackTime: TimeInterval {
-        get { locked { currentFrameLocked().map { Double($0) / Double(stream.feed.sampleRate) } ?? 0 } }
+    /// The position in the now-playing item, in frames of the engine's rate.
+    /// Setting it seeks, sample-accurately: below zero clamps to zero; at or
+    /// beyond the item's end, the item ends and the queue moves on as if it had
+    /// played through.
+    public var currentPlaybackTime: MediaTime {
+        get {
+            locked {
+                let rate = stream.feed.sampleRate
+                return MediaTime(frames: currentFrameLocked() ?? 0, sampleRate: rate)
+            }
+        }
         set {
-            guard !newValue.isNaN else { return }
             locked {
                 guard position != nil else { return }
-                // MediaTime saturates, so an infinite or huge time seeks to the end, never traps.
-                let frame = max(0, MediaTime(seconds: newValue).frames(atSampleRate: stream.feed.sampleRate))
+                // The conversion saturates, so a huge time seeks to the end, never traps.
+                let frame = max(0, newValue.frames(atSampleRate: stream.feed.sampleRate))
                 startStream(at: frame)
             }
         }

@@ -247,7 +247,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     public var timeControlStatus: TimeControlStatus { locked { status } }
 
     /// The position in the current item (engine time, from the frames OpenAL played).
-    public func currentTime() -> MediaTime {
+    public var currentPlaybackTime: MediaTime {
         locked {
             guard let engine else { return .zero }
             let frame = stream.position.flatMap { $0.entry == currentEntry?.id ? $0.frame : nil } ?? currentEntry?.startFrame ?? 0

@@ -74,8 +74,8 @@ final class SystemNotificationRecorder: Sendable {
                 try await eventually("the pause comes back as state and notification") {
                     system.playbackState == .paused && recorder.saw(.playbackStateDidChange(.paused))
                 }
-                try system.seek(to: 5)
-                try await eventually("the seek lands at 5 s") { abs(try system.currentPlaybackTime - 5) < 0.25 }
+                try system.seek(to: MediaTime(seconds: 5))
+                try await eventually("the seek lands at 5 s") { abs(try system.currentPlaybackTime.seconds - 5) < 0.25 }
                 try system.play()
                 try await eventually("playing again") { system.playbackState == .playing }
 

@@ -152,16 +152,16 @@ struct MusicPlayerTests {
                 player.skipToNextItem()
                 #expect(player.indexOfNowPlayingItem == 1)
                 try engine.advance(by: MediaTime(seconds: 2))
-                #expect(abs(player.currentPlaybackTime - 2) < 0.02)
+                #expect(abs(player.currentPlaybackTime.seconds - 2) < 0.02)
                 player.skipToPreviousItem()
                 #expect(player.indexOfNowPlayingItem == 0)
-                #expect(player.currentPlaybackTime == 0)
+                #expect(player.currentPlaybackTime == .zero)
                 player.skipToNextItem()
                 try engine.advance(by: MediaTime(seconds: 5))
                 player.skipToPreviousItem()
                 #expect(player.indexOfNowPlayingItem == 1)
                 let out = try engine.render(frames: 4_800)
-                #expect(player.currentPlaybackTime < 0.2)
+                #expect(player.currentPlaybackTime.seconds < 0.2)
                 #expect(abs(out[out.count - 2] - 0.2) < 1e-3, "song 2 from its start")
                 #expect(try library.item(persistentID: items[0].persistentID).skipCount == 2)
                 player.skipToNextItem()
@@ -183,13 +183,13 @@ struct MusicPlayerTests {
                 #expect(player.playbackState == .seekingForward)
                 let out = try engine.render(frames: 48_000)
                 #expect(SampleAnalysis.rms(out) > 0.05, "audible while scanning")
-                #expect(player.currentPlaybackTime > 3, "about 4× speed")
+                #expect(player.currentPlaybackTime.seconds > 3, "about 4× speed")
                 player.endSeeking()
                 #expect(player.playbackState == .playing)
-                let forward = player.currentPlaybackTime
+                let forward = player.currentPlaybackTime.seconds
                 player.beginSeekingBackward()
                 _ = try engine.render(frames: 48_000)
-                #expect(player.currentPlaybackTime < forward - 2)
+                #expect(player.currentPlaybackTime.seconds < forward - 2)
                 player.endSeeking()
                 #expect(player.playbackState == .playing)
             }
@@ -206,7 +206,7 @@ struct MusicPlayerTests {
                 #expect(throws: BackbeatError.self) { try player.prepareToPlay() }
                 player.play()
                 player.skipToNextItem()
-                player.currentPlaybackTime = 3
+                player.currentPlaybackTime = MediaTime(seconds: 3)
                 #expect(player.playbackState == .stopped)
                 #expect(recorder.notifications.isEmpty)
                 #expect(SampleAnalysis.peak(try engine.render(frames: 4_800)) == 0)
@@ -214,13 +214,13 @@ struct MusicPlayerTests {
                 player.setQueue(items: items)
                 try player.prepareToPlay()
                 player.play()
-                player.currentPlaybackTime = -5
+                player.currentPlaybackTime = MediaTime(seconds: -5)
                 _ = try engine.render(frames: 2_400)
-                #expect(player.currentPlaybackTime < 0.06)
-                player.currentPlaybackTime = 1_000
+                #expect(player.currentPlaybackTime.seconds < 0.06)
+                player.currentPlaybackTime = MediaTime(seconds: 1_000)
                 _ = try engine.render(frames: 2_400)
                 #expect(player.indexOfNowPlayingItem == 1, "beyond the end: the item ends, the queue moves on")
-                player.currentPlaybackTime = .nan
+                player.currentPlaybackTime = MediaTime(seconds: .nan)   // zero: seeks to the start of the item
                 #expect(player.indexOfNowPlayingItem == 1)
             }
         }
@@ -235,13 +235,13 @@ struct MusicPlayerTests {
                 player.setQueue(items: items)
                 player.play()
                 _ = try engine.render(frames: 2_400)
-                player.currentPlaybackTime = time
+                player.currentPlaybackTime = MediaTime(seconds: time)
                 _ = try engine.render(frames: 2_400)
                 #expect(player.indexOfNowPlayingItem == 1, "beyond the end: the item ends, the queue moves on")
-                player.currentPlaybackTime = -time
+                player.currentPlaybackTime = MediaTime(seconds: -time)
                 _ = try engine.render(frames: 2_400)
                 #expect(player.indexOfNowPlayingItem == 1)
-                #expect(player.currentPlaybackTime < 0.06, "below zero seeks to the start")
+                #expect(player.currentPlaybackTime.seconds < 0.06, "below zero seeks to the start")
                 #expect(abs(SampleAnalysis.channel(try engine.render(frames: 2_400), 0, of: 2).last! - 0.2) < 1e-3,
                         "the second item (DC 0.2) plays")
             }

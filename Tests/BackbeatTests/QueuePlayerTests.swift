@@ -138,7 +138,7 @@ struct QueuePlayerTests {
                 #expect(Songs.runs(SampleAnalysis.channel(out, 0, of: 2)).filter { $0.frames > 100 }.map { ($0.value * 10).rounded() } == [1, 0])
                 #expect(player.currentItem == items[1])
                 #expect(player.timeControlStatus == .paused)
-                #expect(player.currentTime() == .zero)
+                #expect(player.currentPlaybackTime == .zero)
                 player.actionAtItemEnd = .none
                 player.play()
                 let rest = try engine.render(frames: 24_000)
@@ -165,10 +165,10 @@ struct QueuePlayerTests {
                 // The seek ramps in over ~10 ms; after it, the samples are the song's from frame 30 000 on.
                 for i in 1_000..<1_200 { #expect(abs(out[(first + i) * 2] - Songs.sineFrames((30_000 + i)..<(30_001 + i))[0]) < 1e-3) }
                 _ = expected
-                #expect(abs(player.currentTime().seconds - (30_000.0 + Double(4_800 - first)) / 48_000) < 0.002)
+                #expect(abs(player.currentPlaybackTime.seconds - (30_000.0 + Double(4_800 - first)) / 48_000) < 0.002)
                 player.seek(to: MediaTime(seconds: -3))
                 _ = try engine.render(frames: 480)
-                #expect(player.currentTime().seconds < 0.02)
+                #expect(player.currentPlaybackTime.seconds < 0.02)
                 player.seek(to: MediaTime(seconds: 99))
                 _ = try engine.render(frames: 2_400)
                 #expect(player.currentItem == items[1])

@@ -20,15 +20,15 @@ struct SessionMusicPlayerTests {
                 let interrupted = engine.withLock { engine.liveMusicPlayersLocked.filter { player in player.sessionInterrupt(reason: "call") } }
                 #expect(interrupted.map(\.sessionPlayerID) == [player.sessionPlayerID])
                 _ = try engine.render(frames: 2_400)
-                let at = player.currentTime()
+                let at = player.currentPlaybackTime
                 let silent = try engine.render(frames: 24_000)
                 #expect(SampleAnalysis.peak(silent) == 0)
-                #expect(player.currentTime() == at, "time in the song stands still")
+                #expect(player.currentPlaybackTime == at, "time in the song stands still")
                 #expect(player.timeControlStatus == .interrupted)
                 engine.withLock { interrupted.forEach { $0.sessionResume(reason: "ended") } }
                 let resumed = try engine.render(frames: 4_800)
                 #expect(SampleAnalysis.rms(resumed) > 0.2)
-                #expect(abs(player.currentTime().seconds - at.seconds - 0.1) < 0.01)
+                #expect(abs(player.currentPlaybackTime.seconds - at.seconds - 0.1) < 0.01)
                 #expect(recorder.events == [.timeControlStatusChanged(.playing), .timeControlStatusChanged(.interrupted), .timeControlStatusChanged(.playing)])
             }
         }
@@ -46,10 +46,10 @@ struct SessionMusicPlayerTests {
                 _ = try engine.render(frames: 4_800)
                 engine.withLock { engine.liveMusicPlayersLocked.forEach { $0.setGameMusicMuted(true) } }
                 #expect(engine.withLock { engine.liveMusicPlayersLocked }.filter(\.isGameMusic).count == 1)
-                let before = queue.currentTime()
+                let before = queue.currentPlaybackTime
                 let muted = try engine.render(frames: 9_600)
                 #expect(abs(SampleAnalysis.channel(muted, 0, of: 2).last! - 0.2) < 1e-3, "only the music player's 0.2")
-                #expect(queue.currentTime() > before, "the muted queue player keeps time")
+                #expect(queue.currentPlaybackTime > before, "the muted queue player keeps time")
                 engine.withLock { engine.liveMusicPlayersLocked.forEach { $0.setGameMusicMuted(false) } }
                 let both = try engine.render(frames: 4_800)
                 #expect(abs(SampleAnalysis.channel(both, 0, of: 2).last! - 0.3) < 1e-3)

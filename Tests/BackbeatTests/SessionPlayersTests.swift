@@ -85,9 +85,9 @@ struct SessionPlayersTests {
         } then: { engine, _, music, _ in
             try #expect(Self.listen(engine) == Heard(queue: false, music: false, effect: true) as Heard)
             #expect(music.playbackState == .playing, "held back, not paused")
-            let heldAt = music.currentPlaybackTime
+            let heldAt = music.currentPlaybackTime.seconds
             _ = try engine.render(frames: 4_800)
-            #expect(abs(music.currentPlaybackTime - heldAt - 0.1) < 0.01, "time runs while held back")
+            #expect(abs(music.currentPlaybackTime.seconds - heldAt - 0.1) < 0.01, "time runs while held back")
             engine.session.post(.otherAudioStopped(name: "radio"))
             _ = try engine.render(frames: 2_400)
             try #expect(Self.listen(engine) == Heard(queue: true, music: true, effect: true) as Heard)
@@ -150,16 +150,16 @@ struct SessionPlayersTests {
             #expect(queue.timeControlStatus == .interrupted)
             #expect(music.playbackState == .interrupted)
             #expect(voice.state == .paused)
-            let queueAt = queue.currentTime(), musicAt = music.currentPlaybackTime
+            let queueAt = queue.currentPlaybackTime, musicAt = music.currentPlaybackTime.seconds
             _ = try engine.render(frames: 9_600)
-            #expect(queue.currentTime() == queueAt)
+            #expect(queue.currentPlaybackTime == queueAt)
             engine.session.post(.interruptionEnded(shouldResume: true))
             _ = try engine.render(frames: 2_400)
             try #expect(Self.listen(engine) == Heard(queue: true, music: true, effect: true) as Heard)
             #expect(queue.timeControlStatus == .playing)
             #expect(music.playbackState == .playing)
-            #expect(abs(queue.currentTime().seconds - queueAt.seconds - 0.15) < 0.02)
-            #expect(abs(music.currentPlaybackTime - musicAt - 0.15) < 0.02)
+            #expect(abs(queue.currentPlaybackTime.seconds - queueAt.seconds - 0.15) < 0.02)
+            #expect(abs(music.currentPlaybackTime.seconds - musicAt - 0.15) < 0.02)
         }
     }
 
@@ -215,14 +215,14 @@ struct SessionPlayersTests {
                 let queue = try QueuePlayer(engine: engine, items: [PlayerItem(url: items[0].assetURL)])
                 queue.play()
                 _ = try engine.render(frames: 48_000)
-                let at = queue.currentTime()
+                let at = queue.currentPlaybackTime
                 engine.simulateDeviceLoss()
                 // The session paused the music (old device unavailable); the game plays it again.
                 queue.play()
                 _ = try engine.render(frames: 2_400)
                 let left = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
                 #expect(abs(left.last! - 0.1) < 1e-3)
-                #expect(abs(queue.currentTime().seconds - at.seconds - 0.15) < 0.02)
+                #expect(abs(queue.currentPlaybackTime.seconds - at.seconds - 0.15) < 0.02)
             }
         }
     }
