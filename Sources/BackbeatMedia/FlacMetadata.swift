@@ -8,7 +8,8 @@ import Foundation
 /// bounds-checked: a hostile length ends the walk instead of reading past the
 /// file or allocating what it claims.
 enum FlacMetadata {
-    /// The most metadata read before giving up (pictures included).
+    /// The most comment and picture metadata read before giving up; blocks
+    /// that are skipped (padding, seek tables, application data) do not count.
     static let maxMetadataBytes = 16 * 1024 * 1024
 
     /// Tags from the file's metadata, or nil when it is not a native FLAC file.
@@ -25,9 +26,11 @@ enum FlacMetadata {
             let isLast = h[0] & 0x80 != 0
             let type = h[0] & 0x7F
             let length = Int(h[1]) << 16 | Int(h[2]) << 8 | Int(h[3])
-            total += length
-            if total > maxMetadataBytes { errors.append("FLAC metadata exceeds \(maxMetadataBytes) bytes"); break }
             if type == 4 || type == 6 {
+                // Only what is read counts: skipped blocks (padding, seek
+                // tables, application data) cost a seek, not memory.
+                total += length
+                if total > maxMetadataBytes { errors.append("FLAC metadata exceeds \(maxMetadataBytes) bytes"); break }
                 guard let body = try? handle.read(upToCount: length), body.count == length else {
                     errors.append("FLAC metadata block ends early")
                     break

@@ -93,6 +93,70 @@ import BackbeatTestFixtures
         }
     }
 
+    /// A file that appears at the target while a writer works is someone
+    /// else's: finishing fails with `.fileExists`, and their file is kept.
+    @Test(arguments: [AudioFileType.wav, .oggVorbis])
+    func aFileThatAppearsWhileWritingIsKept(type: AudioFileType) async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("x.\(type.pathExtension)")
+            let writer = try AssetWriter(outputURL: url, fileType: type)
+            let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 44_100, channelCount: 2))
+            try writer.add(input)
+            try writer.startWriting()
+            try input.append(Fixtures.music(seconds: 0.2))
+            input.markAsFinished()
+            try Data("theirs".utf8).write(to: url)
+            await #expect { try await writer.finishWriting() } throws: { ($0 as? BackbeatError)?.code == .fileExists }
+            #expect(try Data(contentsOf: url) == Data("theirs".utf8))
+            #expect(Media.listing(dir) == [url.lastPathComponent])
+        }
+    }
+
+    /// Publishing a file: its bytes are synchronised (fsync) before its name
+    /// appears, and without `overwrite` the name is taken with link(2), which
+    /// cannot replace a file that appeared in the meantime (a check, then a
+    /// rename, could). Seen in the system calls of `backbeat convert`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")))
+    func publishingSynchronisesFirstAndNeverReplacesUnlessAsked() async throws {
+        try await withTemporaryDirectory { dir in
+            let source = dir.appendingPathComponent("in.wav")
+            try await Media.write(Fixtures.music(seconds: 0.2), to: source, as: .wav)
+            for (name, overwrite) in [("new.ogg", false), ("new.ogg", true)] {
+                let out = dir.appendingPathComponent(name)
+                let log = dir.appendingPathComponent("strace-\(name)-\(overwrite).log")
+                let arguments = ["-f", "-qq", "-e", "trace=fsync,fdatasync,rename,renameat,renameat2,link,linkat", "-o", log.path,
+                                 try BackbeatTool.binary(), "convert", source.path, out.path] + (overwrite ? ["--overwrite"] : [])
+                let r = try runTool("strace", arguments)
+                #expect(r.status == 0, "\(r.stderr)")
+                let calls = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+                    .map { $0.drop { $0 != " " }.drop { $0 == " " } }  // without the pid column
+                let publish = try #require(calls.firstIndex { ($0.hasPrefix("link") || $0.hasPrefix("rename")) && $0.contains(out.lastPathComponent + "\"") },
+                                           "\(calls)")
+                #expect(calls[..<publish].contains { $0.hasPrefix("fsync") }, "no fsync before \(calls[publish])")
+                #expect(calls[publish].hasPrefix(overwrite ? "rename" : "link"), "\(calls[publish])")
+                #expect(calls[(publish + 1)...].contains { $0.hasPrefix("fsync") }, "the directory is not synchronised")
+            }
+        }
+    }
+
+    /// The cap on FLAC metadata counts what is read (comments, pictures), not
+    /// blocks that are skipped: 18 MiB of padding before the comments once
+    /// cost a valid file its tags.
+    @Test func flacTagsAfterLargeSkippedBlocksAreRead() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("padded.flac")
+            try await Media.write(Media.int16Signal(frames: 1_000), to: url, as: .flac, tags: AudioTags(title: "After Padding"))
+            var bytes = [UInt8](try Data(contentsOf: url))
+            #expect(Array(bytes[0..<4]) == Array("fLaC".utf8) && bytes[4] & 0x7F == 0 && bytes[4] & 0x80 == 0)
+            let paddingLength = 9 * 1024 * 1024
+            let padding = [0x01, UInt8(paddingLength >> 16), UInt8(paddingLength >> 8 & 0xFF), UInt8(paddingLength & 0xFF)]
+                + [UInt8](repeating: 0, count: paddingLength)
+            bytes.insert(contentsOf: padding + padding, at: 4 + 4 + 34)  // after STREAMINFO
+            try Data(bytes).write(to: url)
+            #expect(try await AudioAsset(url: url).load(.tags).title == "After Padding")
+        }
+    }
+
     @Test func missingDirectoryIsATypedError() throws {
         let url = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/x.ogg")
         do {
