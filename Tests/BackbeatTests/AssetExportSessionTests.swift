@@ -114,12 +114,17 @@ import BackbeatTestFixtures
             #expect(session.status == .cancelled)
             #expect(Media.listing(dir) == ["a.wav"])
 
-            // Cancelling the task cancels the export too.
+            // Cancelling the task cancels the export too. The export starts only
+            // once the task is cancelled (waiting on a stream ends then), so a
+            // quick copy cannot finish first.
+            let (gate, gateKeeper) = AsyncStream<Void>.makeStream()
             let task = Task {
+                for await _ in gate {}
                 try await AssetExportSession(asset: AudioAsset(url: source), preset: .passthrough).export(to: dir.appendingPathComponent("c.wav"))
             }
             task.cancel()
             await #expect(throws: BackbeatError.self) { try await task.value }
+            gateKeeper.finish()
             #expect(Media.listing(dir) == ["a.wav"])
         }
     }
