@@ -39,7 +39,7 @@ public final class ApplicationMusic: DrumpadMusic {
         guard time < item.playbackDuration else {
             throw DrumpadError("\(DrumpadCommand.clock(time)) is beyond the end of \"\(item.title)\" (\(item.playbackDuration.formatted))")
         }
-        player.currentPlaybackTime = time
+        player.seek(to: time)
     }
 
     public func setRepeatMode(_ mode: DrumpadCommand.RepeatMode) throws {

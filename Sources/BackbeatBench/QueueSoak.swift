@@ -50,7 +50,7 @@ public final class QueueSoak: SoakParticipant {
         switch random.next(in: 0..<7) {
         case 0: try? player.insert(PlayerItem(url: songs[random.next(in: 0..<songs.count)]), after: nil)
         case 1: if let item = player.items().dropFirst().last { player.remove(item) }
-        case 2: player.advanceToNextItem()
+        case 2: player.skipToNextItem()
         case 3: player.seek(to: MediaTime(seconds: 5 * random.nextUnit()))
         case 4: player.pause()
         case 5: player.play()

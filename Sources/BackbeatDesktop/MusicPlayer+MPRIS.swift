@@ -67,8 +67,8 @@ extension MusicPlayer {
                 case .previous: player.skipToPreviousItem()
                 case .seek(let offset):
                     // Seconds, so a peer's huge offset saturates instead of overflowing.
-                    player.currentPlaybackTime = MediaTime(seconds: player.currentPlaybackTime.seconds + Double(offset) / 1_000_000)
-                case .setPosition(let position): player.currentPlaybackTime = MediaTime(value: position, timescale: 1_000_000)
+                    player.seek(to: MediaTime(seconds: player.currentPlaybackTime.seconds + Double(offset) / 1_000_000))
+                case .setPosition(let position): player.seek(to: MediaTime(value: position, timescale: 1_000_000))
                 case .setRepeatMode(let mode): player.repeatMode = mode
                 case .setShuffle(let on): player.shuffleMode = on ? .songs : .off
                 case .setVolume(let volume): player.volume = Float(min(1, max(0, volume)))

@@ -328,3 +328,5 @@ public final class SystemMusicPlayer: Sendable {
         }
     }
 }
+
+extension SystemMusicPlayer: MusicPlaying {}

@@ -277,23 +277,22 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public var playbackState: PlaybackState { locked { state } }
 
     /// The position in the now-playing item, in frames of the engine's rate.
-    /// Setting it seeks, sample-accurately: below zero clamps to zero; at or
-    /// beyond the item's end, the item ends and the queue moves on as if it had
-    /// played through.
     public var currentPlaybackTime: MediaTime {
-        get {
-            locked {
-                let rate = stream.feed.sampleRate
-                return MediaTime(frames: currentFrameLocked() ?? 0, sampleRate: rate)
-            }
+        locked {
+            let rate = stream.feed.sampleRate
+            return MediaTime(frames: currentFrameLocked() ?? 0, sampleRate: rate)
         }
-        set {
-            locked {
-                guard position != nil else { return }
-                // The conversion saturates, so a huge time seeks to the end, never traps.
-                let frame = max(0, newValue.frames(atSampleRate: stream.feed.sampleRate))
-                startStream(at: frame)
-            }
+    }
+
+    /// Moves to `time` in the now-playing item, sample-accurately: below zero
+    /// clamps to zero; at or beyond the item's end, the item ends and the queue
+    /// moves on as if it had played through. Nothing happens on an empty queue.
+    public func seek(to time: MediaTime) {
+        locked {
+            guard position != nil else { return }
+            // The conversion saturates, so a huge time seeks to the end, never traps.
+            let frame = max(0, time.frames(atSampleRate: stream.feed.sampleRate))
+            startStream(at: frame)
         }
     }
 

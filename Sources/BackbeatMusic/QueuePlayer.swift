@@ -192,7 +192,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
 
     /// Ends the current item now and moves to the next (with ``loopsQueue``,
     /// the current item goes to the back of the queue).
-    public func advanceToNextItem() {
+    public func skipToNextItem() {
         locked {
             guard let first = queue.first else { return }
             queue.removeFirst()

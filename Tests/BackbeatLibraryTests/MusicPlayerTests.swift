@@ -206,7 +206,7 @@ struct MusicPlayerTests {
                 #expect(throws: BackbeatError.self) { try player.prepareToPlay() }
                 player.play()
                 player.skipToNextItem()
-                player.currentPlaybackTime = MediaTime(seconds: 3)
+                player.seek(to: MediaTime(seconds: 3))
                 #expect(player.playbackState == .stopped)
                 #expect(recorder.notifications.isEmpty)
                 #expect(SampleAnalysis.peak(try engine.render(frames: 4_800)) == 0)
@@ -214,13 +214,13 @@ struct MusicPlayerTests {
                 player.setQueue(items: items)
                 try player.prepareToPlay()
                 player.play()
-                player.currentPlaybackTime = MediaTime(seconds: -5)
+                player.seek(to: MediaTime(seconds: -5))
                 _ = try engine.render(frames: 2_400)
                 #expect(player.currentPlaybackTime.seconds < 0.06)
-                player.currentPlaybackTime = MediaTime(seconds: 1_000)
+                player.seek(to: MediaTime(seconds: 1_000))
                 _ = try engine.render(frames: 2_400)
                 #expect(player.indexOfNowPlayingItem == 1, "beyond the end: the item ends, the queue moves on")
-                player.currentPlaybackTime = MediaTime(seconds: .nan)   // zero: seeks to the start of the item
+                player.seek(to: MediaTime(seconds: .nan))   // zero: seeks to the start of the item
                 #expect(player.indexOfNowPlayingItem == 1)
             }
         }
@@ -235,10 +235,10 @@ struct MusicPlayerTests {
                 player.setQueue(items: items)
                 player.play()
                 _ = try engine.render(frames: 2_400)
-                player.currentPlaybackTime = MediaTime(seconds: time)
+                player.seek(to: MediaTime(seconds: time))
                 _ = try engine.render(frames: 2_400)
                 #expect(player.indexOfNowPlayingItem == 1, "beyond the end: the item ends, the queue moves on")
-                player.currentPlaybackTime = MediaTime(seconds: -time)
+                player.seek(to: MediaTime(seconds: -time))
                 _ = try engine.render(frames: 2_400)
                 #expect(player.indexOfNowPlayingItem == 1)
                 #expect(player.currentPlaybackTime.seconds < 0.06, "below zero seeks to the start")

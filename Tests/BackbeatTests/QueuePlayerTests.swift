@@ -234,7 +234,7 @@ struct QueuePlayerTests {
                 player.remove(items[1])
                 try player.insert(items[3], after: items[0])
                 out += try engine.render(frames: 6_000)
-                player.advanceToNextItem()   // from 1 to 4
+                player.skipToNextItem()   // from 1 to 4
                 out += try engine.render(frames: 48_000)
                 // Removing an item already decoded ahead restarts the stream where it was (a ~10 ms dip).
                 #expect(Songs.order(SampleAnalysis.channel(out, 0, of: 2)) == [1, 4, 3, 0])
