@@ -86,6 +86,16 @@ import BackbeatTestFixtures
         }
     }
 
+    /// Whether a real-time engine's time reaches `seconds`. Wall time only
+    /// bounds the wait (30 s); engine time is what is checked.
+    static func engineTime(of engine: AudioEngine, reaches seconds: Double) -> Bool {
+        for _ in 0..<3_000 {
+            if engine.currentTime.seconds >= seconds { return true }
+            usleep(10_000)
+        }
+        return engine.currentTime.seconds >= seconds
+    }
+
     /// A real-time output delivers on a thread of its own: a handler that
     /// blocks holds back later events, never the audio. Engine time (the
     /// frames the paced file has written) goes on while the handler waits.
@@ -107,13 +117,8 @@ import BackbeatTestFixtures
             let voice = tone.play(looping: .forever)
             #expect(handlerBlocked.wait(timeout: .now() + 30) == .success)
             let start = try #require(blockedAt.withLockedValue { $0 })
-            // Wall time only bounds the wait; engine time is what is checked.
-            var advanced = false
-            for _ in 0..<3_000 where !advanced {
-                advanced = engine.currentTime.seconds >= start.seconds + 0.5
-                if !advanced { usleep(10_000) }
-            }
-            #expect(advanced, "the engine rendered half a second while the handler blocked")
+            #expect(Self.engineTime(of: engine, reaches: start.seconds + 0.5),
+                    "the engine rendered half a second while the handler blocked")
             release.signal()
             token.cancel()
             voice.stop()
@@ -152,12 +157,8 @@ import BackbeatTestFixtures
             script.attach(to: engine)
             #expect(observerBlocked.wait(timeout: .now() + 30) == .success)
             let start = try #require(blockedAt.withLockedValue { $0 })
-            var advanced = false
-            for _ in 0..<3_000 where !advanced {
-                advanced = engine.currentTime.seconds >= start.seconds + 0.5
-                if !advanced { usleep(10_000) }
-            }
-            #expect(advanced, "the engine rendered half a second while the session observer blocked")
+            #expect(Self.engineTime(of: engine, reaches: start.seconds + 0.5),
+                    "the engine rendered half a second while the session observer blocked")
             release.signal()
             token.cancel()
             engine.shutdown()
