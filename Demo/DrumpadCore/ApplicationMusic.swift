@@ -5,7 +5,7 @@ import Foundation
 /// The demo's music on the engine's application music player
 /// (``MusicPlayer/application(for:)``): the queue, transport, modes, the
 /// now-playing item, metering for the level bar and the quit fade.
-public final class ApplicationMusic: DrumpadMusic {
+public final class ApplicationMusic: Sendable {
     /// The player.
     public let player: MusicPlayer
     private let library: MediaLibrary?

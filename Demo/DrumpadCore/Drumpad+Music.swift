@@ -6,6 +6,7 @@ extension Drumpad {
     func performMusic(_ command: DrumpadCommand) {
         let word = command.description.split(separator: " ").first.map(String.init) ?? "music"
         do {
+            let music = try availableMusic()
             switch command {
             case .play: try music.play()
             case .pause: try music.pause()
@@ -30,6 +31,14 @@ extension Drumpad {
         }
     }
 
+    /// The music player, or the error every music command reports without one.
+    func availableMusic() throws -> ApplicationMusic {
+        guard let music else {
+            throw DrumpadError("music is not available: no music player could be made on this engine")
+        }
+        return music
+    }
+
     /// `random [GENRE]`: a random song of the library (of one genre), then the
     /// rest of the library's songs after it, so `next` goes on.
     private func playRandom(genre: String?) throws {
@@ -44,12 +53,14 @@ extension Drumpad {
         report("random: \"\(chosen.title)\" by \(chosen.artist ?? "Unknown Artist")" + (chosen.genre.map { " (\($0))" } ?? ""))
         let songs = try MediaQuery.songs(in: library).items
         let start = songs.firstIndex(of: chosen) ?? 0
+        let music = try availableMusic()
         try music.setQueue(Array(songs[start...] + songs[..<start]))
         try music.play()
     }
 
     /// `now`: title, album, artist, state and position, tempo and artwork, or that nothing is playing.
     private func showNowPlaying() throws {
+        let music = try availableMusic()
         guard let item = try music.nowPlayingItem() else {
             report("now: nothing is playing")
             return

@@ -13,7 +13,7 @@ import BackbeatSupport
 ///
 /// ```swift
 /// let demo = try Drumpad(engine: engine, drums: assets.appendingPathComponent("Drums"),
-///                        library: library, music: try ApplicationMusic(engine: engine, library: library),
+///                        library: library, music: try? ApplicationMusic(engine: engine, library: library),
 ///                        say: { print($0) })
 /// demo.run(["bass", "wait 0.5", "snare 100", "quit"])
 /// ```
@@ -26,8 +26,9 @@ public final class Drumpad: @unchecked Sendable {
     public let engine: AudioEngine
     /// The music library, or nil when none could be opened.
     public let library: MediaLibrary?
-    /// The music the music commands drive.
-    public let music: any DrumpadMusic
+    /// The music the music commands drive: the engine's application player,
+    /// or nil when none could be made (the pads still play).
+    public let music: ApplicationMusic?
     /// The four pads' sounds.
     let pads: [DrumpadCommand.Pad: SoundEffect]
     let say: @Sendable (String) -> Void
@@ -53,7 +54,7 @@ public final class Drumpad: @unchecked Sendable {
     /// - Parameters:
     ///   - say: receives every line the demo prints (results, errors, session decisions).
     /// - Throws: ``DrumpadError`` when a pad's sound cannot be loaded.
-    public init(engine: AudioEngine, drums: URL, library: MediaLibrary?, music: any DrumpadMusic,
+    public init(engine: AudioEngine, drums: URL, library: MediaLibrary?, music: ApplicationMusic?,
                 quantize: DrumpadCommand.Quantize = .off, seed: UInt64 = 8,
                 say: @escaping @Sendable (String) -> Void) throws {
         self.engine = engine
@@ -80,7 +81,7 @@ public final class Drumpad: @unchecked Sendable {
             self?.report("session: \(update.reason)")
             self?.refreshStatus()
         }
-        music.onChange { [weak self] in self?.refreshStatus() }
+        music?.onChange { [weak self] in self?.refreshStatus() }
         do {
             try engine.session.setCategory(.playback, options: .mixWithOthers)
         } catch {
@@ -112,7 +113,7 @@ public final class Drumpad: @unchecked Sendable {
                 report("library: no songs in \(library.roots.map(\.path).joined(separator: ", "))")
                 return
             }
-            try music.setQueue(songs)
+            try availableMusic().setQueue(songs)
             report("library: \(songs.count) songs queued")
         } catch {
             report("library: \(error)")
@@ -203,7 +204,7 @@ public final class Drumpad: @unchecked Sendable {
         // One fade, the demo's: the music player's own equal-power fade-out (the
         // curve shutdown uses) and the same curve on the effects bus for the pads,
         // over the same second, so the sum falls monotonically to silence.
-        music.fadeOut(duration: Self.fadeOutDuration)
+        music?.fadeOut(duration: Self.fadeOutDuration)
         engine.effectsBus.fade(to: 0, duration: Self.fadeOutDuration, curve: .equalPower)
         // One more update and the output latency, so the last frame of the fade is out.
         wait(Self.fadeOutDuration + MediaTime(frames: Int64(engine.updateInterval), sampleRate: engine.sampleRate)
@@ -235,7 +236,7 @@ public final class Drumpad: @unchecked Sendable {
     /// start), or of ``BeatGrid/defaultBeatsPerMinute`` from engine time zero
     /// when no song is playing.
     func beatGrid() -> BeatGrid {
-        if (try? music.playbackState()) == .playing, let item = try? music.nowPlayingItem(),
+        if let music, (try? music.playbackState()) == .playing, let item = try? music.nowPlayingItem(),
            let position = try? music.currentPlaybackTime() {
             // The player's position counts frames mixed; a frame mixed now is heard an output latency later,
             // and a pad played at a time is heard at that time, so the song's beats are heard latency-late.
@@ -344,9 +345,9 @@ public final class Drumpad: @unchecked Sendable {
 
     /// Reads the music (state, item, level), the session and the clock into the status.
     public func refreshStatus() {
-        let state = try? music.playbackState()
-        let item = (try? music.nowPlayingItem()) ?? nil
-        let level = music.level()
+        let state = music.flatMap { try? $0.playbackState() }
+        let item = music.flatMap { (try? $0.nowPlayingItem()) ?? nil }
+        let level = music?.level() ?? nil
         let session = engine.session
         var category = "\(session.category)"
         if session.options.contains(.mixWithOthers) { category += " mix" }

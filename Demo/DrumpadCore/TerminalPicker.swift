@@ -117,6 +117,7 @@ extension Drumpad {
         guard case let .didPick(collection)? = result else { return }
         report("pick: \(collection.count == 1 ? "\"\(collection.items[0].title)\"" : "\(collection.count) songs") picked")
         do {
+            let music = try availableMusic()
             try music.setQueue(collection.items)
             try music.play()
         } catch {

@@ -69,12 +69,12 @@ let library = openLibrary(options.library ?? assets.appendingPathComponent("Musi
 let terminal = interactive ? Terminal() : nil
 
 // The engine's application music player; without one (no source left on the device) the pads still play.
-let music: any DrumpadMusic
+let music: ApplicationMusic?
 do {
     music = try ApplicationMusic(engine: engine, library: library)
 } catch {
     print("music: \(error); the music commands are off")
-    music = UnavailableMusic()
+    music = nil
 }
 
 let demo: Drumpad
@@ -91,7 +91,7 @@ do {
 // Only published, not made the session's other audio: `env other-audio` stays the demo's to play with.
 let desktop = options.mpris ? DesktopEnvironment() : nil
 let publication: DesktopPublication? = {
-    guard let desktop, let player = (music as? ApplicationMusic)?.player else {
+    guard let desktop, let player = music?.player else {
         if options.mpris { print("mpris: there is no music player to publish") }
         return nil
     }
