@@ -112,10 +112,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private var planned: [(position: Int, wraps: Bool, entry: StreamEntry)] = []
     private var failedItems = Set<Int>()
     private var prepared = false
-    private var level: Float = 1
-    private var volumeFade: Fade?
-    private var shutdownFade: Fade?
-    private var meters = Metering()
+    private var output = PlayerLevel()
     private var notifying = 0
     private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
     /// Seeking: the next frame a slice ends and the jump per slice.
@@ -369,29 +366,18 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
 
     /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
     public var volume: Float {
-        get { locked { level } }
-        set {
-            guard !newValue.isNaN else { return }
-            locked {
-                let new = min(max(newValue, 0), 1)
-                volumeFade = nil
-                guard new != level else { return }
-                level = new
-                notify(.volumeDidChange(new))
-            }
-        }
+        get { locked { output.volume } }
+        set { locked { if let new = output.setVolume(newValue) { notify(.volumeDidChange(new)) } } }
     }
 
     /// Fades the volume to `target` over `duration` of engine time.
     public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
-        guard !target.isNaN else { return }
         locked {
             guard let engine else { return }
-            let now = engine.currentFrameLocked
-            let from = volumeFade?.gain(at: now) ?? level
-            level = min(max(target, 0), 1)
-            volumeFade = Fade(from: from, to: level, startFrame: now, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)), curve: curve)
-            notify(.volumeDidChange(level))
+            let frames = duration.frames(atSampleRate: engine.sampleRate)
+            if let new = output.fade(to: target, at: engine.currentFrameLocked, frames: frames, curve: curve) {
+                notify(.volumeDidChange(new))
+            }
         }
     }
 
@@ -407,19 +393,19 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Whether ``updateMeters()`` measures levels. Default false.
     public var isMeteringEnabled: Bool {
         get { locked { stream.isMeteringEnabled } }
-        set { locked { stream.isMeteringEnabled = newValue; if !newValue { meters.reset() } } }
+        set { locked { stream.isMeteringEnabled = newValue; if !newValue { output.meters.reset() } } }
     }
 
     /// Refreshes the meters from the audio played since the last refresh (after the player's volume).
     public func updateMeters() {
-        locked { if stream.isMeteringEnabled { meters.update(from: stream) } }
+        locked { if stream.isMeteringEnabled { output.meters.update(from: stream) } }
     }
 
     /// Average power of `channel` (0 left, 1 right) in dB at the last ``updateMeters()``; -160 is silence.
-    public func averagePower(forChannel channel: Int) -> Float { locked { meters.average(forChannel: channel) } }
+    public func averagePower(forChannel channel: Int) -> Float { locked { output.meters.average(forChannel: channel) } }
 
     /// Peak power of `channel` in dB at the last ``updateMeters()``.
-    public func peakPower(forChannel channel: Int) -> Float { locked { meters.peak(forChannel: channel) } }
+    public func peakPower(forChannel channel: Int) -> Float { locked { output.meters.peak(forChannel: channel) } }
 
     /// Underruns so far (always zero on offline outputs).
     public var underrunCount: Int { locked { stream.underruns } }
@@ -453,9 +439,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
 
     // MARK: Internals (under the engine lock)
 
-    private func gain(at frame: Int64) -> Float {
-        (volumeFade?.gain(at: frame) ?? level) * (shutdownFade?.gain(at: frame) ?? 1)
-    }
+    private func gain(at frame: Int64) -> Float { output.gain(at: frame) }
 
     private func setState(_ new: PlaybackState) {
         guard new != state else { return }
@@ -695,8 +679,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     }
 
     package func beginShutdownFade(at frame: Int64, frames: Int64) {
-        let from = shutdownFade?.gain(at: frame) ?? 1
-        shutdownFade = Fade(from: from, to: 0, startFrame: frame, frames: frames, curve: .equalPower)
+        output.beginShutdownFade(at: frame, frames: frames)
     }
 
     package var isAudible: Bool { engine != nil && state != .stopped && state != .paused && state != .interrupted }

@@ -84,12 +84,9 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     private var status: TimeControlStatus = .paused
     private var action: ActionAtItemEnd = .advance
     private var looping = false
-    private var level: Float = 1
-    private var volumeFade: Fade?
-    private var shutdownFade: Fade?
+    private var output = PlayerLevel()
     private var userMuted = false
     private var sessionMuted = false
-    private var meters = Metering()
     /// An item that ended with action `.none`: the player rests at its end.
     private var restingAtEnd = false
     private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
@@ -271,22 +268,15 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
 
     /// The player's volume, 0...1 (clamped; NaN ignored). Setting it cancels a fade.
     public var volume: Float {
-        get { locked { level } }
-        set {
-            guard !newValue.isNaN else { return }
-            locked { level = min(max(newValue, 0), 1); volumeFade = nil }
-        }
+        get { locked { output.volume } }
+        set { locked { _ = output.setVolume(newValue) } }
     }
 
     /// Fades the volume to `target` over `duration` of engine time.
     public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
-        guard !target.isNaN else { return }
         locked {
             guard let engine else { return }
-            let now = engine.currentFrameLocked
-            let from = volumeFade?.gain(at: now) ?? level
-            level = min(max(target, 0), 1)
-            volumeFade = Fade(from: from, to: level, startFrame: now, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)), curve: curve)
+            _ = output.fade(to: target, at: engine.currentFrameLocked, frames: duration.frames(atSampleRate: engine.sampleRate), curve: curve)
         }
     }
 
@@ -310,22 +300,22 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         set {
             locked {
                 for s in [stream, spareStream].compactMap({ $0 }) { s.isMeteringEnabled = newValue }
-                if !newValue { meters.reset() }
+                if !newValue { output.meters.reset() }
             }
         }
     }
 
     /// Refreshes the meters from the audio played since the last refresh.
     public func updateMeters() {
-        locked { if stream.isMeteringEnabled { meters.update(from: stream) } }
+        locked { if stream.isMeteringEnabled { output.meters.update(from: stream) } }
     }
 
     /// Average power of `channel` (0 left, 1 right) in dB at the last
     /// ``updateMeters()``; -160 is silence, 0 full scale.
-    public func averagePower(forChannel channel: Int) -> Float { locked { meters.average(forChannel: channel) } }
+    public func averagePower(forChannel channel: Int) -> Float { locked { output.meters.average(forChannel: channel) } }
 
     /// Peak power of `channel` in dB at the last ``updateMeters()``.
-    public func peakPower(forChannel channel: Int) -> Float { locked { meters.peak(forChannel: channel) } }
+    public func peakPower(forChannel channel: Int) -> Float { locked { output.meters.peak(forChannel: channel) } }
 
     /// Underruns so far (always zero on offline outputs).
     public var underrunCount: Int { locked { stream.underruns } }
@@ -358,9 +348,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
 
     // MARK: Internals (under the engine lock)
 
-    private func gain(at frame: Int64) -> Float {
-        (volumeFade?.gain(at: frame) ?? level) * (shutdownFade?.gain(at: frame) ?? 1)
-    }
+    private func gain(at frame: Int64) -> Float { output.gain(at: frame) }
 
     private func applyMute() {
         for s in [stream, spareStream].compactMap({ $0 }) { s.isMuted = userMuted || sessionMuted }
@@ -631,8 +619,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     }
 
     package func beginShutdownFade(at frame: Int64, frames: Int64) {
-        let from = shutdownFade?.gain(at: frame) ?? 1
-        shutdownFade = Fade(from: from, to: 0, startFrame: frame, frames: frames, curve: .equalPower)
+        output.beginShutdownFade(at: frame, frames: frames)
     }
 
     package var isAudible: Bool { engine != nil && status == .playing && stream.wantsPlay }
