@@ -3,6 +3,17 @@ import BackbeatSupport
 extension BackbeatError.Code {
     /// The library index could not be opened, read or written.
     public static let indexFailed = Self("library index failed")
+    /// Another program (a second game instance, `backbeat library scan`) held
+    /// the index for longer than the busy timeout. Nothing was changed; try again.
+    public static let indexBusy = Self("library index is busy")
+    /// The index file or its directory cannot be written.
+    public static let indexReadOnly = Self("library index is read-only")
+    /// The disk holding the index is full.
+    public static let indexFull = Self("library index disk is full")
+    /// The index was written by a newer Backbeat; it is left as it is.
+    public static let indexNewerVersion = Self("library index is from a newer version")
+    /// The file at the index location is another program's SQLite database; it is left as it is.
+    public static let indexForeign = Self("not a Backbeat library index")
     /// A persistent ID names nothing in this library.
     public static let unknownPersistentID = Self("unknown persistent ID")
     /// A query already has a predicate on this property.

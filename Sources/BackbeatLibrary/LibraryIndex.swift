@@ -14,7 +14,7 @@ final class LibraryIndex: Sendable {
     /// Set when the file at the index location was unusable and was set aside.
     let warning: String?
 
-    init(location: MediaLibrary.IndexLocation) throws {
+    init(location: MediaLibrary.IndexLocation, busyTimeout: Double = defaultBusyTimeout) throws {
         switch location {
         case .inMemory:
             let queue = try Self.wrap("open", nil) { try DatabaseQueue() }
@@ -22,58 +22,127 @@ final class LibraryIndex: Sendable {
             writer = queue
             warning = nil
         case .file(let url):
-            (writer, warning) = try Self.openFile(url)
+            (writer, warning) = try Self.openFile(url, busyTimeout: busyTimeout)
         case .defaultLocation:
-            (writer, warning) = try Self.openFile(MediaLibrary.defaultIndexURL)
+            (writer, warning) = try Self.openFile(MediaLibrary.defaultIndexURL, busyTimeout: busyTimeout)
         }
     }
 
-    private static func openFile(_ url: URL) throws -> (any DatabaseWriter, String?) {
+    /// How long a write waits for another connection's transaction (a second
+    /// game instance, `backbeat library scan`) before failing with `.indexBusy`.
+    static let defaultBusyTimeout: Double = 5
+
+    static func configuration(busyTimeout: Double) -> Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        return configuration
+    }
+
+    /// Opens the index at `url`. Only a file SQLite calls corrupt or not a
+    /// database at all is moved aside (with its `-wal` and `-shm`, which may
+    /// hold committed data) and rebuilt. Every other failure (busy, read-only,
+    /// full, I/O, a newer schema, another program's database) is a typed error
+    /// and leaves the files as they are.
+    private static func openFile(_ url: URL, busyTimeout: Double) throws -> (any DatabaseWriter, String?) {
         let directory = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw BackbeatError(.indexFailed, operation: "create directory", url: directory, reason: "\(error)")
         }
-        do {
-            let pool = try DatabasePool(path: url.path)
-            try validateOrCreate(pool)
-            return (pool, nil)
-        } catch let error as BackbeatError where error.code == .indexFailed && error.operation == "open" {
-            throw error
-        } catch {
-            // Unusable: not SQLite, damaged, or another program's database. Keep it aside, start over.
-            var aside = url.appendingPathExtension("broken")
-            var n = 1
-            while FileManager.default.fileExists(atPath: aside.path) {
-                n += 1
-                aside = url.appendingPathExtension("broken\(n)")
-            }
+        let configuration = configuration(busyTimeout: busyTimeout)
+        // SQLite deletes the -wal beside a file that is not a database as it
+        // opens it: look at the header first, so the WAL goes aside too.
+        var damage = notADatabase(url)
+        if damage == nil {
             do {
-                try FileManager.default.moveItem(at: url, to: aside)
-                for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-                let pool = try DatabasePool(path: url.path)
-                try createSchema(pool)
-                let reason = (error as? DatabaseError)?.message ?? "\(error)"
-                return (pool, "\(url.path): index was unusable (\(reason)); moved to \(aside.lastPathComponent) and rebuilt")
+                let pool = try DatabasePool(path: url.path, configuration: configuration)
+                damage = try validateOrCreate(pool)
+                if damage == nil { return (pool, nil) }
+            } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+                damage = error.message ?? "\(error.resultCode)"
             } catch {
-                throw BackbeatError(.indexFailed, operation: "rebuild", url: url, reason: "\(error)")
+                throw typed(error, operation: "open", url: url)
             }
+        }
+        let reason = damage ?? "damaged"
+        // Damaged: keep it (and its WAL and shared memory) aside, start over.
+        var aside = url.appendingPathExtension("broken")
+        var n = 1
+        while FileManager.default.fileExists(atPath: aside.path) {
+            n += 1
+            aside = url.appendingPathExtension("broken\(n)")
+        }
+        do {
+            try FileManager.default.moveItem(at: url, to: aside)
+            for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+                try FileManager.default.moveItem(atPath: url.path + suffix, toPath: aside.path + suffix)
+            }
+            let pool = try DatabasePool(path: url.path, configuration: configuration)
+            try createSchema(pool)
+            return (pool, "\(url.path): index was damaged (\(reason)); moved to \(aside.lastPathComponent) and rebuilt")
+        } catch {
+            throw typed(error, operation: "rebuild", url: url)
         }
     }
 
-    /// Throws unless the database is empty (then creates the schema) or is a Backbeat index of this version.
-    private static func validateOrCreate(_ writer: any DatabaseWriter) throws {
-        try writer.write { db in
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-            if tables.isEmpty { return try createTables(db) }
-            guard tables.contains("meta"),
-                  try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'") == format,
-                  try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") == String(schemaVersion)
-            else { throw BackbeatError(.indexFailed, operation: "validate", reason: "not a Backbeat library index of version \(schemaVersion)") }
-            let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
-            guard check == "ok" else { throw BackbeatError(.indexFailed, operation: "validate", reason: check) }
+    /// Why the file at `url` is not an SQLite database by its header, or nil
+    /// when it is one (or empty, or absent: SQLite creates those).
+    private static func notADatabase(_ url: URL) -> String? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if header.isEmpty { return nil }
+        return header == Data("SQLite format 3\u{0}".utf8) ? nil : "file is not a database"
+    }
+
+    /// Creates the schema in an empty database; nil for a good Backbeat index;
+    /// the problem when SQLite's quick check finds damage. Throws a typed error
+    /// for a newer version or another program's database.
+    private static func validateOrCreate(_ writer: any DatabaseWriter) throws -> String? {
+        // Validation only reads, so an index opens while another program writes to it.
+        let isEmpty = try writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").isEmpty
         }
+        if isEmpty {
+            try writer.write { db in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                if tables.isEmpty { try createTables(db) }
+            }
+        }
+        return try writer.read { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            guard tables.contains("meta"), try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'") == format else {
+                throw BackbeatError(.indexForeign, operation: "open",
+                                    reason: "the file is another program's SQLite database; it was left as it is")
+            }
+            let version = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'")
+            guard version == String(schemaVersion) else {
+                throw BackbeatError(version.flatMap(Int.init).map { $0 > schemaVersion } == true ? .indexNewerVersion : .indexForeign,
+                                    operation: "open",
+                                    reason: "schema version \(version ?? "none"), this Backbeat reads \(schemaVersion); it was left as it is")
+            }
+            let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
+            return check == "ok" ? nil : check
+        }
+    }
+
+    /// A ``BackbeatError`` whose code says what went wrong with the index.
+    static func typed(_ error: any Error, operation: String, url: URL?) -> BackbeatError {
+        if let error = error as? BackbeatError {
+            return url == nil || error.url != nil ? error : BackbeatError(error.code, operation: error.operation, url: url, reason: error.reason)
+        }
+        guard let error = error as? DatabaseError else {
+            return BackbeatError(.indexFailed, operation: operation, url: url, reason: "\(error)")
+        }
+        let reason = error.message ?? "\(error.resultCode)"
+        let code: BackbeatError.Code = switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: .indexBusy
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: .indexReadOnly
+        case .SQLITE_FULL: .indexFull
+        default: .indexFailed
+        }
+        return BackbeatError(code, operation: operation, url: url, reason: reason)
     }
 
     private static func createSchema(_ writer: any DatabaseWriter) throws {
@@ -145,10 +214,8 @@ final class LibraryIndex: Sendable {
     let cache = ItemCache()
 
     static func wrap<T>(_ operation: String, _ url: URL?, _ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as BackbeatError { throw error } catch let error as DatabaseError {
-            throw BackbeatError(.indexFailed, operation: operation, url: url, reason: error.message ?? "\(error.resultCode)")
-        } catch {
-            throw BackbeatError(.indexFailed, operation: operation, url: url, reason: "\(error)")
+        do { return try body() } catch let error as BackbeatError { throw error } catch {
+            throw typed(error, operation: operation, url: url)
         }
     }
 

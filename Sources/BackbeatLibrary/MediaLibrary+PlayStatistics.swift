@@ -22,6 +22,40 @@ extension MediaLibrary {
             """, arguments: [Int64(bitPattern: item.persistentID)])
     }
 
+    /// Play and skip counts reported by the music player that could not be
+    /// written, even after retrying (a disk that is full, an index that stayed
+    /// busy), most recent last; the last 16 are kept.
+    public var statisticsWriteFailures: [BackbeatError] { statisticsFailures.withLockedValue { $0 } }
+
+    /// Runs `write` on the statistics queue; a busy index is retried twice
+    /// more (each attempt waits the busy timeout), and a failure is kept in
+    /// ``statisticsWriteFailures``, never dropped in silence.
+    func writeStatisticsLater(_ write: @escaping @Sendable (MediaLibrary) throws -> Void) {
+        statisticsQueue.async { [self] in
+            var attempt = 1
+            while true {
+                do {
+                    return try write(self)
+                } catch let error as BackbeatError where error.code == .indexBusy && attempt < 3 {
+                    attempt += 1
+                } catch {
+                    let failure = error as? BackbeatError
+                        ?? BackbeatError(.indexFailed, operation: "record statistics", reason: "\(error)")
+                    statisticsFailures.withLockedValue { failures in
+                        failures.append(failure)
+                        if failures.count > 16 { failures.removeFirst(failures.count - 16) }
+                    }
+                    return
+                }
+            }
+        }
+    }
+
+    /// Waits until the statistics written so far are in the index (or failed).
+    package func waitForStatistics() {
+        statisticsQueue.sync {}
+    }
+
     private func updateStatistics(_ id: UInt64, operation: String, sql: String, arguments: StatementArguments) throws {
         let found = try index.write(operation) { db -> Bool in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM items WHERE id = ?", arguments: [Int64(bitPattern: id)]) != nil else { return false }

@@ -35,6 +35,11 @@ public final class MediaLibrary: Sendable {
     let scanner: LibraryScanner
     private let scanLock = LockedValueBox<Void>(())
     private let state: LockedValueBox<State>
+    /// Where the music player's plays and skips are written, in order, off the
+    /// thread that reported them (the engine's), so a scan's transaction never
+    /// holds up the audio.
+    let statisticsQueue = DispatchQueue(label: "backbeat.library.statistics")
+    let statisticsFailures = LockedValueBox<[BackbeatError]>([])
 
     private struct State {
         var lastModifiedDate: Date
@@ -56,16 +61,21 @@ public final class MediaLibrary: Sendable {
 
     /// Opens (or creates) the index for a library of `roots`. Nothing is scanned until ``scan()``.
     ///
-    /// A corrupt or foreign index file is moved aside (`.broken`) and rebuilt;
-    /// ``indexWarning`` says so.
-    /// - Throws: ``BackbeatError/Code/indexFailed`` when no index can be opened or created.
+    /// A file that SQLite finds damaged or not a database at all is moved aside
+    /// (`.broken`, with its `-wal` and `-shm`) and rebuilt; ``indexWarning``
+    /// says so. Nothing else is ever moved: writes wait up to 5 s for another
+    /// program's transaction.
+    /// - Throws: `.indexBusy`, `.indexReadOnly`, `.indexFull`, `.indexNewerVersion`
+    ///   or `.indexForeign` (the files are left as they are), or `.indexFailed`
+    ///   when no index can be opened or created.
     public convenience init(roots: [URL], index: IndexLocation = .defaultLocation) throws {
         try self.init(roots: roots, index: index, source: LibraryCodecs.source)
     }
 
-    init(roots: [URL], index location: IndexLocation, source: any MediaMetadataSource) throws {
+    init(roots: [URL], index location: IndexLocation, source: any MediaMetadataSource,
+         busyTimeout: Double = LibraryIndex.defaultBusyTimeout) throws {
         self.roots = roots.map { $0.standardizedFileURL }
-        index = try LibraryIndex(location: location)
+        index = try LibraryIndex(location: location, busyTimeout: busyTimeout)
         indexWarning = index.warning
         scanner = LibraryScanner(roots: self.roots.map { ($0.path as NSString).standardizingPath }, source: source)
         let stored = try index.read("open") { db in try LibraryIndex.metaValue(db, "last_modified") }

@@ -27,17 +27,20 @@ extension MusicPlayer {
     }
 }
 
-/// The music player's play and skip counts, kept in a media library.
+/// The music player's play and skip counts, kept in a media library. The
+/// player reports them on the engine's thread; they are written on the
+/// library's statistics queue, with failures kept in
+/// ``MediaLibrary/statisticsWriteFailures``.
 struct LibraryPlayHistory: MusicPlayHistory {
     let library: MediaLibrary
 
     func recordPlay(of item: any MusicItem, at date: Date) {
         guard let item = item as? MediaItem else { return }
-        try? library.recordPlay(of: item, at: date)
+        library.writeStatisticsLater { try $0.recordPlay(of: item, at: date) }
     }
 
     func recordSkip(of item: any MusicItem) {
         guard let item = item as? MediaItem else { return }
-        try? library.recordSkip(of: item)
+        library.writeStatisticsLater { try $0.recordSkip(of: item) }
     }
 }

@@ -184,27 +184,30 @@ import BackbeatTestFixtures
         }
     }
 
-    @Test func corruptOrForeignIndexIsRebuiltWithAWarning() throws {
+    @Test func aDamagedIndexIsSetAsideWithItsWALAndAForeignOneIsLeftAlone() throws {
         try withTemporaryDirectory { directory in
             try LibraryFixture.write(directory.appendingPathComponent("music/a.ogg"), tags: AudioTags(title: "A"), frequency: 500)
             let root = directory.appendingPathComponent("music")
             let garbage = directory.appendingPathComponent("garbage.sqlite")
             try Data(repeating: 0x42, count: 10_000).write(to: garbage)
+            try Data("committed pages".utf8).write(to: URL(fileURLWithPath: garbage.path + "-wal"))
             let first = try MediaLibrary(roots: [root], index: .file(garbage))
             #expect(first.indexWarning?.contains("rebuilt") == true)
-            #expect(FileManager.default.fileExists(atPath: garbage.path + ".broken"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: garbage.path + ".broken")) == Data(repeating: 0x42, count: 10_000))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: garbage.path + ".broken-wal")) == Data("committed pages".utf8))
             #expect(try first.scan().added == 1)
 
+            // Another program's database is not ours to move: a typed error, and it stays as it was.
             let foreign = directory.appendingPathComponent("foreign.sqlite")
             let other = try DatabaseQueue(path: foreign.path)
             try other.write { try $0.execute(sql: "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep me')") }
             try other.close()
-            let second = try MediaLibrary(roots: [root], index: .file(foreign))
-            #expect(second.indexWarning != nil)
-            #expect(try second.scan().added == 1)
+            #expect { try MediaLibrary(roots: [root], index: .file(foreign)) } throws: { ($0 as? BackbeatError)?.code == .indexForeign }
+            #expect(!FileManager.default.fileExists(atPath: foreign.path + ".broken"))
+            #expect(try DatabaseQueue(path: foreign.path).read { try String.fetchOne($0, sql: "SELECT text FROM notes") } == "keep me")
 
             // A good index opens without a warning and keeps its items.
-            let reopened = try MediaLibrary(roots: [root], index: .file(foreign))
+            let reopened = try MediaLibrary(roots: [root], index: .file(garbage))
             #expect(reopened.indexWarning == nil)
             #expect(try reopened.itemCount() == 1)
             #expect(try reopened.scan().unchanged == 1)

@@ -81,6 +81,7 @@ struct MusicPlayerTests {
                 let first = try #require(SampleAnalysis.firstAudibleFrame(left, channels: 1))
                 #expect(left[first...].allSatisfy { abs($0 - 0.1) < 1e-4 }, "song 1 only, no gap")
                 #expect(player.indexOfNowPlayingItem == 0)
+                library.waitForStatistics()  // written on the library's own queue
                 #expect(try library.item(persistentID: items[0].persistentID).playCount == 3)
             }
         }
@@ -163,6 +164,7 @@ struct MusicPlayerTests {
                 let out = try engine.render(frames: 4_800)
                 #expect(player.currentPlaybackTime.seconds < 0.2)
                 #expect(abs(out[out.count - 2] - 0.2) < 1e-3, "song 2 from its start")
+                library.waitForStatistics()  // written on the library's own queue
                 #expect(try library.item(persistentID: items[0].persistentID).skipCount == 2)
                 player.skipToNextItem()
                 player.skipToNextItem()   // past the last: stops at the first
