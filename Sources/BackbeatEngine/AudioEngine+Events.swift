@@ -54,11 +54,34 @@ extension AudioEngine {
         }
         guard let (batch, delivery) = taken else { return }
         let broadcast = eventBroadcast
-        if let delivery {
-            delivery.enqueue { Self.deliver(batch, to: broadcast) }
-        } else {
+        guard let delivery else {
             Self.deliver(batch, to: broadcast)
+            return
         }
+        // Runs of plain events may be dropped, oldest first, if a handler blocks
+        // long enough for more than 4,096 events to wait; callbacks (completions) never are.
+        var run: [PendingDelivery] = []
+        func flushEvents() {
+            guard !run.isEmpty else { return }
+            let events = run
+            run = []
+            delivery.enqueue(droppableEvents: events.count) { Self.deliver(events, to: broadcast) }
+        }
+        for item in batch {
+            if case .callback(let callback) = item {
+                flushEvents()
+                delivery.enqueue(callback)
+            } else {
+                run.append(item)
+            }
+        }
+        flushEvents()
+    }
+
+    /// How many events wait for a real-time output's delivery thread, and how
+    /// many were dropped because a handler held it; nil on other outputs.
+    package var eventDeliveryBacklog: (waiting: Int, dropped: Int)? {
+        withLock { eventDelivery }?.droppableCounts
     }
 
     /// Session updates go where the engine's events go: a real-time output's

@@ -136,6 +136,42 @@ import BackbeatTestFixtures
         }
     }
 
+    /// While a handler blocks, events wait for the delivery thread; at most
+    /// 4,096 of them, the oldest dropped, so memory stays bounded.
+    @Test("Events waiting behind a blocked handler are bounded; completions are never dropped")
+    func blockedHandlerBacklogIsBounded() throws {
+        try withTemporaryDirectory { dir in
+            let engine = try AudioEngine(output: .file(url: dir.appendingPathComponent("backlog.wav"), sampleRate: 48_000, pacing: .realTime))
+            let tick = try SoundEffect(buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 0.001)),
+                                       name: "tick", engine: engine)
+            let blocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let first = LockedValueBox(true)
+            let token = engine.observe { _ in
+                guard first.withLockedValue({ value in defer { value = false }; return value }) else { return }
+                blocked.signal()
+                release.wait()
+            }
+            tick.play()
+            #expect(blocked.wait(timeout: .now() + 30) == .success)
+            let completions = LockedValueBox(0)
+            for n in 0..<6_000 {
+                if n % 1_000 == 0 {
+                    tick.play { _ in completions.withLockedValue { $0 += 1 } }
+                } else {
+                    tick.play()
+                }
+            }
+            let backlog = try #require(engine.eventDeliveryBacklog)
+            #expect(backlog.waiting <= 4_096, "at most 4,096 events wait (\(backlog))")
+            #expect(backlog.dropped > 0, "the oldest were dropped (\(backlog))")
+            release.signal()
+            token.cancel()
+            engine.shutdown()
+            #expect(engine.waitForEventDelivery(atMost: 30))
+            #expect(completions.withLockedValue { $0 } == 6, "every completion ran")
+        }
+    }
+
     /// A scripted environment posts on the audio thread of a real-time output;
     /// the session's observers still run off it.
     @Test("A session observer that blocks does not stop a paced file's feeding")
