@@ -8,7 +8,7 @@ import BackbeatMedia
 /// transaction, so readers see either the old library or the new one.
 final class LibraryIndex: Sendable {
     static let format = "backbeat-media-library"
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     let writer: any DatabaseWriter
     /// Set when the file at the index location was unusable and was set aside.
@@ -110,20 +110,33 @@ final class LibraryIndex: Sendable {
                 if tables.isEmpty { try createTables(db) }
             }
         }
-        return try writer.read { db in
+        let problem = try writer.read { db in
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
             guard tables.contains("meta"), try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'") == format else {
                 throw BackbeatError(.indexForeign, operation: "open",
                                     reason: "the file is another program's SQLite database; it was left as it is")
             }
             let version = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'")
-            guard version == String(schemaVersion) else {
+            guard version == String(schemaVersion) || version == "1" else {
                 throw BackbeatError(version.flatMap(Int.init).map { $0 > schemaVersion } == true ? .indexNewerVersion : .indexForeign,
                                     operation: "open",
                                     reason: "schema version \(version ?? "none"), this Backbeat reads \(schemaVersion); it was left as it is")
             }
             let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
             return check == "ok" ? nil : check
+        }
+        if problem == nil { try migrate(writer) }
+        return problem
+    }
+
+    /// Brings an index of an earlier schema version up to this one, in one transaction.
+    private static func migrate(_ writer: any DatabaseWriter) throws {
+        guard try writer.read({ try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'version'") }) == "1" else { return }
+        try writer.write { db in
+            // Version 2: items of a folder that cannot be reached stay, marked unavailable.
+            guard try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") == "1" else { return }
+            try db.execute(sql: "ALTER TABLE items ADD COLUMN available INTEGER NOT NULL DEFAULT 1")
+            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'version'", arguments: [String(schemaVersion)])
         }
     }
 
@@ -163,7 +176,7 @@ final class LibraryIndex: Sendable {
                 album_artist_key TEXT NOT NULL, genre_key TEXT NOT NULL, composer_key TEXT NOT NULL,
                 title_sort TEXT NOT NULL, artist_sort TEXT NOT NULL, album_sort TEXT NOT NULL,
                 album_artist_sort TEXT NOT NULL, genre_sort TEXT NOT NULL, composer_sort TEXT NOT NULL,
-                album_group INTEGER NOT NULL);
+                album_group INTEGER NOT NULL, available INTEGER NOT NULL DEFAULT 1);
             CREATE INDEX items_artist ON items(artist_key);
             CREATE INDEX items_album ON items(album_key);
             CREATE INDEX items_album_artist ON items(album_artist_key);
@@ -225,7 +238,8 @@ final class LibraryIndex: Sendable {
     static let itemColumns = """
         i.id, i.media_type, i.title, i.artist, i.album, i.album_artist, i.genre, i.composer, i.track, i.disc,
         i.duration_value, i.duration_timescale, i.release_date, i.compilation, i.path, i.artwork_kind, i.artwork_path,
-        i.artwork_width, i.artwork_height, s.play_count, s.skip_count, s.last_played, a.integrated_lufs, a.true_peak_dbtp
+        i.artwork_width, i.artwork_height, s.play_count, s.skip_count, s.last_played, a.integrated_lufs, a.true_peak_dbtp,
+        i.available
         """
     static let itemJoins = "LEFT JOIN play_stats s ON s.id = i.id LEFT JOIN analysis a ON a.id = i.id"
 
@@ -250,7 +264,7 @@ final class LibraryIndex: Sendable {
             playCount: row[19] ?? 0, skipCount: row[20] ?? 0,
             lastPlayedDate: lastPlayed.map { Date(timeIntervalSince1970: $0) },
             loudness: lufs.map { Loudness(integratedLUFS: $0, truePeakDBTP: peak ?? 0) },
-            artworkSource: artworkSource, artworkWidth: row[17], artworkHeight: row[18])
+            artworkSource: artworkSource, artworkWidth: row[17], artworkHeight: row[18], isAvailable: row[24])
     }
 
     static let columnCount = 24

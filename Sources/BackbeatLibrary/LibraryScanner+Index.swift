@@ -9,25 +9,31 @@ extension LibraryScanner {
         let walked = walk()
         report.skipped = walked.skipped
 
-        struct Known { let id: Int64; let size: Int64; let mtime: Int64 }
+        struct Known { let id: Int64; let size: Int64; let mtime: Int64; let available: Bool }
         let known: [String: Known] = try index.read("load index") { db in
             var known: [String: Known] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime FROM items")
-            while let row = try rows.next() { known[row[0]] = Known(id: row[1], size: row[2], mtime: row[3]) }
+            let rows = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime, available FROM items")
+            while let row = try rows.next() { known[row[0]] = Known(id: row[1], size: row[2], mtime: row[3], available: row[4]) }
             return known
         }
+        let unreachable = walked.unreachable.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        func isUnreachable(_ path: String) -> Bool { unreachable.contains { path.hasPrefix($0) } }
 
         var toRead: [FoundFile] = []
         var seen = Set<String>()
+        var restored: [String] = []
         for file in walked.audio {
             seen.insert(file.path)
             if let old = known[file.path], old.size == file.size, old.mtime == file.mtime {
                 report.unchanged += 1
+                if !old.available { restored.append(file.path) }
             } else {
                 toRead.append(file)
             }
         }
-        let gone = known.keys.filter { !seen.contains($0) }.sorted()
+        let missing = known.keys.filter { !seen.contains($0) }.sorted()
+        let gone = missing.filter { !isUnreachable($0) }
+        let newlyUnavailable = missing.filter { isUnreachable($0) && known[$0]?.available == true }
         let results = extractAll(toRead)
         let parsedPlaylists = walked.playlists.map { file in (file, Result { try PlaylistReader.read(URL(fileURLWithPath: file.path)) }) }
 
@@ -37,6 +43,14 @@ extension LibraryScanner {
             for path in gone {
                 try db.execute(sql: "DELETE FROM items WHERE path = ?", arguments: [path])
                 report.removed += 1
+            }
+            for path in newlyUnavailable {
+                try db.execute(sql: "UPDATE items SET available = 0 WHERE path = ?", arguments: [path])
+                report.unavailable += 1
+            }
+            for path in restored {
+                try db.execute(sql: "UPDATE items SET available = 1 WHERE path = ?", arguments: [path])
+                report.restored += 1
             }
             var previousID: [String: Int64] = [:]
             for file in toRead {
@@ -80,7 +94,7 @@ extension LibraryScanner {
                     report.added += 1
                 }
             }
-            try applyPlaylists(parsedPlaylists, db: db, report: &report)
+            try applyPlaylists(parsedPlaylists, db: db, report: &report, keeping: isUnreachable)
             if report.hasChanges {
                 try LibraryIndex.bumpGeneration(db)
                 try LibraryIndex.setMeta(db, "last_modified", String(now.timeIntervalSince1970))
@@ -131,7 +145,7 @@ extension LibraryScanner {
     }
 
     private func applyPlaylists(_ parsed: [(FoundFile, Result<PlaylistReader.Parsed, any Error>)], db: Database,
-                                report: inout ScanReport) throws {
+                                report: inout ScanReport, keeping isUnreachable: (String) -> Bool) throws {
         let itemAtPath = try db.makeStatement(sql: "SELECT id FROM items WHERE path = ?")
         var rows: [PlaylistRow] = []
         for (file, result) in parsed {
@@ -176,6 +190,11 @@ extension LibraryScanner {
                                            arguments: [row[0] as Int64])
             previous.append(PlaylistRow(id: row[0], path: row[1], name: row[2], items: items))
         }
+        previous.sort { $0.path < $1.path }
+        // Playlists in a folder that cannot be reached now stay as they were.
+        let found = Set(rows.map(\.path))
+        rows += previous.filter { isUnreachable($0.path) && !found.contains($0.path) }
+        rows.sort { $0.path < $1.path }
         guard previous != rows else { return }
         report.playlistsChanged = true
         try db.execute(sql: "DELETE FROM playlists; DELETE FROM playlist_entries")

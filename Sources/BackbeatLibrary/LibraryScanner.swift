@@ -36,21 +36,27 @@ struct LibraryScanner {
 
     // MARK: Walking
 
-    func walk() -> (audio: [FoundFile], playlists: [FoundFile], skipped: [ScanReport.Skipped]) {
+    /// The files under the roots, and the folders that could not be reached
+    /// (a root that is missing, such as an unmounted drive, or a folder that
+    /// cannot be read): what was indexed under those is kept, not removed.
+    func walk() -> (audio: [FoundFile], playlists: [FoundFile], skipped: [ScanReport.Skipped], unreachable: [String]) {
         var audio: [FoundFile] = [], playlists: [FoundFile] = [], skipped: [ScanReport.Skipped] = []
+        var unreachable: [String] = []
         var visited = Set<[UInt64]>()
         var pending: [String] = []
         for root in roots {
             var st = stat()
             guard stat(root, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-                skipped.append(.init(url: URL(fileURLWithPath: root), reason: "root is not a readable directory"))
+                skipped.append(.init(url: URL(fileURLWithPath: root), reason: "root is not a readable directory; its items are kept, marked unavailable"))
+                unreachable.append(root)
                 continue
             }
             if visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted { pending.append(root) }
         }
         while let directory = pending.popLast() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-                skipped.append(.init(url: URL(fileURLWithPath: directory), reason: "directory cannot be read"))
+                skipped.append(.init(url: URL(fileURLWithPath: directory), reason: "directory cannot be read; its items are kept, marked unavailable"))
+                unreachable.append(directory)
                 continue
             }
             var cover: Cover?
@@ -91,7 +97,7 @@ struct LibraryScanner {
         }
         audio.sort { $0.path < $1.path }
         playlists.sort { $0.path < $1.path }
-        return (audio, playlists, skipped)
+        return (audio, playlists, skipped, unreachable)
     }
 
     // MARK: Reading files

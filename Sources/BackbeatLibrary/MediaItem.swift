@@ -30,7 +30,8 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
         let artworkSource: MediaItemArtwork.Source?
         let artworkWidth: Int
         let artworkHeight: Int
-        init(persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?, albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int, playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int, skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?, artworkWidth: Int, artworkHeight: Int) {
+        let isAvailable: Bool
+        init(persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?, albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int, playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int, skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?, artworkWidth: Int, artworkHeight: Int, isAvailable: Bool) {
             self.persistentID = persistentID
             self.mediaType = mediaType
             self.title = title
@@ -52,13 +53,14 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
             self.artworkSource = artworkSource
             self.artworkWidth = artworkWidth
             self.artworkHeight = artworkHeight
+            self.isAvailable = isAvailable
         }
     }
 
     let storage: Storage
 
-    init(persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?, albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int, playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int, skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?, artworkWidth: Int, artworkHeight: Int) {
-        storage = Storage(persistentID: persistentID, mediaType: mediaType, title: title, artist: artist, albumTitle: albumTitle, albumArtistTag: albumArtistTag, genre: genre, composer: composer, albumTrackNumber: albumTrackNumber, discNumber: discNumber, playbackDuration: playbackDuration, releaseDate: releaseDate, isCompilation: isCompilation, path: path, playCount: playCount, skipCount: skipCount, lastPlayedDate: lastPlayedDate, loudness: loudness, artworkSource: artworkSource, artworkWidth: artworkWidth, artworkHeight: artworkHeight)
+    init(persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?, albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int, playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int, skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?, artworkWidth: Int, artworkHeight: Int, isAvailable: Bool = true) {
+        storage = Storage(persistentID: persistentID, mediaType: mediaType, title: title, artist: artist, albumTitle: albumTitle, albumArtistTag: albumArtistTag, genre: genre, composer: composer, albumTrackNumber: albumTrackNumber, discNumber: discNumber, playbackDuration: playbackDuration, releaseDate: releaseDate, isCompilation: isCompilation, path: path, playCount: playCount, skipCount: skipCount, lastPlayedDate: lastPlayedDate, loudness: loudness, artworkSource: artworkSource, artworkWidth: artworkWidth, artworkHeight: artworkHeight, isAvailable: isAvailable)
     }
 
     /// The identifier derived from the file's audio content; it survives a
@@ -97,6 +99,10 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     public var lastPlayedDate: Date? { storage.lastPlayedDate }
     /// Loudness measured by ``MediaLibrary/analyze()``, or nil before analysis.
     public var loudness: Loudness? { storage.loudness }
+    /// False while the item's folder cannot be reached (an unmounted drive, a
+    /// folder that cannot be read): the item keeps its place, play counts and
+    /// playlists until the next scan that reaches the folder again finds it.
+    public var isAvailable: Bool { storage.isAvailable }
     var artworkSource: MediaItemArtwork.Source? { storage.artworkSource }
     var artworkWidth: Int { storage.artworkWidth }
     var artworkHeight: Int { storage.artworkHeight }

@@ -18,6 +18,11 @@ public struct ScanReport: Sendable, Equatable {
     public internal(set) var changed = 0
     /// Items whose file is gone.
     public internal(set) var removed = 0
+    /// Items kept but marked unavailable because their folder could not be
+    /// reached (a missing or unreadable root or folder); see ``MediaItem/isAvailable``.
+    public internal(set) var unavailable = 0
+    /// Items that were unavailable and were found again.
+    public internal(set) var restored = 0
     /// Files that were already indexed and have not changed.
     public internal(set) var unchanged = 0
     /// Files skipped, with the reason: unreadable, duplicate, symlink loop...
@@ -32,5 +37,5 @@ public struct ScanReport: Sendable, Equatable {
     public internal(set) var playlistsChanged = false
 
     /// Whether the library differs from before the scan.
-    public var hasChanges: Bool { added + changed + removed > 0 || playlistsChanged }
+    public var hasChanges: Bool { added + changed + removed + unavailable + restored > 0 || playlistsChanged }
 }

@@ -32,11 +32,11 @@ import BackbeatTestFixtures
                 let song = try #require(try MediaQuery.songs(in: library).items.first { $0.title == "Song 1" })
                 try library.recordPlay(of: song, at: Date(timeIntervalSince1970: 1_000))
             }
-            try DatabaseQueue(path: index.path).write { try $0.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'version'") }
+            try DatabaseQueue(path: index.path).write { try $0.execute(sql: "UPDATE meta SET value = ? WHERE key = 'version'", arguments: [String(LibraryIndex.schemaVersion + 1)]) }
             #expect { try MediaLibrary(roots: [root], index: .file(index)) } throws: { ($0 as? BackbeatError)?.code == .indexNewerVersion }
             #expect(!FileManager.default.fileExists(atPath: index.path + ".broken"))
 
-            try DatabaseQueue(path: index.path).write { try $0.execute(sql: "UPDATE meta SET value = '1' WHERE key = 'version'") }
+            try DatabaseQueue(path: index.path).write { try $0.execute(sql: "UPDATE meta SET value = ? WHERE key = 'version'", arguments: [String(LibraryIndex.schemaVersion)]) }
             let reopened = try MediaLibrary(roots: [root], index: .file(index))
             #expect(reopened.indexWarning == nil)
             #expect(try Self.playCounts(reopened)["Song 1"] == 1)
