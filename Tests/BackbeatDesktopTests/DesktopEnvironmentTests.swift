@@ -39,11 +39,16 @@ import BackbeatTestFixtures
                 let busName = DBusNames.mprisPrefix + "mpv"
                 let status = { desktop.players.first { $0.name == "mpv" }?.playbackStatus }
                 try await eventually("mpv counts as other audio") { session.isOtherAudioPlaying }
-                #expect(log.withLock { $0.contains { $0.cause == .event(.otherAudioStarted(name: "mpv"), source: .system) } })
+                // The session's observers hear of it after its state changes (they run on their own queue).
+                try await eventually("the session reports mpv starting") {
+                    log.withLock { $0.contains { $0.cause == .event(.otherAudioStarted(name: "mpv"), source: .system) } }
+                }
 
                 try desktop.client!.send("Pause", to: busName)
                 try await eventually("pausing mpv stops other audio") { !session.isOtherAudioPlaying }
-                #expect(log.withLock { $0.last?.cause } == .event(.otherAudioStopped(name: "mpv"), source: .system))
+                try await eventually("the session reports mpv stopping") {
+                    log.withLock { $0.last?.cause } == .event(.otherAudioStopped(name: "mpv"), source: .system)
+                }
                 try desktop.client!.send("Play", to: busName)
                 try await eventually("playing again") { session.isOtherAudioPlaying }
 
