@@ -98,19 +98,14 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
 
     private var queue: [any MusicItem] = []
     private var history: (any MusicPlayHistory)?
-    /// The play order of the current cycle (indices into `queue`), and of the next one.
-    private var order: [Int] = []
-    private var nextOrder: [Int]?
+    /// The play order, repeat and shuffle: a value of its own.
+    private var cycle = QueueOrder()
     /// Where in `order` the now-playing item is.
     private var position: Int?
     private var state: PlaybackState = .stopped
-    private var repeatValue: RepeatMode = .none
-    private var shuffleValue: ShuffleMode = .off
-    private var random = SplitMix64(seed: 0x5EED)
     private var currentEntry: StreamEntry?
     /// What the stream will play after the current entry: positions in the current (`wraps` false) or next cycle.
     private var planned: [(position: Int, wraps: Bool, entry: StreamEntry)] = []
-    private var failedItems = Set<Int>()
     private var prepared = false
     private var output = PlayerLevel()
     private var notifying = 0
@@ -170,9 +165,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         locked {
             queue = items
             self.history = history
-            failedItems.removeAll()
-            nextOrder = nil
-            order = makeOrder(startingWith: nil)
+            cycle.reset(albums: items.map(\.albumTitle))
             let before = nowPlayingLocked
             position = queue.isEmpty ? nil : 0
             stopStream()
@@ -185,28 +178,24 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public var nowPlayingItem: (any MusicItem)? { locked { nowPlayingLocked } }
 
     /// The index of ``nowPlayingItem`` in the queue as set (not the shuffled order); nil with an empty queue.
-    public var indexOfNowPlayingItem: Int? { locked { position.map { order[$0] } } }
+    public var indexOfNowPlayingItem: Int? { locked { position.map { cycle.order[$0] } } }
 
-    private var nowPlayingLocked: (any MusicItem)? { position.map { queue[order[$0]] } }
+    private var nowPlayingLocked: (any MusicItem)? { position.map { queue[cycle.order[$0]] } }
 
     /// Repeat mode; default ``RepeatMode/none``.
     public var repeatMode: RepeatMode {
-        get { locked { repeatValue } }
-        set { locked { repeatValue = newValue; replan() } }
+        get { locked { cycle.repeatMode } }
+        set { locked { cycle.repeatMode = newValue; replan() } }
     }
 
     /// Shuffle mode; default ``ShuffleMode/off``. Changing it keeps the
     /// now-playing item and reorders the rest.
     public var shuffleMode: ShuffleMode {
-        get { locked { shuffleValue } }
+        get { locked { cycle.shuffleMode } }
         set {
             locked {
-                guard newValue != shuffleValue else { return }
-                shuffleValue = newValue
-                let current = position.map { order[$0] }
-                order = makeOrder(startingWith: current)
-                nextOrder = nil
-                position = current.flatMap { order.firstIndex(of: $0) }
+                guard newValue != cycle.shuffleMode else { return }
+                position = cycle.setShuffle(newValue, keeping: position.map { cycle.order[$0] })
                 replan()
             }
         }
@@ -215,11 +204,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Seeds the shuffle, so an order can be reproduced (tests, replays).
     public func seedShuffle(_ seed: UInt64) {
         locked {
-            random = SplitMix64(seed: seed)
-            let current = position.map { order[$0] }
-            order = makeOrder(startingWith: current)
-            nextOrder = nil
-            position = current.flatMap { order.firstIndex(of: $0) }
+            position = cycle.seed(seed, keeping: position.map { cycle.order[$0] })
             replan()
         }
     }
@@ -330,8 +315,8 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public func skipToNextItem() {
         locked {
             guard let position else { return }
-            recordSkip(of: queue[order[position]])
-            if let next = successor(of: position, wraps: false, ignoreRepeatOne: true) {
+            recordSkip(of: queue[cycle.order[position]])
+            if let next = cycle.successor(of: position, wraps: false, ignoreRepeatOne: true) {
                 moveTo(next.position, newCycle: next.wraps)
             } else {
                 endOfQueue()
@@ -349,8 +334,8 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
             }
             if position > 0 {
                 moveTo(position - 1, newCycle: false)
-            } else if repeatValue == .all, !order.isEmpty {
-                moveTo(order.count - 1, newCycle: false)
+            } else if cycle.repeatMode == .all, !cycle.order.isEmpty {
+                moveTo(cycle.order.count - 1, newCycle: false)
             } else {
                 startStream(at: 0)
             }
@@ -447,74 +432,15 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         notify(.playbackStateDidChange(new))
     }
 
-    private func makeOrder(startingWith first: Int?) -> [Int] {
-        var indices = Array(queue.indices)
-        switch shuffleValue {
-        case .off:
-            return indices
-        case .songs:
-            random.shuffle(&indices)
-        case .albums:
-            var albums: [String: [Int]] = [:], keys: [String] = []
-            for i in queue.indices {
-                let key = queue[i].albumTitle ?? "\u{0}\(i)"
-                if albums[key] == nil { keys.append(key) }
-                albums[key, default: []].append(i)
-            }
-            random.shuffle(&keys)
-            indices = keys.flatMap { albums[$0]! }
-        }
-        if let first, let i = indices.firstIndex(of: first) {
-            if shuffleValue == .songs { indices.swapAt(0, i) }
-            else if shuffleValue == .albums {
-                // Start the cycle at the current song's album, keeping album order.
-                let album = queue[first].albumTitle
-                let rotation = indices.firstIndex { queue[$0].albumTitle == album && album != nil } ?? i
-                indices = Array(indices[rotation...] + indices[..<rotation])
-            }
-        }
-        return indices
-    }
-
-    /// The position after `position` (in the next cycle when `wraps`), skipping failed items.
-    private func successor(of position: Int, wraps: Bool, ignoreRepeatOne: Bool = false) -> (position: Int, wraps: Bool)? {
-        if repeatValue == .one && !ignoreRepeatOne { return (position, wraps) }
-        guard !wraps else {
-            // Planning past the start of the next cycle: only within it.
-            let cycle = nextOrderLocked()
-            var p = position + 1
-            while p < cycle.count { if !failedItems.contains(cycle[p]) { return (p, true) }; p += 1 }
-            return nil
-        }
-        var p = position + 1
-        while p < order.count { if !failedItems.contains(order[p]) { return (p, false) }; p += 1 }
-        guard repeatValue == .all else { return nil }
-        let cycle = nextOrderLocked()
-        p = 0
-        while p < cycle.count { if !failedItems.contains(cycle[p]) { return (p, true) }; p += 1 }
-        return nil
-    }
-
-    private func nextOrderLocked() -> [Int] {
-        if let nextOrder { return nextOrder }
-        var made = makeOrder(startingWith: nil)
-        // A shuffled cycle does not begin with the song the last one ended on.
-        if shuffleValue == .songs, made.count > 1, made.first == order.last { made.swapAt(0, made.count - 1) }
-        nextOrder = made
-        return made
-    }
-
-    private func item(at position: Int, wraps: Bool) -> Int { (wraps ? nextOrderLocked() : order)[position] }
-
     /// Restarts the stream on the now-playing item at `frame`, with the plan after it.
     private func startStream(at frame: Int64) {
         guard let position else { return }
-        let url = queue[order[position]].asset.url
+        let url = queue[cycle.order[position]].asset.url
         let entry = StreamEntry(id: StreamEntry.nextID(), url: url, startFrame: frame)
         currentEntry = entry
         planned = []
-        if let next = successor(of: position, wraps: false) {
-            planned = [(next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[item(at: next.position, wraps: next.wraps)].asset.url))]
+        if let next = cycle.successor(of: position, wraps: false) {
+            planned = [(next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url))]
         }
         prepared = true
         stream.restart(with: [entry] + planned.map(\.entry), rampIn: frame > 0)
@@ -533,9 +459,9 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private func replan() {
         guard let currentEntry, let position else { return }
         var entries: [(position: Int, wraps: Bool, entry: StreamEntry)] = []
-        if let next = successor(of: position, wraps: false) {
+        if let next = cycle.successor(of: position, wraps: false) {
             if let old = planned.first, old.position == next.position, old.wraps == next.wraps { entries = [old] }
-            else { entries = [(next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[item(at: next.position, wraps: next.wraps)].asset.url))] }
+            else { entries = [(next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url))] }
         }
         planned = entries
         stream.setUpcoming(planned.map(\.entry), current: currentEntry)
@@ -545,15 +471,15 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private func extendPlan() {
         guard let currentEntry, let position else { return }
         let last = planned.last.map { ($0.position, $0.wraps) } ?? (position, false)
-        guard planned.count < 4, let next = successor(of: last.0, wraps: last.1) else { return }
-        planned.append((next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[item(at: next.position, wraps: next.wraps)].asset.url)))
+        guard planned.count < 4, let next = cycle.successor(of: last.0, wraps: last.1) else { return }
+        planned.append((next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url)))
         stream.setUpcoming(planned.map(\.entry), current: currentEntry)
     }
 
     /// Moves the now-playing item to `newPosition` and restarts the stream there.
     private func moveTo(_ newPosition: Int, newCycle: Bool) {
         let before = nowPlayingLocked
-        if newCycle { order = nextOrderLocked(); nextOrder = nil }
+        if newCycle { cycle.beginNextCycle() }
         position = newPosition
         if state == .stopped { prepared = false; currentEntry = nil } else { startStream(at: 0) }
         if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
@@ -562,7 +488,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private func endOfQueue() {
         let before = nowPlayingLocked
         stopStream()
-        if !order.isEmpty { position = 0 }
+        if !cycle.order.isEmpty { position = 0 }
         setState(.stopped)
         if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
     }
@@ -578,15 +504,15 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         case .ended(let entry):
             // Only the current entry ends, once: a repeated end is ignored.
             guard entry == currentEntry?.id, let position else { return }
-            recordPlay(of: queue[order[position]])
+            recordPlay(of: queue[cycle.order[position]])
             advance()
         case .failed(let entry, let error):
             _ = error
             if entry == currentEntry?.id, let position {
-                failedItems.insert(order[position])
+                cycle.failedItems.insert(cycle.order[position])
                 advance()
             } else if let i = planned.firstIndex(where: { $0.entry.id == entry }) {
-                failedItems.insert(item(at: planned[i].position, wraps: planned[i].wraps))
+                cycle.failedItems.insert(cycle.item(at: planned[i].position, wraps: planned[i].wraps))
                 planned.remove(at: i)
                 replan()
             }
@@ -603,13 +529,12 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private func advance() {
         let before = nowPlayingLocked
         guard let next = planned.first else {
-            if let position, let s = successor(of: position, wraps: false) { moveTo(s.position, newCycle: s.wraps) } else { endOfQueue() }
+            if let position, let s = cycle.successor(of: position, wraps: false) { moveTo(s.position, newCycle: s.wraps) } else { endOfQueue() }
             return
         }
         planned.removeFirst()
         if next.wraps {
-            order = nextOrderLocked()
-            nextOrder = nil
+            cycle.beginNextCycle()
             // What was planned in the next cycle is now in this one.
             planned = planned.map { ($0.position, false, $0.entry) }
         }

@@ -1,0 +1,114 @@
+import BackbeatSupport
+
+/// The application player's play order as a value: the current cycle's order
+/// over the queue, the next cycle's (made on demand), repeat and shuffle, and
+/// the items that failed. It knows positions and queue indices, never streams
+/// or the engine, so it is tested on its own.
+struct QueueOrder: Sendable {
+    /// The play order of the current cycle (indices into the queue).
+    private(set) var order: [Int] = []
+    /// The next cycle's order, once asked for.
+    private var nextOrder: [Int]?
+    /// Each queue item's album title (albums shuffle as units).
+    private var albums: [String?] = []
+    /// How the queue repeats.
+    var repeatMode: MusicPlayer.RepeatMode = .none
+    /// How the queue is shuffled (change it with ``setShuffle(_:keeping:)``).
+    private(set) var shuffleMode: MusicPlayer.ShuffleMode = .off
+    private var random = SplitMix64(seed: 0x5EED)
+    /// Queue indices that failed to play; skipped from now on.
+    var failedItems = Set<Int>()
+
+    /// A new queue of items with these album titles, in a new order.
+    mutating func reset(albums: [String?]) {
+        self.albums = albums
+        failedItems.removeAll()
+        nextOrder = nil
+        order = makeOrder(startingWith: nil)
+    }
+
+    /// Changes the shuffle and reorders, keeping queue index `current` first;
+    /// returns its position in the new order.
+    mutating func setShuffle(_ mode: MusicPlayer.ShuffleMode, keeping current: Int?) -> Int? {
+        shuffleMode = mode
+        return reorder(keeping: current)
+    }
+
+    /// Seeds the shuffle and reorders, keeping queue index `current`; returns its position.
+    mutating func seed(_ seed: UInt64, keeping current: Int?) -> Int? {
+        random = SplitMix64(seed: seed)
+        return reorder(keeping: current)
+    }
+
+    private mutating func reorder(keeping current: Int?) -> Int? {
+        order = makeOrder(startingWith: current)
+        nextOrder = nil
+        return current.flatMap { order.firstIndex(of: $0) }
+    }
+
+    /// The next cycle becomes the current one.
+    mutating func beginNextCycle() {
+        order = nextCycle()
+        nextOrder = nil
+    }
+
+    /// The position after `position` (in the next cycle when `wraps`), skipping failed items.
+    mutating func successor(of position: Int, wraps: Bool, ignoreRepeatOne: Bool = false) -> (position: Int, wraps: Bool)? {
+        if repeatMode == .one && !ignoreRepeatOne { return (position, wraps) }
+        guard !wraps else {
+            // Planning past the start of the next cycle: only within it.
+            let cycle = nextCycle()
+            var p = position + 1
+            while p < cycle.count { if !failedItems.contains(cycle[p]) { return (p, true) }; p += 1 }
+            return nil
+        }
+        var p = position + 1
+        while p < order.count { if !failedItems.contains(order[p]) { return (p, false) }; p += 1 }
+        guard repeatMode == .all else { return nil }
+        let cycle = nextCycle()
+        p = 0
+        while p < cycle.count { if !failedItems.contains(cycle[p]) { return (p, true) }; p += 1 }
+        return nil
+    }
+
+    /// The queue index at `position` of the current cycle, or of the next when `wraps`.
+    mutating func item(at position: Int, wraps: Bool) -> Int { (wraps ? nextCycle() : order)[position] }
+
+    private mutating func nextCycle() -> [Int] {
+        if let nextOrder { return nextOrder }
+        var made = makeOrder(startingWith: nil)
+        // A shuffled cycle does not begin with the song the last one ended on.
+        if shuffleMode == .songs, made.count > 1, made.first == order.last { made.swapAt(0, made.count - 1) }
+        nextOrder = made
+        return made
+    }
+
+    private mutating func makeOrder(startingWith first: Int?) -> [Int] {
+        var indices = Array(albums.indices)
+        switch shuffleMode {
+        case .off:
+            return indices
+        case .songs:
+            random.shuffle(&indices)
+        case .albums:
+            var byAlbum: [String: [Int]] = [:], keys: [String] = []
+            for i in albums.indices {
+                let key = albums[i] ?? "\u{0}\(i)"
+                if byAlbum[key] == nil { keys.append(key) }
+                byAlbum[key, default: []].append(i)
+            }
+            random.shuffle(&keys)
+            indices = keys.flatMap { byAlbum[$0]! }
+        }
+        if let first, let i = indices.firstIndex(of: first) {
+            if shuffleMode == .songs { indices.swapAt(0, i) }
+            else if shuffleMode == .albums {
+                // Start the cycle at the current song's album, keeping album order.
+                let album = albums[first]
+                let rotation = indices.firstIndex { albums[$0] == album && album != nil } ?? i
+                indices = Array(indices[rotation...] + indices[..<rotation])
+            }
+        }
+        return indices
+    }
+}
