@@ -161,6 +161,8 @@ import BackbeatTestFixtures
                     tick.play()
                 }
             }
+            // The plays are taken up at the next update steps: let engine time pass them.
+            #expect(Self.engineTime(of: engine, reaches: engine.currentTime.seconds + 0.1))
             let backlog = try #require(engine.eventDeliveryBacklog)
             #expect(backlog.waiting <= 4_096, "at most 4,096 events wait (\(backlog))")
             #expect(backlog.dropped > 0, "the oldest were dropped (\(backlog))")
