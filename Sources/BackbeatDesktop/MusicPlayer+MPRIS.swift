@@ -105,7 +105,7 @@ extension MusicPlayer {
             }
             published.nowPlaying = item.map { item in
                 NowPlayingInfo(trackID: "/org/backbeat/item/\(item.persistentID)", title: item.title, artist: item.artist,
-                               albumTitle: item.albumTitle, playbackDuration: item.playbackDuration.seconds,
+                               albumTitle: item.albumTitle, playbackDuration: item.playbackDuration,
                                artworkURL: artworkFile(for: item), assetURL: item.asset.url)
             }
             published.queueIndex = player.indexOfNowPlayingItem ?? 0

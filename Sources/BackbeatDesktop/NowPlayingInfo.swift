@@ -1,4 +1,5 @@
 import Foundation
+import BackbeatMedia
 
 /// The track a desktop media player is playing, from its MPRIS metadata.
 ///
@@ -14,8 +15,8 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
     public var artist: String?
     /// The album (`xesam:album`).
     public var albumTitle: String?
-    /// The length in seconds (`mpris:length`), when known.
-    public var playbackDuration: TimeInterval?
+    /// The length (`mpris:length`, microseconds), when known.
+    public var playbackDuration: MediaTime?
     /// Where the artwork is (`mpris:artUrl`), usually a `file://` URL.
     public var artworkURL: URL?
     /// The track's own location (`xesam:url`).
@@ -23,7 +24,7 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
 
     /// Creates a description of a track.
     public init(trackID: String? = nil, title: String? = nil, artist: String? = nil, albumTitle: String? = nil,
-                playbackDuration: TimeInterval? = nil, artworkURL: URL? = nil, assetURL: URL? = nil) {
+                playbackDuration: MediaTime? = nil, artworkURL: URL? = nil, assetURL: URL? = nil) {
         self.trackID = trackID
         self.title = title
         self.artist = artist
@@ -37,7 +38,7 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
     /// nil when nothing at all is readable.
     init?(metadata: [String: DBusValue]) {
         let artists = metadata["xesam:artist"]?.strings?.filter { !$0.isEmpty } ?? []
-        let length = metadata["mpris:length"]?.int64.flatMap { $0 >= 0 ? TimeInterval($0) / 1_000_000 : nil }
+        let length = metadata["mpris:length"]?.int64.flatMap { $0 >= 0 ? MediaTime(value: $0, timescale: 1_000_000) : nil }
         self.init(trackID: metadata["mpris:trackid"]?.string,
                   title: metadata["xesam:title"]?.string,
                   artist: artists.isEmpty ? nil : artists.joined(separator: ", "),
@@ -54,8 +55,9 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
         if let title { m["xesam:title"] = .string(title) }
         if let artist { m["xesam:artist"] = .strings([artist]) }
         if let albumTitle { m["xesam:album"] = .string(albumTitle) }
-        if let playbackDuration, playbackDuration.isFinite, playbackDuration >= 0 {
-            m["mpris:length"] = .int64(Int64(playbackDuration * 1_000_000))
+        if let playbackDuration, playbackDuration >= .zero {
+            // The conversion saturates: a file that claims an absurd length cannot trap here.
+            m["mpris:length"] = .int64(playbackDuration.converted(to: 1_000_000).value)
         }
         if let artworkURL { m["mpris:artUrl"] = .string(artworkURL.absoluteString) }
         if let assetURL { m["xesam:url"] = .string(assetURL.absoluteString) }

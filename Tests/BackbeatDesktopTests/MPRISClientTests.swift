@@ -30,7 +30,7 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
                 let mpvState = try #require(client.player(named: "mpv"))
                 #expect(mpvState.nowPlaying?.artist == "The Testers")
                 #expect(mpvState.nowPlaying?.albumTitle == "Bus Rides")
-                #expect(abs((mpvState.nowPlaying?.playbackDuration ?? 0) - taggedSongSeconds) < 0.1)
+                #expect(abs((mpvState.nowPlaying?.playbackDuration?.seconds ?? 0) - taggedSongSeconds) < 0.1)
                 #expect(mpvState.volume != nil)
 
                 try client.send("Pause", to: mpvState.busName)

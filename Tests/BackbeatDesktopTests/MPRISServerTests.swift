@@ -60,9 +60,9 @@ final class QueueStandIn: MPRISPublishable {
         try await PrivateBus.with { bus in
             let desktop = DesktopEnvironment(busAddress: bus.address)
             let player = QueueStandIn(tracks: [
-                NowPlayingInfo(title: "Opening Theme", artist: "Backbeat Band", albumTitle: "Level One", playbackDuration: 93,
+                NowPlayingInfo(title: "Opening Theme", artist: "Backbeat Band", albumTitle: "Level One", playbackDuration: MediaTime(seconds: 93),
                                artworkURL: URL(fileURLWithPath: "/tmp/cover one.png")),
-                NowPlayingInfo(title: "Boss Fight", artist: "Backbeat Band", albumTitle: "Level One", playbackDuration: 120),
+                NowPlayingInfo(title: "Boss Fight", artist: "Backbeat Band", albumTitle: "Level One", playbackDuration: MediaTime(seconds: 120)),
             ])
             try desktop.publish(player, name: "test game", identity: "Test Game")
             #expect(try playerctl(bus, "-l").split(separator: "\n").contains("backbeat.test_game"))
@@ -116,6 +116,19 @@ final class QueueStandIn: MPRISPublishable {
             let text = try BackbeatTool.run(["players", "--bus", bus.address])
             #expect(text.stdout.contains("backbeat.cli\tplaying\tOpening Theme — Backbeat Band"))
         }
+    }
+
+    @Test("A now-playing item whose file claims an absurd length publishes a saturated length, without trapping")
+    func absurdLengthSaturates() {
+        // An Ogg whose last granule claims about 2^62 frames at 48 kHz.
+        let huge = NowPlayingInfo(title: "x", playbackDuration: MediaTime(value: 1 << 62, timescale: 48_000))
+        let length = huge.metadata(defaultTrackID: "/org/backbeat/item/1")["mpris:length"]?.int64
+        #expect(length == Int64.max, "microseconds saturate")
+        let normal = NowPlayingInfo(title: "y", playbackDuration: MediaTime(seconds: 93))
+        #expect(normal.metadata(defaultTrackID: "/org/backbeat/item/1")["mpris:length"]?.int64 == 93_000_000)
+        // Read back from a peer: the length round-trips; a negative one is left out.
+        #expect(NowPlayingInfo(metadata: ["mpris:length": .int64(93_000_000)])?.playbackDuration == MediaTime(seconds: 93))
+        #expect(NowPlayingInfo(metadata: ["mpris:length": .int64(-1), "xesam:title": .string("z")])?.playbackDuration == nil)
     }
 
     @Test func aTakenNameIsATypedError() async throws {

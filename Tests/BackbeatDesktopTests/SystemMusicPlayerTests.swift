@@ -64,7 +64,7 @@ final class SystemNotificationRecorder: Sendable {
                 }
                 let item = try #require(system.nowPlayingItem)
                 #expect(item.artist == "The Testers" && item.albumTitle == "Bus Rides")
-                #expect(abs((item.playbackDuration ?? 0) - taggedSongSeconds) < 0.1)
+                #expect(abs((item.playbackDuration?.seconds ?? 0) - taggedSongSeconds) < 0.1)
                 #expect(item.assetURL?.lastPathComponent == "first.ogg" || item.assetURL == nil)
                 try await eventually("notifications say it plays First Light") {
                     recorder.saw(.playbackStateDidChange(.playing)) && recorder.sawTitle("First Light")
