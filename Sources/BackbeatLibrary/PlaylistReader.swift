@@ -79,12 +79,13 @@ enum PlaylistReader {
     }
 
     static func parseXSPF(_ data: Data, url: URL) throws -> Parsed {
-        // FoundationXML traps on a name that is not valid UTF-8, which libxml2
-        // passes through from a UTF-8 document: refuse such bytes unread.
-        // (UTF-16 and declared 8-bit documents reach the parser as libxml2's
-        // own transcoding, which is always valid UTF-8.)
-        if !declaresTranscodedEncoding(data), String(validating: data, as: UTF8.self) == nil {
-            throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url, reason: "not valid UTF-8")
+        // FoundationXML traps on a name that is not valid UTF-8, and libxml2
+        // passes bytes through untranscoded in more cases than one can list (a
+        // declared 8-bit encoding with a malformed declaration did it). So the
+        // parser is only ever given UTF-8 that is valid: UTF-16 and declared
+        // 8-bit documents are transcoded here, anything else must be UTF-8.
+        guard let data = utf8Document(data) else {
+            throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url, reason: "not valid UTF-8 (nor UTF-16 or a declared 8-bit encoding)")
         }
         // FoundationXML also crashes on a processing instruction with no data
         // (`<?name?>`); XSPF has no use for one, so such a document is refused.
@@ -131,27 +132,65 @@ extension PlaylistReader {
         return nil
     }
 
-    /// Whether libxml2 reads `data` as something other than UTF-8 that it
-    /// turns into valid UTF-8 itself: a UTF-16 byte order mark, or a
-    /// well-formed declaration naming one of ``singleByteEncodings``.
-    static func declaresTranscodedEncoding(_ data: Data) -> Bool {
-        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) { return true }
+    /// The document as valid UTF-8 with a UTF-8 declaration, or nil: UTF-16
+    /// (by its byte-order mark) and the declared 8-bit encodings are decoded
+    /// here; anything else must already be valid UTF-8.
+    static func utf8Document(_ data: Data) -> Data? {
+        var text: String?
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
+            text = String(data: data, encoding: .utf16)
+        } else if let encoding = declaredSingleByteEncoding(data) {
+            text = decodeSingleByte(data, encoding)
+        } else {
+            return String(validating: data, as: UTF8.self) == nil ? nil : data
+        }
+        guard var text else { return nil }
+        // The declaration named the old encoding: replace it.
+        if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {
+            text.removeSubrange(text.startIndex..<end.upperBound)
+        }
+        return Data(("<?xml version=\"1.0\" encoding=\"UTF-8\"?>" + text).utf8)
+    }
+
+    /// ISO-8859-1 and -15 and Windows-1252, byte by byte.
+    private static func decodeSingleByte(_ data: Data, _ encoding: String) -> String {
+        let latin9: [UInt8: Character] = [0xA4: "€", 0xA6: "Š", 0xA8: "š", 0xB4: "Ž", 0xB8: "ž", 0xBC: "Œ", 0xBD: "œ", 0xBE: "Ÿ"]
+        let windows: [Character] = Array("€\u{81}‚ƒ„…†‡ˆ‰Š‹Œ\u{8D}Ž\u{8F}\u{90}‘’“”•–—˜™š›œ\u{9D}žŸ")
+        var text = ""
+        text.reserveCapacity(data.count)
+        for byte in data {
+            if encoding == "iso-8859-15", let c = latin9[byte] {
+                text.append(c)
+            } else if encoding == "windows-1252" || encoding == "cp1252", (0x80...0x9F).contains(byte) {
+                text.append(windows[Int(byte) - 0x80])
+            } else {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return text
+    }
+
+    /// The 8-bit encoding the XML declaration names, lowercased, if it is one of ours.
+    static func declaredSingleByteEncoding(_ data: Data) -> String? {
         let head = Array(data.prefix(256))
         guard head.starts(with: Array("<?xml".utf8)), let end = head.firstRange(of: Array("?>".utf8)),
-              let declaration = String(validating: head[..<end.lowerBound], as: UTF8.self) else { return false }
+              let declaration = String(validating: head[..<end.lowerBound], as: UTF8.self) else { return nil }
         // version="…" encoding="NAME": attributes are name = quoted value, separated by spaces.
         var rest = Substring(declaration.dropFirst(5))
         while let equals = rest.firstIndex(of: "=") {
             let name = rest[..<equals].trimmingCharacters(in: .whitespaces)
             var value = rest[rest.index(after: equals)...].drop { $0 == " " }
-            guard let quote = value.first, quote == "\"" || quote == "'" else { return false }
+            guard let quote = value.first, quote == "\"" || quote == "'" else { return nil }
             value = value.dropFirst()
-            guard let close = value.firstIndex(of: quote) else { return false }
-            if name == "encoding" { return singleByteEncodings.contains(value[..<close].lowercased()) }
-            guard name == "version" else { return false }
+            guard let close = value.firstIndex(of: quote) else { return nil }
+            if name == "encoding" {
+                let encoding = value[..<close].lowercased()
+                return singleByteEncodings.contains(encoding) ? encoding : nil
+            }
+            guard name == "version" else { return nil }
             rest = value[value.index(after: close)...]
         }
-        return false
+        return nil
     }
 }
 
