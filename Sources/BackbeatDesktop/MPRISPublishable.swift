@@ -1,3 +1,4 @@
+import BackbeatSupport
 import BackbeatMusic
 
 /// A music player that can be put on the desktop as an MPRIS player: the
@@ -8,8 +9,9 @@ protocol MPRISPublishable: AnyObject, Sendable {
     var mprisState: MPRISPublishedState { get }
     /// Carries out a command from the desktop (media keys, a widget, playerctl).
     func mprisControl(_ command: MPRISCommand)
-    /// Calls `changed` whenever the state may have changed, from any thread.
-    func mprisObserve(_ changed: @escaping @Sendable () -> Void)
+    /// Calls `changed` whenever the state may have changed, from any thread,
+    /// until the returned token is cancelled.
+    func mprisObserve(_ changed: @escaping @Sendable () -> Void) -> ObservationToken
 }
 
 /// What a published player shows the desktop.

@@ -9,6 +9,7 @@ final class MPRISServer: Sendable {
     let identity: String
     private let connection: DBusConnection
     private let player: any MPRISPublishable
+    private let playerObservation = LockedValueBox<ObservationToken?>(nil)
     /// The player's properties as last published, to signal only what changed.
     private let published = LockedValueBox<[String: DBusValue]>([:])
 
@@ -30,11 +31,13 @@ final class MPRISServer: Sendable {
             connection.unexport(path: DBusNames.mprisPath)
             throw BackbeatError(.desktopCallFailed, operation: "RequestName \(busName)", reason: "the name is taken")
         }
-        player.mprisObserve { [weak self] in self?.publishChanges() }
+        let token = player.mprisObserve { [weak self] in self?.publishChanges() }
+        playerObservation.withLockedValue { $0 = token }
     }
 
     /// Leaves the bus.
     func close() {
+        playerObservation.withLockedValue { $0 }?.cancel()
         connection.unexport(path: DBusNames.mprisPath)
         connection.callAsync(.bus("ReleaseName", [.string(busName)])) { _ in }
     }

@@ -24,11 +24,12 @@ extension MusicPlayer {
         private let work = DispatchQueue(label: "backbeat.mpris.application-player")
         private struct State {
             var published = MPRISPublishedState()
-            var observers: [@Sendable () -> Void] = []
             var artwork: [UInt64: URL?] = [:]
             var isOpen = true
         }
         private let state = LockedValueBox(State())
+        private let changes = EventBroadcast<Void>()
+        private let playerObservation = LockedValueBox<ObservationToken?>(nil)
 
         init(player: MusicPlayer) throws {
             self.player = player
@@ -41,14 +42,15 @@ extension MusicPlayer {
                                     reason: "cannot make the artwork folder: \(error.localizedDescription)")
             }
             player.beginGeneratingPlaybackNotifications()
-            player.observe { [weak self] _ in self?.refreshLater() }
+            let token = player.observe { [weak self] _ in self?.refreshLater() }
+            playerObservation.withLockedValue { $0 = token }
             refresh()
         }
 
         var mprisState: MPRISPublishedState { state.withLockedValue { $0.published } }
 
-        func mprisObserve(_ changed: @escaping @Sendable () -> Void) {
-            state.withLockedValue { $0.observers.append(changed) }
+        func mprisObserve(_ changed: @escaping @Sendable () -> Void) -> ObservationToken {
+            changes.observe { changed() }
         }
 
         func mprisControl(_ command: MPRISCommand) {
@@ -80,10 +82,11 @@ extension MusicPlayer {
         /// Stops following the player and removes the artwork folder.
         func close() {
             let wasOpen = state.withLockedValue { s in
-                defer { s.isOpen = false; s.observers = [] }
+                defer { s.isOpen = false }
                 return s.isOpen
             }
             guard wasOpen else { return }
+            playerObservation.withLockedValue { $0 }?.cancel()
             player.endGeneratingPlaybackNotifications()
             work.sync {}
             try? FileManager.default.removeItem(at: artworkFolder)
@@ -115,12 +118,12 @@ extension MusicPlayer {
             published.volume = Double(player.volume)
             published.canGoNext = item != nil
             published.canGoPrevious = item != nil
-            let observers = state.withLockedValue { s -> [@Sendable () -> Void] in
-                guard s.isOpen, s.published != published else { return [] }
+            let changed = state.withLockedValue { s -> Bool in
+                guard s.isOpen, s.published != published else { return false }
                 s.published = published
-                return s.observers
+                return true
             }
-            for observer in observers { observer() }
+            if changed { changes.send(()) }
         }
 
         /// The item's artwork as a file in the folder, written once; nil without artwork.

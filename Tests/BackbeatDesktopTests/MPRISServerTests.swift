@@ -13,10 +13,10 @@ final class QueueStandIn: MPRISPublishable {
     private struct State {
         var status = DesktopPlayer.Status.stopped
         var index = 0
-        var observers: [@Sendable () -> Void] = []
         var commands: [MPRISCommand] = []
     }
     private let state = LockedValueBox(State())
+    private let changes = EventBroadcast<Void>()
 
     init(tracks: [NowPlayingInfo]) { self.tracks = tracks }
 
@@ -31,7 +31,7 @@ final class QueueStandIn: MPRISPublishable {
     }
 
     func mprisControl(_ command: MPRISCommand) {
-        let observers = state.withLockedValue { s in
+        state.withLockedValue { s in
             s.commands.append(command)
             switch command {
             case .play: s.status = .playing
@@ -42,13 +42,12 @@ final class QueueStandIn: MPRISPublishable {
             case .previous: s.index = max(s.index - 1, 0)
             default: break
             }
-            return s.observers
         }
-        for observer in observers { observer() }
+        changes.send(())
     }
 
-    func mprisObserve(_ changed: @escaping @Sendable () -> Void) {
-        state.withLockedValue { $0.observers.append(changed) }
+    func mprisObserve(_ changed: @escaping @Sendable () -> Void) -> ObservationToken {
+        changes.observe { changed() }
     }
 }
 
