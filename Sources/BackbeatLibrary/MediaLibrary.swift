@@ -35,6 +35,8 @@ public final class MediaLibrary: Sendable {
     let scanner: LibraryScanner
     private let scanLock = LockedValueBox<Void>(())
     private let state: LockedValueBox<State>
+    /// Observers and streams of changes (each stream keeps the newest 64 unread).
+    private let broadcast = EventBroadcast<LibraryChange>(bufferLimit: 64)
     /// Where the music player's plays and skips are written, in order, off the
     /// thread that reported them (the engine's), so a scan's transaction never
     /// holds up the audio.
@@ -44,7 +46,6 @@ public final class MediaLibrary: Sendable {
     private struct State {
         var lastModifiedDate: Date
         var generatingNotifications = 0
-        var observers: [UUID: AsyncStream<LibraryChange>.Continuation] = [:]
     }
 
     /// `$XDG_DATA_HOME/backbeat/library.sqlite`, defaulting to `~/.local/share/backbeat/library.sqlite`.
@@ -97,11 +98,11 @@ public final class MediaLibrary: Sendable {
             if report.hasChanges {
                 let change = LibraryChange(added: report.added, changed: report.changed, removed: report.removed,
                                            playlistsChanged: report.playlistsChanged, lastModifiedDate: now)
-                let observers = state.withLockedValue { state -> [AsyncStream<LibraryChange>.Continuation] in
+                let generating = state.withLockedValue { state -> Bool in
                     state.lastModifiedDate = now
-                    return state.generatingNotifications > 0 ? Array(state.observers.values) : []
+                    return state.generatingNotifications > 0
                 }
-                for observer in observers { observer.yield(change) }
+                if generating { broadcast.send(change) }
             }
             return report
         }
@@ -112,13 +113,17 @@ public final class MediaLibrary: Sendable {
 
     /// Changes after each scan that found any, while notifications are being
     /// generated (see ``beginGeneratingLibraryChangeNotifications()``). Each
-    /// access returns a new stream; it ends when the library is released.
-    public var changes: AsyncStream<LibraryChange> {
-        let (stream, continuation) = AsyncStream<LibraryChange>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let key = UUID()
-        state.withLockedValue { $0.observers[key] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.state.withLockedValue { _ = $0.observers.removeValue(forKey: key) } }
-        return stream
+    /// call returns a new stream, keeping the newest 64 changes its consumer
+    /// has not read; it ends when the library is released.
+    public func events() -> AsyncStream<LibraryChange> {
+        broadcast.events()
+    }
+
+    /// Calls `handler` with each change (see ``events()``), on the thread that
+    /// scanned, until the returned token is cancelled.
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (LibraryChange) -> Void) -> ObservationToken {
+        broadcast.observe(handler)
     }
 
     /// Starts delivering ``changes``. Calls nest: each needs a matching ``endGeneratingLibraryChangeNotifications()``.
@@ -132,7 +137,7 @@ public final class MediaLibrary: Sendable {
     }
 
     deinit {
-        for observer in state.withLockedValue({ $0.observers.values }) { observer.finish() }
+        broadcast.finish()
     }
 
     /// The item with this persistent ID.

@@ -57,7 +57,7 @@ import BackbeatTestFixtures
         try await withTemporaryDirectoryAsync { directory in
             try LibraryFixture.write(directory.appendingPathComponent("a.ogg"), tags: AudioTags(title: "A"), frequency: 500)
             let library = try MediaLibrary(roots: [directory], index: .inMemory)
-            var events = library.changes.makeAsyncIterator()
+            var events = library.events().makeAsyncIterator()
 
             // Not generating: a scan that changes things sends nothing.
             #expect(try library.scan().added == 1)
