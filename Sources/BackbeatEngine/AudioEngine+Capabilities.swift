@@ -26,13 +26,16 @@ extension AudioEngine {
         public let maxSources: Int
         /// Playback devices OpenAL enumerates.
         public let playbackDevices: [String]
+        /// The default playback device's name, when OpenAL reports one.
+        public let defaultDeviceName: String?
         /// The default device's sample rate, or the error opening it gave.
         public let defaultDevice: Result<Int, BackbeatError>
         /// The period size and count Backbeat configured, or nil when the
         /// user's `ALSOFT_CONF` decides.
         public let configuredLatency: OutputLatency?
-        /// The latency the default device reports, when it opened.
-        public let deviceLatency: MediaTime?
+        /// The latency measured on the default device while a source played
+        /// on it (the period it got and `AL_SEC_OFFSET_LATENCY_SOFT`), when it opened.
+        public let measuredLatency: MeasuredLatency?
     }
 
     /// Extensions Backbeat's features stand on.
@@ -55,12 +58,13 @@ extension AudioEngine {
             maxSources = loopback.maxSources
             loopback.close()
         }
+        let devices = outputDevices(latency: latency)
         let defaultDevice: Result<Int, BackbeatError>
-        var deviceLatency: MediaTime?
+        var measuredLatency: MeasuredLatency?
         do {
             let device = try ALDevice.openPlayback(name: nil)
             defaultDevice = .success(device.sampleRate)
-            deviceLatency = device.latencyNanoseconds().map { MediaTime(value: $0, timescale: 1_000_000_000) }
+            measuredLatency = measureLatency(of: device)
             device.close()
         } catch let error as BackbeatError {
             defaultDevice = .failure(error)
@@ -69,7 +73,7 @@ extension AudioEngine {
         }
         return Capabilities(
             version: version, extensions: extensions, maxSources: maxSources,
-            playbackDevices: ALDevice.playbackDeviceNames(), defaultDevice: defaultDevice,
-            configuredLatency: OutputLatency.inEffect, deviceLatency: deviceLatency)
+            playbackDevices: devices.names, defaultDeviceName: devices.defaultName, defaultDevice: defaultDevice,
+            configuredLatency: OutputLatency.inEffect, measuredLatency: measuredLatency)
     }
 }

@@ -14,7 +14,7 @@ import BackbeatSupport
 package final class ALDevice: @unchecked Sendable {
     // @unchecked: the owner serialises every call (see above); a device with
     // no owner (a probe, the benchmark's raw baseline) stays on one thread.
-    private var device: OpaquePointer?
+    private(set) var device: OpaquePointer?
     private var context: OpaquePointer?
     /// OpenAL names this device created and has not yet deleted.
     package private(set) var liveSources = Set<ALuint>()

@@ -43,11 +43,16 @@ struct InfoCommand: AsyncParsableCommand {
         for ext in caps.extensions {
             print("  \(ext.isPresent ? "yes" : "NO ") \(ext.name)")
         }
+        print("Devices:")
+        if caps.playbackDevices.isEmpty { print("  (none)") }
+        for name in caps.playbackDevices {
+            print("  \(name == caps.defaultDeviceName ? "*" : " ") \(name)")
+        }
+        if let name = caps.defaultDeviceName { print("Default device: \(name)") }
         print("Outputs:")
         switch caps.defaultDevice {
         case .success(let rate):
-            let devices = caps.playbackDevices.isEmpty ? "default" : caps.playbackDevices.joined(separator: ", ")
-            print("  device   available at \(rate) Hz (\(devices))")
+            print("  device   available at \(rate) Hz (\(caps.defaultDeviceName ?? "default"))")
         case .failure(let error):
             print("  device   unavailable: \(error)")
         }
@@ -55,12 +60,12 @@ struct InfoCommand: AsyncParsableCommand {
         print("  file     available (WAV, as fast as possible or paced in real time)")
         if let latency = caps.configuredLatency {
             let ms = latency.duration(atSampleRate: 48_000).seconds * 1000
-            print("Latency: \(latency) (\(String(format: "%.1f", ms)) ms at 48 kHz, written to OpenAL Soft's config)")
+            print("Latency requested: \(latency) (\(String(format: "%.1f", ms)) ms at 48 kHz, written to OpenAL Soft's config)")
         } else {
-            print("Latency: decided by ALSOFT_CONF")
+            print("Latency requested: decided by ALSOFT_CONF")
         }
-        if let reported = caps.deviceLatency {
-            print("Device reports: \(String(format: "%.1f", reported.seconds * 1000)) ms")
+        if let measured = caps.measuredLatency {
+            print("Latency measured: \(measured)")
         }
     }
 }

@@ -8,8 +8,10 @@ import BackbeatSupport
 
 /// Runs a tool and returns its exit status and standard error; the tool must exist.
 @discardableResult
-package func runTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+package func runTool(_ tool: String, _ arguments: [String], environment: [String: String]? = nil)
+    throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
+    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let path = ["/usr/bin/\(tool)", "/usr/local/bin/\(tool)", "/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? tool
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -164,7 +166,8 @@ package enum BackbeatTool {
     }
 
     /// Runs `backbeat` with `arguments`.
-    package static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try runTool(try binary(), arguments)
+    package static func run(_ arguments: [String], environment: [String: String]? = nil)
+        throws -> (status: Int32, stdout: String, stderr: String) {
+        try runTool(try binary(), arguments, environment: environment)
     }
 }
