@@ -31,7 +31,11 @@ guard let assets = options.assetsFolder() else {
 func openEngine() throws -> (AudioEngine, String) {
     if options.output == nil {
         do {
-            return (try AudioEngine(output: .device()), "the default sound device")
+            AudioEngine.applicationName = "Backbeat drum pad"
+            let engine = try AudioEngine(output: .device())
+            let name = engine.deviceName.map { "the sound device \"\($0)\"" } ?? "the default sound device"
+            print("Playing through \(name).")
+            return (engine, name)
         } catch let error as BackbeatError {
             print("No sound device (\(error.reason ?? "\(error.code)")); rendering to a WAV file instead.")
         }

@@ -44,6 +44,17 @@ extension AudioEngine {
         }
     }
 
+    /// The name the system's mixer shows for this process's sound (with
+    /// PulseAudio, the stream's `application.name`). Set it before the first
+    /// `.device` engine opens; nil (the default) leaves the executable's name.
+    /// Devices also mark the process with the "game" media role where
+    /// OpenAL Soft lets it through: on the PulseAudio client, not on the
+    /// stream, which OpenAL Soft 1.19.1 gives an empty role.
+    public static var applicationName: String? {
+        get { ALConfig.applicationName }
+        set { ALConfig.applicationName = newValue }
+    }
+
     /// The output devices OpenAL sees now (probed again on each call).
     ///
     /// With PulseAudio this asks the server: it blocks while a server is
@@ -52,6 +63,16 @@ extension AudioEngine {
         latency.prepareOpenAL()
         let names = ALDevice.playbackDeviceNames()
         return OutputDevices(names: names, defaultName: ALDevice.defaultPlaybackDeviceName() ?? names.first)
+    }
+
+    /// The name of the device this engine plays through now, as
+    /// ``outputDevices(latency:)`` lists it; nil for `.offline` and `.file`
+    /// outputs and while a lost device has no replacement.
+    public var deviceName: String? {
+        withLock {
+            guard case .device = output, !device.isLoopback else { return nil }
+            return device.name
+        }
     }
 
     /// The latency in effect on this engine's device: the period OpenAL Soft

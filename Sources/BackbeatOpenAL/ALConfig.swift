@@ -63,3 +63,29 @@ package enum ALConfig {
     /// The periods Backbeat configured, if it configured any.
     package static var periodsInEffect: Periods? { state.withLockedValue { $0.applied } }
 }
+
+extension ALConfig {
+    private static let identity = LockedValueBox<String?>(nil)
+
+    /// The application name the sound server shows for this process's
+    /// streams; nil leaves it to the server (the executable's name).
+    package static var applicationName: String? {
+        get { identity.withLockedValue { $0 } }
+        set { identity.withLockedValue { $0 = newValue } }
+    }
+
+    /// Puts the game's identity where PulseAudio reads it, just before a
+    /// device opens (each open is a new PulseAudio client, which reads these
+    /// variables then): `PULSE_PROP_OVERRIDE_application.name` for the name,
+    /// which reaches the stream, and `PULSE_PROP_media.role=game`, which
+    /// reaches only the client (OpenAL Soft 1.19.1 clears the stream's
+    /// role). A role or name the user set in the environment is kept.
+    package static func applyApplicationIdentity() {
+        if let name = applicationName, !name.isEmpty {
+            // Bounded and one line: it is a property value, not a script.
+            let clean = String(name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(128))
+            setenv("PULSE_PROP_OVERRIDE_application.name", clean, 1)
+        }
+        setenv("PULSE_PROP_media.role", "game", 0)
+    }
+}

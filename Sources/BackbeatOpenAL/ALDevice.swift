@@ -32,7 +32,12 @@ package final class ALDevice: @unchecked Sendable {
         self.isLoopback = isLoopback
         self.sampleRate = sampleRate
         self.channelCount = channelCount
-        self.name = alcGetString(device, ALCenum(ALC_DEVICE_SPECIFIER)).map { String(cString: $0) } ?? "unknown"
+        // A playback device's own name is its entry in the ALL list (with
+        // PulseAudio, the sink's description); ALC_DEVICE_SPECIFIER says only
+        // "OpenAL Soft" there.
+        let all = !isLoopback && alcIsExtensionPresent(device, "ALC_ENUMERATE_ALL_EXT") == ALC_TRUE
+        let specifier = all ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER
+        self.name = alcGetString(device, ALCenum(specifier)).map { String(cString: $0) } ?? "unknown"
     }
 
     deinit { close() }
@@ -68,6 +73,7 @@ package final class ALDevice: @unchecked Sendable {
 
     /// Opens a real output device (nil for the default one).
     package static func openPlayback(name: String?) throws -> ALDevice {
+        ALConfig.applyApplicationIdentity()
         let device: OpaquePointer? = name.map { alcOpenDevice($0) } ?? alcOpenDevice(nil)
         guard let device else {
             throw BackbeatError(.deviceUnavailable, operation: "alcOpenDevice",

@@ -11,7 +11,10 @@ import BackbeatSupport
 package func runTool(_ tool: String, _ arguments: [String], environment: [String: String]? = nil)
     throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+    // `environment` adds to this process's; an empty value removes a variable.
+    if let environment {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
+    }
     let path = ["/usr/bin/\(tool)", "/usr/local/bin/\(tool)", "/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? tool
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments

@@ -13,7 +13,8 @@ import BackbeatTestFixtures
         let server = try PrivateSoundServer(sinks: ["Backbeat-A", "Backbeat-B"])
         defer { server.stop() }
         try server.setDefaultSink("Backbeat-B")
-        let environment = server.environment.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 }
+        // This process's engines may have pointed ALSOFT_CONF at their config: the child writes its own.
+        let environment = server.environment.merging(["ALSOFT_DRIVERS": "pulse", "ALSOFT_CONF": ""]) { $1 }
         let result = try BackbeatTool.run(["info"], environment: environment)
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)

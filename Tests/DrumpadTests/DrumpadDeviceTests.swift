@@ -1,0 +1,95 @@
+import Foundation
+import BackbeatSupport
+import Testing
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
+
+/// The drum pad demo on a real sound server (a private PulseAudio daemon),
+/// with no `--output`: what a player on a machine with a sound device gets.
+/// The demo runs as a child process (OpenAL picks its backends once per
+/// process) and the sink's monitor is recorded.
+@Suite struct DrumpadDeviceTests {
+    /// What the server showed while the demo played: its streams and clients.
+    private final class Seen: @unchecked Sendable {
+        // Safe: every access holds `lock`.
+        private let lock = Lock()
+        private var listing: String?
+        func set(_ text: String) { lock.lock(); if listing == nil { listing = text }; lock.unlock() }
+        var value: String? { lock.lock(); defer { lock.unlock() }; return listing }
+    }
+
+    /// Frames where a drum hit starts in interleaved stereo: a 1-ms block
+    /// louder than 0.2 and than twice the loudest of the 10 ms before it,
+    /// at least 100 ms after the previous hit.
+    static func attacks(_ samples: [Float]) -> [Int] {
+        let frames = samples.count / 2
+        let level = (0..<frames).map { max(abs(samples[2 * $0]), abs(samples[2 * $0 + 1])) }
+        let block = 48
+        let peaks = stride(from: 0, to: frames, by: block).map { level[$0..<min(frames, $0 + block)].max() ?? 0 }
+        var attacks: [Int] = []
+        var last = -1_000
+        for (index, peak) in peaks.enumerated() where index - last > 100 {
+            let before = peaks[max(0, index - 10)..<index].max() ?? 0
+            guard peak > 0.2, peak > 2 * before else { continue }
+            let start = index * block
+            let first = (start..<min(frames, start + block)).first { level[$0] > max(0.05, 2 * before) } ?? start
+            attacks.append(first)
+            last = index
+        }
+        return attacks
+    }
+
+    @Test("soundServer: drumpad with no --output plays its four pads through the server, says so in one line, and the stream carries the game's name")
+    func soundServerDrumpadPlaysThroughTheServer() throws {
+        let server = try PrivateSoundServer(sinks: ["Backbeat-Pads"])
+        defer { server.stop() }
+        try withTemporaryDirectory { dir in
+            let script = "session playback mix\nbass\nwait 0.25\nsnare\nwait 0.25\nbass\nwait 0.25\nsnare\nwait 0.75\nquit\n"
+            let input = dir.appendingPathComponent("input")
+            try Data(script.utf8).write(to: input)
+            let out = dir.appendingPathComponent("stdout")
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
+            process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path]
+            process.currentDirectoryURL = dir
+            process.environment = ProcessInfo.processInfo.environment
+                .merging(server.environment) { $1 }.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 }
+                .filter { $0.key != "ALSOFT_CONF" }
+            process.standardInput = try FileHandle(forReadingFrom: input)
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = FileHandle.nullDevice
+            let recording = try server.recordMonitor(of: "Backbeat-Pads")
+            try process.run()
+            // While it plays, look at its stream and client as a desktop mixer would.
+            let seen = Seen()
+            while process.isRunning, seen.value == nil {
+                if let inputs = try? server.pactl("list", "sink-inputs"),
+                   inputs.contains("application.name = \"Backbeat drum pad\""),
+                   let clients = try? server.pactl("list", "clients") {
+                    seen.set(inputs + "\n" + clients)
+                }
+                usleep(20_000)
+            }
+            process.waitUntilExit()
+            let samples = try recording.stop()
+            let stdout = String(decoding: try Data(contentsOf: out), as: UTF8.self)
+            #expect(process.terminationStatus == 0)
+            #expect(stdout.split(separator: "\n").contains("Playing through the sound device \"Backbeat-Pads\"."), "\(stdout)")
+            // The stream is named after the game; the game role reaches the client (OpenAL Soft 1.19.1 empties the stream's).
+            let listing = try #require(seen.value, "no stream named after the game appeared")
+            #expect(listing.contains("media.role = \"game\""))
+            // Four pads, each heard where the level jumps over the tail of the one before.
+            let onsets = Self.attacks(samples)
+            try #require(onsets.count == 4, "attacks at frames \(onsets)")
+            // Four separate hits in the script's order and rhythm. Not yet
+            // sample-accurate: a script line starts its pad at the engine's
+            // next update on the device clock, and separate starts land on
+            // mixing periods, so gaps of 255–280 ms have been measured here
+            // for a scripted 250 (the ±5-ms goal is open work).
+            let gaps = zip(onsets.dropFirst(), onsets).map { Double($0 - $1) / 48.0 }
+            for gap in gaps { #expect(abs(gap - 250) <= 50, "gaps (ms): \(gaps)") }
+        }
+    }
+}
