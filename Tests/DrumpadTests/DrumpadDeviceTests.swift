@@ -93,3 +93,51 @@ import BackbeatTestFixtures
         }
     }
 }
+
+extension DrumpadDeviceTests {
+    @Test("soundServer: drumpad survives its sound server dying mid-script: it reports the lost output, plays on silently and exits 0")
+    func soundServerDrumpadSurvivesTheServerDying() throws {
+        let server = try PrivateSoundServer(sinks: ["Backbeat-Pads"])
+        defer { server.stop() }
+        try withTemporaryDirectory { dir in
+            var script = "session playback mix\n"
+            for _ in 0..<12 { script += "bass\nwait 0.25\nsnare\nwait 0.25\n" }
+            script += "quit\n"
+            let input = dir.appendingPathComponent("input")
+            try Data(script.utf8).write(to: input)
+            let out = dir.appendingPathComponent("stdout")
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
+            process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path]
+            process.currentDirectoryURL = dir
+            process.environment = ProcessInfo.processInfo.environment
+                .merging(server.environment) { $1 }.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 }
+                .filter { $0.key != "ALSOFT_CONF" }
+            process.standardInput = try FileHandle(forReadingFrom: input)
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Kill the server once the demo's stream is playing on it.
+            var playing = false
+            for _ in 0..<500 where process.isRunning && !playing {
+                playing = ((try? server.pactl("list", "short", "sink-inputs")) ?? "").contains("float32le")
+                if !playing { usleep(10_000) }
+            }
+            #expect(playing)
+            // Into the script (it is 6 s long), so the engine is past its start-up.
+            usleep(1_000_000)
+            server.kill(signal: SIGKILL)
+            // The script is 6 s of engine time; give a hung demo far longer, then stop it and fail.
+            for _ in 0..<600 where process.isRunning { usleep(100_000) }
+            let hung = process.isRunning
+            if hung { process.terminate() }
+            process.waitUntilExit()
+            #expect(!hung, "drumpad did not finish after its server died")
+            let stdout = String(decoding: try Data(contentsOf: out), as: UTF8.self)
+            #expect(process.terminationStatus == 0)
+            #expect(stdout.contains("output: Backbeat-Pads lost"), "\(stdout)")
+            #expect(stdout.contains("Sound went to the sound device \"Backbeat-Pads\""), "\(stdout)")
+        }
+    }
+}
