@@ -91,9 +91,10 @@ do {
     fail("\(error)")
 }
 
-// --mpris: the music player on the desktop bus, so media keys and playerctl drive it.
-// Only published, not made the session's other audio: `env other-audio` stays the demo's to play with.
-let desktop = options.mpris ? DesktopEnvironment() : nil
+// --mpris: the music player on the desktop bus, so media keys and playerctl drive it, and
+// the desktop's players are the session's other audio: a playback or solo-ambient session
+// pauses the user's player and gives it back at the end (`env other-audio` still scripts more).
+let desktop = options.mpris ? DesktopEnvironment(session: engine.session) : nil
 let publication: DesktopPublication? = {
     guard let desktop, let player = music?.player else {
         if options.mpris { print("mpris: there is no music player to publish") }
@@ -122,7 +123,10 @@ func end() -> Never {
         while true { pause() }
     }
     terminal?.restore()
+    // The session ends with the demo: the user's player it paused plays again.
+    engine.session.setActive(false)
     publication?.unpublish()
+    desktop?.disconnect()
     let seconds = demo.status.time.seconds
     print("Sound went to \(destination) (\(String(format: "%.2f", seconds)) s of engine time).")
     exit(0)

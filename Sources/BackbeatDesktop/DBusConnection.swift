@@ -144,6 +144,9 @@ final class DBusConnection: @unchecked Sendable {
             return (s.jobs, s.disconnectHandlers)
         }
         for job in jobs { job() }
+        // What was sent last (a Play that gives a paused player back, as the
+        // game ends) leaves before the connection closes.
+        if alive { dbus_connection_flush(raw) }
         for call in pending {
             dbus_pending_call_cancel(call.handle)
             dbus_pending_call_unref(call.handle)

@@ -72,7 +72,13 @@ public final class DesktopEnvironment: Sendable {
         }
     }
 
-    deinit {
+    deinit { disconnect() }
+
+    /// Leaves the desktop bus: published players are withdrawn, and what was
+    /// sent (such as the `Play` that gives other audio back when the session
+    /// is deactivated) is flushed before the connection closes. Call it as the
+    /// game ends; the environment does nothing afterwards. Calling it again does nothing.
+    public func disconnect() {
         for publication in publications.withLockedValue({ $0 }) { publication.unpublish() }
         client?.connection.close()
     }

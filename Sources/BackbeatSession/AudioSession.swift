@@ -263,9 +263,15 @@ public final class AudioSession: Sendable {
             if !after.effectsPaused, before.effectsPaused { actions.append(.setEffectsPaused(false)) }
             actions += edges
         }
-        actions += requests
-        if requests.contains(.interruptOtherAudio) { s.othersInterrupted = true }
-        let duck = s.isActive && after.otherAudioRequest == .duck
+        // Other audio is asked to stop or duck only when there is someone to
+        // ask (an attached controller, such as the desktop); otherwise the
+        // update would report a request that went nowhere.
+        let canAsk = s.otherAudioController != nil
+        if canAsk {
+            actions += requests
+            if requests.contains(.interruptOtherAudio) { s.othersInterrupted = true }
+        }
+        let duck = canAsk && s.isActive && after.otherAudioRequest == .duck
         var restore = false
         if duck != s.othersDucked {
             if duck { actions.append(.duckOtherAudio) } else { restore = true }

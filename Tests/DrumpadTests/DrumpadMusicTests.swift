@@ -198,6 +198,11 @@ import BackbeatTestFixtures
                 #expect(title == "Backroad Anthem")
                 #expect(try playerctl(bus, "--player=backbeat.drumpad", "status") == "Playing")
                 try playerctl(bus, "--player=backbeat.drumpad", "next")
+                // The player takes the command on its own queue: wait until the bus shows the next song.
+                for _ in 0..<500 where title != "Blue Hour Walk" {
+                    title = try playerctl(bus, "--player=backbeat.drumpad", "metadata", "title")
+                    if title != "Blue Hour Walk" { try await Task.sleep(nanoseconds: 20_000_000) }
+                }
                 // The desktop's skip reached the demo's player: its own `now` says so.
                 input.fileHandleForWriting.write(Data("now\n".utf8))
                 try input.fileHandleForWriting.close()
@@ -206,8 +211,41 @@ import BackbeatTestFixtures
                 let printed = String(decoding: try Data(contentsOf: out), as: UTF8.self)
                 #expect(printed.contains("mpris: the music player is on the desktop bus as org.mpris.MediaPlayer2.backbeat.drumpad"))
                 #expect(printed.contains("now: \"Blue Hour Walk\""))
+                #expect(!printed.contains("other audio asked to stop"), "nothing else played: nobody was asked")
                 // Gone from the bus once the demo has ended.
                 #expect(!(try playerctl(bus, "-l")).contains("backbeat.drumpad"))
+            }
+        }
+    }
+
+    /// The desktop is the session's other audio: the user's player (mpv) is
+    /// paused once the demo's session becomes playback without mixing, and
+    /// plays again when the demo ends.
+    @Test(.enabled(if: MPVPlayer.isAvailable)) func theUsersPlayerIsPausedAndGivenBackAtTheEnd() async throws {
+        try await PrivateBus.with { bus in
+            try await withTemporaryDirectoryAsync { dir in
+                let song = dir.appendingPathComponent("users-song.ogg")
+                try await writeTaggedSong(to: song, title: "The User's Song", artist: "Someone", album: "Elsewhere")
+                let mpv = try MPVPlayer(bus: bus, files: [song])
+                defer { mpv.stop() }
+                func mpvStatus() throws -> String { try playerctl(bus, "--player=mpv", "status") }
+                var status = ""
+                for _ in 0..<500 where status != "Playing" {
+                    status = try mpvStatus()
+                    if status != "Playing" { try await Task.sleep(nanoseconds: 20_000_000) }
+                }
+                try #require(status == "Playing")
+
+                let (process, input, out) = try Self.start(bus: bus, in: dir)
+                defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+                input.fileHandleForWriting.write(Data("session playback\nbass\n".utf8))
+                try await eventually("the demo's session pauses mpv") { (try? mpvStatus()) == "Paused" }
+                try input.fileHandleForWriting.close()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+                try await eventually("mpv plays again once the demo has ended") { (try? mpvStatus()) == "Playing" }
+                let printed = String(decoding: try Data(contentsOf: out), as: UTF8.self)
+                #expect(printed.contains("other audio asked to stop"))
             }
         }
     }
