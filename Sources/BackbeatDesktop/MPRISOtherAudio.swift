@@ -5,8 +5,9 @@ import BackbeatSession
 ///
 /// It tells a session when a player starts or stops playing, and carries out
 /// the session's requests: interrupting pauses the players that are playing
-/// and remembers exactly which; restoring resumes those, only if they are still
-/// paused, and puts ducked volumes back, only if nobody changed them since.
+/// and remembers exactly which; restoring resumes those, unless someone else
+/// resumed, stopped or closed them since, and puts ducked volumes back, only if
+/// nobody changed them since.
 final class MPRISOtherAudio: OtherAudioController {
     /// Ducking multiplies a player's volume by this (about -12 dB).
     static let duckFactor = 0.25
@@ -23,6 +24,9 @@ final class MPRISOtherAudio: OtherAudioController {
     }
     private struct State {
         var interrupted: Set<Key> = []
+        /// Interrupted players seen paused since: one of these seen playing
+        /// again was resumed by someone else, and is no longer ours to resume.
+        var seenPaused: Set<Key> = []
         /// Volume before ducking and the volume set.
         var ducked: [Key: (original: Double, lowered: Double)] = [:]
         /// Players the session has been told are playing.
@@ -45,6 +49,7 @@ final class MPRISOtherAudio: OtherAudioController {
     private func isOther(_ player: MPRISPlayerState) -> Bool { player.owner != ownOwner }
 
     private func handle(_ change: MPRISClient.Change) {
+        followInterrupted(change)
         switch change {
         case .appeared(let player) where isOther(player):
             if player.isPlaying { report(player.name, playing: true) }
@@ -54,6 +59,30 @@ final class MPRISOtherAudio: OtherAudioController {
             report(player.name, playing: false)
         default:
             break
+        }
+    }
+
+    /// Keeps `interrupted` to the players that are still paused by the
+    /// session's request: one that someone else resumed, or that stopped or
+    /// left, is dropped. (Its state is followed from the signals, so a Pause
+    /// whose signal has not arrived when the session restores still counts.)
+    private func followInterrupted(_ change: MPRISClient.Change) {
+        state.withLockedValue { s in
+            switch change {
+            case .changed(_, let new), .appeared(let new):
+                let key = Key(busName: new.busName, owner: new.owner)
+                guard s.interrupted.contains(key) else { return }
+                if new.playbackStatus == "Paused" {
+                    s.seenPaused.insert(key)
+                } else if new.playbackStatus == "Stopped" || (new.isPlaying && s.seenPaused.contains(key)) {
+                    s.interrupted.remove(key)
+                    s.seenPaused.remove(key)
+                }
+            case .vanished(let old):
+                let key = Key(busName: old.busName, owner: old.owner)
+                s.interrupted.remove(key)
+                s.seenPaused.remove(key)
+            }
         }
     }
 
@@ -94,12 +123,11 @@ final class MPRISOtherAudio: OtherAudioController {
 
     func restoreOtherAudio() {
         let (interrupted, ducked) = state.withLockedValue { s in
-            defer { s.interrupted = []; s.ducked = [:] }
+            defer { s.interrupted = []; s.seenPaused = []; s.ducked = [:] }
             return (s.interrupted, s.ducked)
         }
         for key in interrupted {
-            guard let player = client.player(busName: key.busName), player.owner == key.owner,
-                  player.playbackStatus == "Paused" else { continue }
+            guard let player = client.player(busName: key.busName), player.owner == key.owner else { continue }
             client.sendAsync("Play", to: key.busName)
         }
         for (key, volumes) in ducked {

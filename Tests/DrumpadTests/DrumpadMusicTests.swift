@@ -243,8 +243,8 @@ import BackbeatTestFixtures
                 try input.fileHandleForWriting.close()
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0)
-                try await eventually("mpv plays again once the demo has ended") { (try? mpvStatus()) == "Playing" }
                 let printed = String(decoding: try Data(contentsOf: out), as: UTF8.self)
+                try await eventually("mpv plays again once the demo has ended") { (try? mpvStatus()) == "Playing" }
                 #expect(printed.contains("other audio asked to stop"))
             }
         }
