@@ -67,6 +67,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var isSettled = false
     var gain: Float
     var panValue: Float
+    /// Where the voice is in the world; nil while it is 2D (panned).
+    var positionValue: Audio3DPoint?
     var rateValue: Float
     var userPaused = false
     var completion: (@Sendable (Bool) -> Void)?
@@ -169,8 +171,40 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 panValue = Voice.clampPan(newValue, else: panValue)
-                if let source, let engine { _ = try? engine.device.withContext { source.setPan(panValue) } }
+                if positionValue == nil, let source, let engine { _ = try? engine.device.withContext { source.setPan(panValue) } }
             }
+        }
+    }
+
+    /// Where the voice sounds in the world, in metres; nil (the default) keeps it
+    /// 2D, placed by ``pan``.
+    ///
+    /// A positioned voice is heard from that point by a listener at the origin
+    /// facing -Z (+X right, +Y up): its side gives the balance between the ears,
+    /// and its distance d attenuates it by the inverse-distance-clamped model,
+    /// gain = 1 / max(d, 1) (-6 dB per doubling beyond one metre). While a voice
+    /// is positioned, ``pan`` is kept but not applied; setting the position back
+    /// to nil pans it again. A point with a NaN or infinite coordinate is ignored.
+    /// Only mono sounds are placed: a stereo sound keeps its two channel angles
+    /// and its full level at any distance.
+    public var position: Audio3DPoint? {
+        get { locked { positionValue } }
+        set {
+            locked {
+                if let newValue, !newValue.isFinite { return }
+                positionValue = newValue
+                if let source, let engine { _ = try? engine.device.withContext { applyPlacement(to: source) } }
+            }
+        }
+    }
+
+    /// Applies the voice's position, or its pan while it has none, to its source.
+    /// Call with the engine lock held and the device's context current.
+    func applyPlacement(to source: ALSource) {
+        if let p = positionValue {
+            source.setPosition(x: p.x, y: p.y, z: p.z)
+        } else {
+            source.setPan(panValue)
         }
     }
 

@@ -217,7 +217,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         source.reset()
         voice.queuedBuffers = 0
         voice.nextQueueCheck = 0
-        source.setPan(voice.panValue)
+        voice.applyPlacement(to: source)
         source.setPitch(voice.rateValue)
         source.setGain(gain)
         voice.appliedGain = gain

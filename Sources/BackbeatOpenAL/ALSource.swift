@@ -56,6 +56,8 @@ package struct ALSource: Hashable, Sendable {
     /// front of the listener; stereo sounds rotate both channel angles
     /// (AL_EXT_STEREO_ANGLES), so they pan too.
     package func setPan(_ pan: Float) {
+        alSourcei(name, AL_SOURCE_RELATIVE, 1)
+        alSourcef(name, AL_ROLLOFF_FACTOR, 0)
         let angle = pan * Float.pi / 2
         alSource3f(name, AL_POSITION, sin(angle), 0, -cos(angle))
         let spread = Float.pi / 6 * (1 - abs(pan))
@@ -63,6 +65,16 @@ package struct ALSource: Hashable, Sendable {
         // OpenAL's angles run counter-clockwise: left is positive.
         angles = angles.map { -$0 }
         alSourcefv(name, AL_STEREO_ANGLES, &angles)
+    }
+
+    /// Places the source in the world at (x, y, z) metres: not listener-relative,
+    /// attenuated by the context's distance model with rolloff 1 and reference
+    /// distance 1.
+    package func setPosition(x: Float, y: Float, z: Float) {
+        alSourcei(name, AL_SOURCE_RELATIVE, 0)
+        alSourcef(name, AL_ROLLOFF_FACTOR, 1)
+        alSourcef(name, AL_REFERENCE_DISTANCE, 1)
+        alSource3f(name, AL_POSITION, x, y, z)
     }
 
     package func attach(_ buffer: ALuint) { alSourcei(name, AL_BUFFER, ALint(bitPattern: buffer)) }
