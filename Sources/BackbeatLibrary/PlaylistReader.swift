@@ -134,7 +134,8 @@ extension PlaylistReader {
 
     /// The document as valid UTF-8 with a UTF-8 declaration, or nil: UTF-16
     /// (by its byte-order mark) and the declared 8-bit encodings are decoded
-    /// here; anything else must already be valid UTF-8.
+    /// here; anything else must already be valid UTF-8. No document may hold
+    /// U+0000, which XML forbids.
     static func utf8Document(_ data: Data) -> Data? {
         var text: String?
         if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
@@ -142,9 +143,11 @@ extension PlaylistReader {
         } else if let encoding = declaredSingleByteEncoding(data) {
             text = decodeSingleByte(data, encoding)
         } else {
-            return String(validating: data, as: UTF8.self) == nil ? nil : data
+            // XML has no U+0000; a NUL also means UTF-16 without the byte-order
+            // mark XML requires, which libxml2 would read past these checks.
+            return data.contains(0) || String(validating: data, as: UTF8.self) == nil ? nil : data
         }
-        guard var text else { return nil }
+        guard var text, !text.unicodeScalars.contains("\u{0}") else { return nil }
         // The declaration named the old encoding: replace it.
         if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {
             text.removeSubrange(text.startIndex..<end.upperBound)

@@ -76,6 +76,20 @@ struct FuzzRegressionTests {
         #expect(try PlaylistReader.parseXSPF(latin9, url: url).name == "€œ")
     }
 
+    /// FuzzPlaylist: UTF-16 with no byte-order mark passed as valid UTF-8
+    /// (NULs are), libxml2 read it as UTF-16 anyway, and its data-less
+    /// processing instruction crashed FoundationXML. XML has no U+0000: refused.
+    @Test("XSPF holding NUL (UTF-16 without a byte-order mark) is a typed error, not a crash")
+    func xspfWithNUL() throws {
+        let url = URL(fileURLWithPath: "/fuzz/crash.xspf")
+        let crash = Data([0x3C, 0x00, 0x3F, 0x00, 0x78, 0x00, 0x3F, 0x00, 0x3E, 0x00, 0x00])  // "<?x?>" in UTF-16LE, no BOM
+        let error = try #require(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(crash, url: url) }
+        #expect(error.code == .invalidPlaylist)
+        var withBOM = Data([0xFF, 0xFE])
+        for unit in "<playlist><title>a\u{0}b</title></playlist>".utf16 { withBOM.append(UInt8(unit & 0xFF)); withBOM.append(UInt8(unit >> 8)) }
+        #expect(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(withBOM, url: url) }
+    }
+
     @Test("XSPF in a declared 8-bit encoding or in UTF-16 still parses")
     func xspfOtherEncodings() throws {
         let url = URL(fileURLWithPath: "/fuzz/ok.xspf")
