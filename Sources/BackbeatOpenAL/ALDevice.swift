@@ -274,6 +274,21 @@ package final class ALDevice: @unchecked Sendable {
         }
     }
 
+    // MARK: Listener
+
+    /// Places the context's listener at `position` (metres), facing `forward`
+    /// with `up` overhead (AL_POSITION, AL_ORIENTATION). The vectors are
+    /// (x, y, z) triples, unit length and perpendicular.
+    package func setListener(position: (Float, Float, Float), forward: (Float, Float, Float),
+                             up: (Float, Float, Float)) throws {
+        try withContext("alListener") {
+            alListener3f(AL_POSITION, position.0, position.1, position.2)
+            var orientation: [ALfloat] = [forward.0, forward.1, forward.2, up.0, up.1, up.2]
+            alListenerfv(AL_ORIENTATION, &orientation)
+            _ = alGetError()
+        }
+    }
+
     // MARK: Batching
 
     /// Applies every source change made in `body` at once (AL_SOFT_deferred_updates).

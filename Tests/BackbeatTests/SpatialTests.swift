@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Backbeat
+@testable import BackbeatEngine
 import BackbeatTesting
 import BackbeatTestFixtures
 
@@ -81,6 +82,91 @@ struct SpatialTests {
             let far = SampleAnalysis.rms(try engine.render(frames: 9_600))
             #expect(near > 0.1)
             #expect(abs(decibels(far / near)) < 0.5)
+        }
+    }
+
+    /// Left and right levels of a looping tone at `point`, after `setUp` has moved the listener.
+    private func heard(at point: Audio3DPoint, _ setUp: (AudioEngine) -> Void) throws -> (left: Float, right: Float) {
+        var result: (left: Float, right: Float) = (0, 0)
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let voice = sound.play(looping: .forever)
+            voice.position = point
+            setUp(engine)
+            _ = try engine.render(frames: 4_800)
+            result = levels(try engine.render(frames: 9_600))
+        }
+        return result
+    }
+
+    @Test("Yaw 90 turns the listener right: a voice at -Z is heard on the left; yaw -90 on the right")
+    func yaw() throws {
+        let right = try heard(at: Audio3DPoint(x: 0, y: 0, z: -1)) { $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0) }
+        #expect(right.left > 0.1)
+        #expect(right.right < right.left * 0.1)
+        let left = try heard(at: Audio3DPoint(x: 0, y: 0, z: -1)) { $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: -90, pitch: 0, roll: 0) }
+        #expect(left.right > 0.1)
+        #expect(left.left < left.right * 0.1)
+    }
+
+    @Test("Facing +X by vectors is yaw 90; upside down (roll 180) swaps the ears")
+    func vectorsAndRoll() throws {
+        try withOfflineEngine { engine in
+            engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: Audio3DPoint(x: 3, y: 0, z: 0), up: Audio3DPoint(x: 0.5, y: 2, z: 0))
+            let o = engine.listenerAngularOrientation
+            #expect(abs(o.yaw - 90) < 0.01 && abs(o.pitch) < 0.01 && abs(o.roll) < 0.01)
+            #expect(engine.listenerVectorOrientation == Audio3DVectorOrientation(forward: Audio3DPoint(x: 1, y: 0, z: 0), up: Audio3DPoint(x: 0, y: 1, z: 0)))
+            engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 30, pitch: 20, roll: -40)
+            let back = engine.listenerAngularOrientation
+            #expect(abs(back.yaw - 30) < 0.01 && abs(back.pitch - 20) < 0.01 && abs(back.roll + 40) < 0.01)
+        }
+        let flipped = try heard(at: Audio3DPoint(x: 1, y: 0, z: 0)) { $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 0, pitch: 0, roll: 180) }
+        #expect(flipped.left > 0.1)
+        #expect(flipped.right < flipped.left * 0.1)
+    }
+
+    @Test("Voices are heard relative to the listener's position")
+    func listenerPosition() throws {
+        let beside = try heard(at: Audio3DPoint(x: 4, y: 0, z: 0)) { $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: 0) }
+        #expect(beside.left > 0.1)
+        #expect(beside.right < beside.left * 0.1, "one metre to the listener's left")
+        let near = try heard(at: Audio3DPoint(x: 5, y: 0, z: -11)) { $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: -10) }
+        let far = try heard(at: Audio3DPoint(x: 5, y: 0, z: -14)) { $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: -10) }
+        #expect(abs(decibels(far.left / near.left) - 20 * log10(0.25)) < 0.5, "4 m away: -12 dB")
+    }
+
+    @Test("NaN, infinite, zero and parallel listener settings are ignored")
+    func badListenerInput() throws {
+        try withOfflineEngine { engine in
+            engine.listenerPosition = Audio3DPoint(x: 1, y: 2, z: 3)
+            engine.listenerPosition = Audio3DPoint(x: .nan, y: 0, z: 0)
+            #expect(engine.listenerPosition == Audio3DPoint(x: 1, y: 2, z: 3))
+            engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 45, pitch: 0, roll: 0)
+            engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: .infinity, pitch: 0, roll: 0)
+            let zero = Audio3DPoint.zero, x = Audio3DPoint(x: 1, y: 0, z: 0)
+            engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: zero, up: x)
+            engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: x, up: Audio3DPoint(x: -2, y: 0, z: 0))
+            engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: x, up: Audio3DPoint(x: 0, y: .nan, z: 0))
+            #expect(abs(engine.listenerAngularOrientation.yaw - 45) < 0.01)
+            _ = try engine.render(frames: 4_800)
+        }
+    }
+
+    @Test("The listener and the voice's position carry over to a replacement device")
+    func survivesDeviceLoss() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let voice = sound.play(looping: .forever)
+            voice.position = Audio3DPoint(x: 0, y: 0, z: -2)
+            engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0)
+            _ = try engine.render(frames: 4_800)
+            let before = levels(try engine.render(frames: 9_600))
+            engine.simulateDeviceLoss()
+            _ = try engine.render(frames: 9_600)
+            let after = levels(try engine.render(frames: 9_600))
+            #expect(after.left > 0.1)
+            #expect(after.right < after.left * 0.1, "still on the left")
+            #expect(abs(decibels(after.left / before.left)) < 0.5, "still two metres away")
         }
     }
 }

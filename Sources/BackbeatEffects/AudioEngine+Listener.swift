@@ -1,0 +1,134 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import BackbeatOpenAL
+import BackbeatEngine
+
+/// The engine's listener: where positioned voices are heard from. It is
+/// applied to the device when it changes and again on a replacement device.
+final class Listener: EngineComponent {
+    weak var engine: AudioEngine?
+    var position = Audio3DPoint.zero
+    /// Unit length and perpendicular to each other.
+    var forward = Audio3DPoint(x: 0, y: 0, z: -1)
+    var up = Audio3DPoint(x: 0, y: 1, z: 0)
+
+    init(engine: AudioEngine) { self.engine = engine }
+
+    func applyLocked() {
+        guard let engine else { return }
+        try? engine.device.setListener(position: (position.x, position.y, position.z),
+                                       forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z))
+    }
+
+    func deviceWasReplaced() throws { applyLocked() }
+
+    /// The orientation as yaw, pitch and roll in degrees.
+    var angular: Audio3DAngularOrientation {
+        let degrees = Float(180) / Float.pi
+        let yaw = atan2(forward.x, -forward.z)
+        let pitch = asin(min(max(forward.y, -1), 1))
+        let right0 = Audio3DPoint(x: cos(yaw), y: 0, z: sin(yaw))
+        let up0 = Audio3DPoint(x: -sin(pitch) * sin(yaw), y: cos(pitch), z: sin(pitch) * cos(yaw))
+        let roll = atan2(dot(up, right0), dot(up, up0))
+        return Audio3DAngularOrientation(yaw: yaw * degrees, pitch: pitch * degrees, roll: roll * degrees)
+    }
+
+    /// Sets the orientation from yaw, pitch and roll in degrees; false if an angle is not finite.
+    func setAngular(_ o: Audio3DAngularOrientation) -> Bool {
+        guard o.yaw.isFinite, o.pitch.isFinite, o.roll.isFinite else { return false }
+        let radians = Float.pi / 180
+        let y = o.yaw * radians, p = o.pitch * radians, r = o.roll * radians
+        forward = Audio3DPoint(x: cos(p) * sin(y), y: sin(p), z: -cos(p) * cos(y))
+        up = Audio3DPoint(x: sin(r) * cos(y) - cos(r) * sin(p) * sin(y), y: cos(r) * cos(p),
+                          z: sin(r) * sin(y) + cos(r) * sin(p) * cos(y))
+        return true
+    }
+
+    /// Sets the orientation from vectors, made unit length and perpendicular
+    /// (up keeps its side of forward); false if they are not finite, are zero
+    /// or are parallel.
+    func setVectors(_ o: Audio3DVectorOrientation) -> Bool {
+        guard o.forward.isFinite, o.up.isFinite, let f = normalized(o.forward) else { return false }
+        let along = dot(o.up, f)
+        guard let u = normalized(Audio3DPoint(x: o.up.x - along * f.x, y: o.up.y - along * f.y, z: o.up.z - along * f.z))
+        else { return false }
+        forward = f
+        up = u
+        return true
+    }
+
+    private func dot(_ a: Audio3DPoint, _ b: Audio3DPoint) -> Float { a.x * b.x + a.y * b.y + a.z * b.z }
+
+    private func normalized(_ v: Audio3DPoint) -> Audio3DPoint? {
+        let length = dot(v, v).squareRoot()
+        guard length.isFinite, length > 1e-6 else { return nil }
+        return Audio3DPoint(x: v.x / length, y: v.y / length, z: v.z / length)
+    }
+}
+
+extension AudioEngine {
+    /// The engine's listener, made (and registered for device replacement) on first use, with the lock held.
+    var listenerLocked: Listener {
+        attachmentLocked {
+            let listener = Listener(engine: self)
+            registerLocked(listener)
+            return listener
+        }
+    }
+
+    /// Where the listener stands, in metres (AVAudioEnvironmentNode.listenerPosition).
+    ///
+    /// Positioned voices are heard relative to it. A point with a NaN or
+    /// infinite coordinate is ignored.
+    public var listenerPosition: Audio3DPoint {
+        get { withLock { listenerLocked.position } }
+        set {
+            withLock {
+                guard newValue.isFinite else { return }
+                let listener = listenerLocked
+                listener.position = newValue
+                listener.applyLocked()
+            }
+        }
+    }
+
+    /// The listener's heading as yaw, pitch and roll in degrees
+    /// (AVAudioEnvironmentNode.listenerAngularOrientation).
+    ///
+    /// Yaw 90 faces +X, so a voice at -Z is then heard on the left. Reading it
+    /// back gives yaw and roll in -180...180 and pitch in -90...90. An
+    /// orientation with a NaN or infinite angle is ignored.
+    public var listenerAngularOrientation: Audio3DAngularOrientation {
+        get { withLock { listenerLocked.angular } }
+        set {
+            withLock {
+                let listener = listenerLocked
+                if listener.setAngular(newValue) { listener.applyLocked() }
+            }
+        }
+    }
+
+    /// The listener's heading as facing and up vectors
+    /// (AVAudioEnvironmentNode.listenerVectorOrientation).
+    ///
+    /// Reading gives unit, perpendicular vectors. Setting normalizes them and
+    /// makes up perpendicular to forward; vectors that are zero, parallel or
+    /// not finite are ignored.
+    public var listenerVectorOrientation: Audio3DVectorOrientation {
+        get { withLock { let l = listenerLocked; return Audio3DVectorOrientation(forward: l.forward, up: l.up) } }
+        set {
+            withLock {
+                let listener = listenerLocked
+                if listener.setVectors(newValue) { listener.applyLocked() }
+            }
+        }
+    }
+}
