@@ -185,8 +185,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// gain = 1 / max(d, 1) (-6 dB per doubling beyond one metre). While a voice
     /// is positioned, ``pan`` is kept but not applied; setting the position back
     /// to nil pans it again. A point with a NaN or infinite coordinate is ignored.
-    /// Only mono sounds are placed: a stereo sound keeps its two channel angles
-    /// and its full level at any distance.
+    /// Stereo sounds are placed too: both channels sound from the point.
     public var position: Audio3DPoint? {
         get { locked { positionValue } }
         set {

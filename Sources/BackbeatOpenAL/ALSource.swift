@@ -58,6 +58,7 @@ package struct ALSource: Hashable, Sendable {
     package func setPan(_ pan: Float) {
         alSourcei(name, AL_SOURCE_RELATIVE, 1)
         alSourcef(name, AL_ROLLOFF_FACTOR, 0)
+        alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_AUTO_SOFT)
         let angle = pan * Float.pi / 2
         alSource3f(name, AL_POSITION, sin(angle), 0, -cos(angle))
         let spread = Float.pi / 6 * (1 - abs(pan))
@@ -69,9 +70,10 @@ package struct ALSource: Hashable, Sendable {
 
     /// Places the source in the world at (x, y, z) metres: not listener-relative,
     /// attenuated by the context's distance model with rolloff 1 and reference
-    /// distance 1.
+    /// distance 1. Stereo sounds are placed too (AL_SOFT_source_spatialize).
     package func setPosition(x: Float, y: Float, z: Float) {
         alSourcei(name, AL_SOURCE_RELATIVE, 0)
+        alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_TRUE)
         alSourcef(name, AL_ROLLOFF_FACTOR, 1)
         alSourcef(name, AL_REFERENCE_DISTANCE, 1)
         alSource3f(name, AL_POSITION, x, y, z)

@@ -69,19 +69,27 @@ struct SpatialTests {
         }
     }
 
-    @Test("A stereo sound is not placed: same level near and far")
-    func stereoUnplaced() throws {
+    @Test("A stereo sound is placed too: attenuated by distance and heard from its side")
+    func stereoPlaced() throws {
         try withOfflineEngine { engine in
             let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1), channels: 2), name: "tone", engine: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -1)
             _ = try engine.render(frames: 4_800)
-            let near = SampleAnalysis.rms(try engine.render(frames: 9_600))
+            let near = levels(try engine.render(frames: 9_600))
             voice.position = Audio3DPoint(x: 0, y: 0, z: -10)
             _ = try engine.render(frames: 4_800)
-            let far = SampleAnalysis.rms(try engine.render(frames: 9_600))
-            #expect(near > 0.1)
-            #expect(abs(decibels(far / near)) < 0.5)
+            let far = levels(try engine.render(frames: 9_600))
+            voice.position = Audio3DPoint(x: 1, y: 0, z: 0)
+            _ = try engine.render(frames: 4_800)
+            let side = levels(try engine.render(frames: 9_600))
+            #expect(near.left > 0.1)
+            #expect(abs(decibels(far.left / near.left) + 20) < 0.5, "10 m: -20 dB")
+            #expect(side.left < side.right * 0.1, "at +X the right ear dominates")
+            voice.position = nil
+            _ = try engine.render(frames: 4_800)
+            let panned = levels(try engine.render(frames: 9_600))
+            #expect(abs(decibels(panned.left / panned.right)) < 0.5, "2D again: both channels at their angles")
         }
     }
 
