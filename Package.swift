@@ -44,7 +44,9 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev"])]),
         // Layers, bottom up: each target uses only those above it in this list.
         .target(name: "BackbeatSupport"),
-        .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "BackbeatSupport"]),
+        // Routes the ALSA library's (variadic) error handler to Swift; the one door is ALLog.
+        .target(name: "CAlsaLog", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "CAlsaLog", "BackbeatSupport"]),
         .target(name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate"]),
         .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
         .target(name: "BackbeatEngine", dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession"]),

@@ -27,6 +27,11 @@ guard let assets = options.assetsFolder() else {
     fail("cannot find the demo's Assets folder (with Drums/ and Music/); run from the repository root or pass --assets DIR")
 }
 
+// The sound libraries' messages: shown with --verbose, otherwise kept off the terminal.
+if options.verbose {
+    AudioEngine.libraryLogHandler = { line in FileHandle.standardError.write(Data("drumpad: \(line)\n".utf8)) }
+}
+
 /// Opens the sound device, or a WAV file when there is none (or one was asked for).
 func openEngine() throws -> (AudioEngine, String) {
     if options.output == nil {

@@ -55,6 +55,19 @@ extension AudioEngine {
         set { ALConfig.applicationName = newValue }
     }
 
+    /// Receives the ALSA library's messages, one line each, which it would
+    /// otherwise print to standard error. Set it before the first engine or
+    /// device query of the process (the libraries read their settings then).
+    /// With no handler, ALSA's messages are dropped and OpenAL Soft's log
+    /// level is 0, so a machine with no sound device gets no library noise,
+    /// only Backbeat's own errors. With one, OpenAL Soft prints its errors
+    /// itself (1.19.1 has no log callback). A user's own `ALSOFT_LOGLEVEL`
+    /// is left as it is.
+    public static var libraryLogHandler: (@Sendable (String) -> Void)? {
+        get { ALLog.handler }
+        set { ALLog.handler = newValue }
+    }
+
     /// The output devices OpenAL sees now (probed again on each call).
     ///
     /// With PulseAudio this asks the server: it blocks while a server is

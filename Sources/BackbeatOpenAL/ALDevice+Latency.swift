@@ -17,6 +17,7 @@ extension ALDevice {
     /// with PulseAudio), so never call it on the engine's thread or under
     /// the engine lock.
     package static func defaultPlaybackDeviceName() -> String? {
+        ALLog.prepare()
         guard alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") == ALC_TRUE else { return nil }
         _ = alcGetString(nil, ALCenum(ALC_ALL_DEVICES_SPECIFIER))
         guard let name = alcGetString(nil, ALCenum(ALC_DEFAULT_ALL_DEVICES_SPECIFIER)) else { return nil }

@@ -73,6 +73,7 @@ package final class ALDevice: @unchecked Sendable {
 
     /// Opens a real output device (nil for the default one).
     package static func openPlayback(name: String?) throws -> ALDevice {
+        ALLog.prepare()
         ALConfig.applyApplicationIdentity()
         let device: OpaquePointer? = name.map { alcOpenDevice($0) } ?? alcOpenDevice(nil)
         guard let device else {
@@ -103,6 +104,7 @@ package final class ALDevice: @unchecked Sendable {
             throw BackbeatError(.unsupportedFormat, operation: "alcLoopbackOpenDeviceSOFT",
                                 reason: "\(channels) channels (1, 2, 4 or 6 are supported)")
         }
+        ALLog.prepare()
         guard let device = alcLoopbackOpenDeviceSOFT(nil) else {
             throw BackbeatError(.deviceUnavailable, operation: "alcLoopbackOpenDeviceSOFT", reason: alcErrorString(nil))
         }
@@ -324,6 +326,7 @@ package final class ALDevice: @unchecked Sendable {
 
     /// Names of the playback devices OpenAL can enumerate.
     package static func playbackDeviceNames() -> [String] {
+        ALLog.prepare()
         let all = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") == ALC_TRUE
         guard let list = alcGetString(nil, ALCenum(all ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER)) else { return [] }
         var names: [String] = []

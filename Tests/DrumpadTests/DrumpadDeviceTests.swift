@@ -141,3 +141,50 @@ extension DrumpadDeviceTests {
         }
     }
 }
+
+extension DrumpadDeviceTests {
+    /// Runs drumpad where no sound server answers (and, on this machine, no
+    /// card): the library settings of this process are not passed on.
+    private func runWithoutDevice(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try withTemporaryDirectory { dir in
+            let input = dir.appendingPathComponent("input")
+            try Data("bass\nquit\n".utf8).write(to: input)
+            let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
+            process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path] + arguments
+            process.currentDirectoryURL = dir
+            process.environment = ProcessInfo.processInfo.environment
+                .filter { !$0.key.hasPrefix("ALSOFT_") && !$0.key.hasPrefix("PULSE_") }
+                .merging(["PULSE_SERVER": "unix:/nonexistent/native"]) { $1 }
+            process.standardInput = try FileHandle(forReadingFrom: input)
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = try FileHandle(forWritingTo: err)
+            try process.run()
+            process.waitUntilExit()
+            return (process.terminationStatus,
+                    String(decoding: try Data(contentsOf: out), as: UTF8.self),
+                    String(decoding: try Data(contentsOf: err), as: UTF8.self))
+        }
+    }
+
+    @Test("Without a sound device drumpad prints one clear line and no OpenAL or ALSA noise; --verbose routes ALSA's through its log")
+    func quietWithoutADevice() throws {
+        let quiet = try runWithoutDevice([])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let lines = quiet.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("No sound device") }.count == 1, "\(quiet.stdout)")
+        #expect(!quiet.stdout.contains("ALSA lib") && !quiet.stdout.contains("AL lib"))
+        let verbose = try runWithoutDevice(["--verbose"])
+        #expect(verbose.status == 0)
+        // ALSA's messages arrive through Backbeat's handler (the demo prefixes them), none printed by ALSA itself.
+        for line in verbose.stderr.split(separator: "\n") where line.contains("ALSA lib") {
+            #expect(line.hasPrefix("drumpad: ALSA lib"), "\(line)")
+        }
+        // With no card, ALSA does complain (about card 0): through the handler.
+        #expect(verbose.stderr.contains("drumpad: ALSA lib"), "\(verbose.stderr)")
+    }
+}
