@@ -25,14 +25,21 @@ extension ALDevice {
         return text.isEmpty ? nil : text
     }
 
-    /// The period the device got, in frames, from `ALC_REFRESH` (rate ÷
-    /// period, truncated by OpenAL, so this is the nearest whole period to
-    /// rate ÷ refresh). Nil for a loopback device or a closed one.
+    /// The period the device got, in frames, from `ALC_REFRESH`. OpenAL
+    /// reports rate ÷ period truncated, so this is Backbeat's configured
+    /// period when the device's refresh agrees with it, and otherwise the
+    /// nearest whole period to rate ÷ refresh (1024 at 48 kHz reads 46, which
+    /// gives 1043). Nil for a loopback device or a closed one.
     package var periodFrames: Int? {
         guard !isLoopback, let device else { return nil }
         var refresh: ALCint = 0
         alcGetIntegerv(device, ALCenum(ALC_REFRESH), 1, &refresh)
         guard refresh > 0, sampleRate > 0 else { return nil }
+        // Refresh is rate ÷ period, truncated, so several periods read the
+        // same: the one Backbeat configured when it agrees, else the nearest.
+        if let configured = ALConfig.periodsInEffect?.size, configured > 0, sampleRate / configured == Int(refresh) {
+            return configured
+        }
         return Int((Double(sampleRate) / Double(refresh)).rounded())
     }
 
