@@ -19,6 +19,7 @@ final class Listener: EngineComponent {
     /// Unit length and perpendicular to each other.
     var forward = Audio3DPoint(x: 0, y: 0, z: -1)
     var up = Audio3DPoint(x: 0, y: 1, z: 0)
+    var distanceParameters = AudioDistanceAttenuationParameters()
 
     init(engine: AudioEngine) { self.engine = engine }
 
@@ -26,6 +27,15 @@ final class Listener: EngineComponent {
         guard let engine else { return }
         try? engine.device.setListener(position: (position.x, position.y, position.z),
                                        forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z))
+        try? engine.device.setDistanceModel(Listener.model(distanceParameters.distanceAttenuationModel))
+    }
+
+    static func model(_ model: AudioDistanceAttenuationModel) -> ALDevice.DistanceModel {
+        switch model {
+        case .inverse: .inverse
+        case .linear: .linear
+        case .exponential: .exponential
+        }
     }
 
     func deviceWasReplaced() throws { applyLocked() }
@@ -128,6 +138,25 @@ extension AudioEngine {
             withLock {
                 let listener = listenerLocked
                 if listener.setVectors(newValue) { listener.applyLocked() }
+            }
+        }
+    }
+
+    /// How positioned voices fade with distance from the listener
+    /// (AVAudioEnvironmentNode.distanceAttenuationParameters).
+    ///
+    /// Applies to every positioned voice at once, playing ones included.
+    /// Parameters that are not ``AudioDistanceAttenuationParameters/isValid``
+    /// are ignored.
+    public var distanceAttenuationParameters: AudioDistanceAttenuationParameters {
+        get { withLock { listenerLocked.distanceParameters } }
+        set {
+            withLock {
+                guard newValue.isValid else { return }
+                let listener = listenerLocked
+                listener.distanceParameters = newValue
+                listener.applyLocked()
+                voicePoolLocked.reapplyPlacementsLocked()
             }
         }
     }

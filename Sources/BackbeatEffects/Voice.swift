@@ -181,8 +181,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     ///
     /// A positioned voice is heard from that point by a listener at the origin
     /// facing -Z (+X right, +Y up): its side gives the balance between the ears,
-    /// and its distance d attenuates it by the inverse-distance-clamped model,
-    /// gain = 1 / max(d, 1) (-6 dB per doubling beyond one metre). While a voice
+    /// and its distance attenuates it by the engine's
+    /// ``AudioEngine/distanceAttenuationParameters`` (by default
+    /// gain = 1 / max(d, 1), -6 dB per doubling beyond one metre). While a voice
     /// is positioned, ``pan`` is kept but not applied; setting the position back
     /// to nil pans it again. A point with a NaN or infinite coordinate is ignored.
     /// Stereo sounds are placed too: both channels sound from the point.
@@ -201,7 +202,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Call with the engine lock held and the device's context current.
     func applyPlacement(to source: ALSource) {
         if let p = positionValue {
-            source.setPosition(x: p.x, y: p.y, z: p.z)
+            let d = engine?.listenerLocked.distanceParameters ?? AudioDistanceAttenuationParameters()
+            source.setPosition(x: p.x, y: p.y, z: p.z, referenceDistance: d.referenceDistance,
+                               maximumDistance: d.maximumDistance, rolloffFactor: d.rolloffFactor)
         } else {
             source.setPan(panValue)
         }

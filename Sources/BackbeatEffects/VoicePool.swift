@@ -566,6 +566,15 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         engine.existingAttachmentLocked(SoundCache.self)?.reloadAll()
     }
 
+    /// Applies every sourced voice's position (or pan) again, after the
+    /// distance parameters changed. With the lock held.
+    func reapplyPlacementsLocked() {
+        guard let engine else { return }
+        _ = try? engine.device.withContext {
+            for voice in voices { if let source = voice.source { voice.applyPlacement(to: source) } }
+        }
+    }
+
     /// Stops every voice at once, without ramps (engine shutdown).
     func engineWillShutDown() {
         for voice in voices {

@@ -1,3 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A point or vector in the listener's world, in metres (AVAudio3DPoint).
 ///
 /// OpenAL's coordinates: +X is right, +Y is up, and a listener that has not
@@ -57,5 +68,58 @@ public struct Audio3DVectorOrientation: Sendable, Hashable, Codable {
     public init(forward: Audio3DPoint, up: Audio3DPoint) {
         self.forward = forward
         self.up = up
+    }
+}
+
+/// How gain falls with distance (AVAudioEnvironmentDistanceAttenuationModel).
+///
+/// With d clamped between the reference distance r and the maximum distance
+/// m, and rolloff f: inverse is r / (r + f (d - r)); linear is
+/// 1 - f (d - r) / (m - r) (not below 0); exponential is (d / r)^-f.
+public enum AudioDistanceAttenuationModel: String, Sendable, Hashable, Codable, CaseIterable {
+    /// r / (r + f (d - r)): -6 dB per doubling with the defaults.
+    case inverse
+    /// 1 - f (d - r) / (m - r): falls in a straight line to silence at m (with f = 1).
+    case linear
+    /// (d / r)^-f.
+    case exponential
+}
+
+/// How voices fade with distance from the listener
+/// (AVAudioEnvironmentDistanceAttenuationParameters).
+public struct AudioDistanceAttenuationParameters: Sendable, Hashable, Codable {
+    /// The curve (default inverse).
+    public var distanceAttenuationModel: AudioDistanceAttenuationModel
+    /// Within this distance (metres, > 0) a voice plays at full level (default 1).
+    public var referenceDistance: Float
+    /// Beyond this distance (metres, at least the reference) a voice gets no quieter (default 100,000).
+    public var maximumDistance: Float
+    /// How steeply the curve falls (0 or more, default 1; 0 turns attenuation off).
+    public var rolloffFactor: Float
+
+    /// Parameters from their four values (the defaults are AVAudioEnvironmentNode's).
+    public init(distanceAttenuationModel: AudioDistanceAttenuationModel = .inverse, referenceDistance: Float = 1,
+                maximumDistance: Float = 100_000, rolloffFactor: Float = 1) {
+        self.distanceAttenuationModel = distanceAttenuationModel
+        self.referenceDistance = referenceDistance
+        self.maximumDistance = maximumDistance
+        self.rolloffFactor = rolloffFactor
+    }
+
+    /// Whether the values make a curve: finite, reference > 0, maximum >= reference, rolloff >= 0.
+    public var isValid: Bool {
+        referenceDistance.isFinite && maximumDistance.isFinite && rolloffFactor.isFinite
+            && referenceDistance > 0 && maximumDistance >= referenceDistance && rolloffFactor >= 0
+    }
+
+    /// The gain (0...1) these parameters give a voice `distance` metres from the listener.
+    public func gain(atDistance distance: Float) -> Float {
+        let d = min(max(distance.isNaN ? referenceDistance : distance, referenceDistance), maximumDistance)
+        let r = referenceDistance, f = rolloffFactor
+        switch distanceAttenuationModel {
+        case .inverse: return r / (r + f * (d - r))
+        case .linear: return maximumDistance > r ? max(0, 1 - f * (d - r) / (maximumDistance - r)) : 1
+        case .exponential: return pow(d / r, -f)
+        }
     }
 }

@@ -291,6 +291,22 @@ package final class ALDevice: @unchecked Sendable {
         }
     }
 
+    /// The distance models Backbeat uses (each clamped between the reference
+    /// and maximum distances).
+    package enum DistanceModel { case inverse, linear, exponential }
+
+    /// Sets the context's distance model (alDistanceModel, the clamped variants).
+    package func setDistanceModel(_ model: DistanceModel) throws {
+        try withContext("alDistanceModel") {
+            switch model {
+            case .inverse: alDistanceModel(AL_INVERSE_DISTANCE_CLAMPED)
+            case .linear: alDistanceModel(AL_LINEAR_DISTANCE_CLAMPED)
+            case .exponential: alDistanceModel(AL_EXPONENT_DISTANCE_CLAMPED)
+            }
+            _ = alGetError()
+        }
+    }
+
     // MARK: Batching
 
     /// Applies every source change made in `body` at once (AL_SOFT_deferred_updates).

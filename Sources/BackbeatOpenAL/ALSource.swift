@@ -69,13 +69,16 @@ package struct ALSource: Hashable, Sendable {
     }
 
     /// Places the source in the world at (x, y, z) metres: not listener-relative,
-    /// attenuated by the context's distance model with rolloff 1 and reference
-    /// distance 1. Stereo sounds are placed too (AL_SOFT_source_spatialize).
-    package func setPosition(x: Float, y: Float, z: Float) {
+    /// attenuated by the context's distance model with the given reference
+    /// distance, maximum distance and rolloff. Stereo sounds are placed too
+    /// (AL_SOFT_source_spatialize).
+    package func setPosition(x: Float, y: Float, z: Float, referenceDistance: Float = 1,
+                             maximumDistance: Float = .greatestFiniteMagnitude, rolloffFactor: Float = 1) {
         alSourcei(name, AL_SOURCE_RELATIVE, 0)
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_TRUE)
-        alSourcef(name, AL_ROLLOFF_FACTOR, 1)
-        alSourcef(name, AL_REFERENCE_DISTANCE, 1)
+        alSourcef(name, AL_ROLLOFF_FACTOR, rolloffFactor)
+        alSourcef(name, AL_REFERENCE_DISTANCE, referenceDistance)
+        alSourcef(name, AL_MAX_DISTANCE, maximumDistance)
         alSource3f(name, AL_POSITION, x, y, z)
     }
 

@@ -177,4 +177,55 @@ struct SpatialTests {
             #expect(abs(decibels(after.left / before.left)) < 0.5, "still two metres away")
         }
     }
+
+    @Test("Each distance model is within 0.5 dB of its formula at several distances",
+          arguments: AudioDistanceAttenuationModel.allCases)
+    func distanceModels(model: AudioDistanceAttenuationModel) throws {
+        try withOfflineEngine { engine in
+            let parameters = AudioDistanceAttenuationParameters(distanceAttenuationModel: model, referenceDistance: 2,
+                                                                maximumDistance: 50, rolloffFactor: model == .linear ? 1 : 1.5)
+            engine.distanceAttenuationParameters = parameters
+            #expect(engine.distanceAttenuationParameters == parameters)
+            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let voice = sound.play(looping: .forever)
+            voice.position = Audio3DPoint(x: 0, y: 0, z: -2)
+            _ = try engine.render(frames: 4_800)
+            let reference = levels(try engine.render(frames: 9_600)).left
+            #expect(reference > 0.1)
+            for distance: Float in [1, 3, 7, 20, 40, 80] {
+                voice.position = Audio3DPoint(x: 0, y: 0, z: -distance)
+                _ = try engine.render(frames: 4_800)
+                let level = levels(try engine.render(frames: 9_600)).left
+                let expected = parameters.gain(atDistance: distance)
+                let formula: Float = switch model {
+                case .inverse: 2 / (2 + 1.5 * (min(max(distance, 2), 50) - 2))
+                case .linear: 1 - (min(max(distance, 2), 50) - 2) / 48
+                case .exponential: pow(min(max(distance, 2), 50) / 2, -1.5)
+                }
+                #expect(abs(expected - formula) < 1e-5, "gain(atDistance:) is the formula")
+                if expected > 0.01 {
+                    #expect(abs(decibels(level / reference) - decibels(expected)) < 0.5, "\(model) at \(distance) m")
+                } else {
+                    #expect(level < reference * 0.01, "\(model) at \(distance) m is silent")
+                }
+            }
+        }
+    }
+
+    @Test("Distance parameters that make no curve are ignored")
+    func badDistanceParameters() throws {
+        try withOfflineEngine { engine in
+            let good = AudioDistanceAttenuationParameters(distanceAttenuationModel: .exponential, referenceDistance: 3)
+            engine.distanceAttenuationParameters = good
+            for bad in [AudioDistanceAttenuationParameters(referenceDistance: 0),
+                        AudioDistanceAttenuationParameters(referenceDistance: .nan),
+                        AudioDistanceAttenuationParameters(referenceDistance: 10, maximumDistance: 5),
+                        AudioDistanceAttenuationParameters(maximumDistance: .infinity),
+                        AudioDistanceAttenuationParameters(rolloffFactor: -1)] {
+                #expect(!bad.isValid)
+                engine.distanceAttenuationParameters = bad
+            }
+            #expect(engine.distanceAttenuationParameters == good)
+        }
+    }
 }
