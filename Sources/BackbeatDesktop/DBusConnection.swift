@@ -262,13 +262,16 @@ final class DBusConnection: @unchecked Sendable {
 
     // MARK: Signals and exported objects
 
-    /// Sends a signal. Never blocks; a malformed signal is dropped.
-    func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue]) {
+    /// Sends a signal, to every peer whose match rules take it or, with
+    /// `destination`, to that one peer. Never blocks; a malformed signal is dropped.
+    func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue], destination: String? = nil) {
         guard dbus_validate_path(path, nil) != 0, dbus_validate_interface(interface, nil) != 0,
-              dbus_validate_member(member, nil) != 0 else { return }
+              dbus_validate_member(member, nil) != 0,
+              destination.map({ dbus_validate_bus_name($0, nil) != 0 }) ?? true else { return }
         submit({ [self] in
             guard let message = dbus_message_new_signal(path, interface, member) else { return }
             defer { dbus_message_unref(message) }
+            if let destination { _ = dbus_message_set_destination(message, destination) }
             if DBusCodec.append(arguments, to: message) { _ = dbus_connection_send(raw, message, nil) }
         }, otherwise: {})
     }

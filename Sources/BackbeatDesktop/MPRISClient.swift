@@ -210,11 +210,20 @@ final class MPRISClient: Sendable {
     private func handle(_ message: DBusMessage) {
         switch (message.interface, message.member) {
         case (DBusNames.bus?, "NameOwnerChanged"?):
+            // Only the bus says who owns a name. Any peer can send a signal of
+            // this name straight to us; believed, it could make a paused or
+            // ducked player "vanish" and never be given back.
+            guard message.sender == DBusNames.bus else {
+                skip("\(message.sender ?? "?"): NameOwnerChanged not from the bus, ignored")
+                return
+            }
             guard message.body.count == 3, let name = message.body[0].string, name.hasPrefix(DBusNames.mprisPrefix),
                   let oldOwner = message.body[1].string, let newOwner = message.body[2].string else { return }
             if !oldOwner.isEmpty {
                 let gone = state.withLockedValue { s -> MPRISPlayerState? in
                     if s.discovering[name] == oldOwner { s.discovering[name] = nil }
+                    // A stale or forged old owner removes nothing.
+                    guard s.players[name]?.owner == oldOwner else { return nil }
                     return s.players.removeValue(forKey: name)
                 }
                 if let gone { deliver([.vanished(gone)]) }

@@ -82,6 +82,39 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
         }
     }
 
+    /// NameOwnerChanged is believed only from the bus: a peer that sends one
+    /// straight to us cannot make a player vanish (a paused or ducked player
+    /// would then never be given back) nor invent an owner.
+    @Test func aForgedNameOwnerChangedIsIgnored() async throws {
+        try await PrivateBus.with { bus in
+            let real = try DBusConnection.open(address: bus.address)
+            defer { real.close() }
+            try serveMPRIS(on: real, name: "real") { call in
+                guard call.interface == DBusNames.properties, call.member == "GetAll" else { return .unknownMethod(call) }
+                return .values([.dictionary(["PlaybackStatus": .string("Playing")])])
+            }
+            let connection = try DBusConnection.open(address: bus.address)
+            defer { connection.close() }
+            let client = try MPRISClient(connection: connection)
+            let player = try #require(client.player(named: "real"))
+            #expect(player.owner == real.uniqueName)
+
+            let hostile = try DBusConnection.open(address: bus.address)
+            defer { hostile.close() }
+            let forged: [DBusValue] = [.string(player.busName), .string(real.uniqueName), .string("")]
+            hostile.emitSignal(path: "/org/freedesktop/DBus", interface: DBusNames.bus, member: "NameOwnerChanged",
+                               arguments: forged, destination: connection.uniqueName)
+            try await eventually("the forged signal arrives and is set aside") {
+                client.skips.contains { $0.contains("NameOwnerChanged not from the bus") }
+            }
+            #expect(client.player(named: "real")?.owner == real.uniqueName, "still there")
+
+            // The bus's own word still counts: the player really leaves.
+            real.close()
+            try await eventually("the real player vanishes when it leaves") { client.player(named: "real") == nil }
+        }
+    }
+
     @Test func playersThatHangOrVanishCostABoundedWait() async throws {
         try await PrivateBus.with { bus in
             let silent = try DBusConnection.open(address: bus.address)
