@@ -176,3 +176,25 @@ public enum SampleAnalysis {
         return max(best, level(of: samples, atFrequency: band.upperBound, sampleRate: sampleRate))
     }
 }
+
+extension SampleAnalysis {
+    /// The lag, in frames, at which `b` best matches `a` (b[i + lag] ≈ a[i]):
+    /// positive when `b` is a delayed copy of `a`. Searches -maximumLag...maximumLag.
+    ///
+    /// - Parameters:
+    ///   - a: The reference signal (one channel).
+    ///   - b: The signal to line up with it (one channel).
+    ///   - maximumLag: The largest lag tried either way (negative counts as 0).
+    public static func crossCorrelationLag(_ a: [Float], _ b: [Float], maximumLag: Int) -> Int {
+        let limit = max(0, maximumLag)
+        var best = 0, bestScore = -Double.infinity
+        for lag in -limit...limit {
+            var sum = 0.0
+            for i in 0..<a.count where i + lag >= 0 && i + lag < b.count {
+                sum += Double(a[i]) * Double(b[i + lag])
+            }
+            if sum > bestScore { bestScore = sum; best = lag }
+        }
+        return best
+    }
+}
