@@ -61,9 +61,10 @@ final class SoundCache: @unchecked Sendable {
             if let waiter { sound.preloadWaiters.append(waiter) }
             sound.loadState = .loading
         }
+        let budget = budget
         loader.async { [weak self, weak sound] in
             guard let sound else { return }
-            let result = Result { try sound.decode() }.mapError {
+            let result = Result { try sound.decode(budget: budget) }.mapError {
                 $0 as? BackbeatError ?? BackbeatError(.unreadableFile, operation: "decode", reason: "\($0)")
             }
             self?.finishLoadOnLoader(sound, result)

@@ -160,8 +160,11 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Decodes the sound whole (off the caller's thread, on the cache's loader).
-    /// Effects are short; music streams instead.
-    func decode() throws -> PCMBuffer {
+    /// Effects are short; music streams instead. The budget is checked from
+    /// the frame count before anything is allocated, and again as it decodes
+    /// (a count can lie), so an hour-long file fails at once, not after
+    /// gigabytes.
+    func decode(budget: Int = .max) throws -> PCMBuffer {
         switch origin {
         case .buffer(let buffer):
             return buffer
@@ -172,10 +175,21 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
                 throw BackbeatError(.unsupportedFormat, operation: "SoundEffect", url: url,
                                     reason: "\(decoder.channelCount) channels (mono or stereo only)")
             }
+            let bytesPerFrame = decoder.channelCount * MemoryLayout<Float>.size
+            let claimed = max(0, decoder.frameCount).multipliedReportingOverflow(by: Int64(bytesPerFrame))
+            let overBudget = { (what: String) in
+                BackbeatError(.cacheBudgetExceeded, operation: "SoundEffect", url: url, reason: "\(what), budget is \(budget) bytes")
+            }
+            guard !claimed.overflow, claimed.partialValue <= Int64(budget) else {
+                throw overBudget("\(decoder.frameCount) frames of \(decoder.channelCount) channels need more")
+            }
             var samples: [Float] = []
-            samples.reserveCapacity(Int(max(0, decoder.frameCount)) * decoder.channelCount)
+            samples.reserveCapacity(Int(claimed.partialValue) / MemoryLayout<Float>.size)
             var chunk: [Float] = []
-            while try decoder.read(frames: 8_192, into: &chunk) > 0 { samples += chunk }
+            while try decoder.read(frames: 8_192, into: &chunk) > 0 {
+                samples += chunk
+                if samples.count > budget / MemoryLayout<Float>.size { throw overBudget("more was decoded than its header said") }
+            }
             guard !samples.isEmpty else {
                 throw BackbeatError(.emptySound, operation: "SoundEffect", url: url, reason: "no frames decoded")
             }

@@ -31,7 +31,8 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// A frame count at a sample rate.
     public init(frames: Int64, sampleRate: Int) {
-        self.init(value: frames, timescale: Int32(sampleRate))
+        // A rate is at least 1 and fits a timescale: saturate, never trap.
+        self.init(value: frames, timescale: Int32(clamping: Swift.max(1, sampleRate)))
     }
 
     /// Seconds, at the given timescale (default: microseconds), rounded to nearest.
@@ -58,7 +59,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// The number of frames at a sample rate, rounding as asked.
     public func frames(atSampleRate sampleRate: Int, rounding: Rounding = .nearest) -> Int64 {
-        converted(to: Int32(sampleRate), rounding: rounding).value
+        converted(to: Int32(clamping: Swift.max(1, sampleRate)), rounding: rounding).value
     }
 
     /// Whether this time is exactly representable at `timescale`.

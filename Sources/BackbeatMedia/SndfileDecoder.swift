@@ -50,6 +50,13 @@ final class SndfileDecoder: AudioDecoder {
             throw BackbeatError(.corruptFile, operation: "sf_open", url: url,
                                 reason: "invalid format (\(info.samplerate) Hz, \(info.channels) channels)")
         }
+        do {
+            try DecoderLimits.check(sampleRate: Int(info.samplerate), channels: Int(info.channels), frames: Int64(info.frames),
+                                    url: url, operation: "sf_open")
+        } catch {
+            sf_close(handle)
+            throw error
+        }
         self.handle = handle
         sampleRate = Int(info.samplerate)
         channelCount = Int(info.channels)

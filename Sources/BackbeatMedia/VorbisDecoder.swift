@@ -51,6 +51,13 @@ final class VorbisDecoder: AudioDecoder {
             ov_clear(file); file.deallocate()
             throw Self.error(Int32(truncatingIfNeeded: total), operation: "ov_pcm_total", url: url)
         }
+        do {
+            try DecoderLimits.check(sampleRate: Int(info.pointee.rate), channels: Int(info.pointee.channels), frames: total,
+                                    url: url, operation: "ov_info")
+        } catch {
+            ov_clear(file); file.deallocate()
+            throw error
+        }
         self.file = file
         self.sampleRate = Int(info.pointee.rate)
         self.channelCount = Int(info.pointee.channels)
