@@ -8,7 +8,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test test-tsan hello-game sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean
+.PHONY: all deps build release test test-tsan hello-game sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format
 
 all: build
 
@@ -24,6 +24,11 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+# Formats every Swift file by .swift-format (120 columns, 4 spaces), in place.
+FORMAT_PATHS := Package.swift Sources Tests Demo Fuzz
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
 
 release: deps
 	$(SWIFT) build -c release

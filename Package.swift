@@ -49,12 +49,21 @@ let package = Package(
         .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "CAlsaLog", "BackbeatSupport"]),
         .target(name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate"]),
         .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
-        .target(name: "BackbeatEngine", dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession"]),
-        .target(name: "BackbeatEffects", dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine"]),
-        .target(name: "BackbeatMusic", dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatEngine"]),
+        .target(
+            name: "BackbeatEngine",
+            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession"]),
+        .target(
+            name: "BackbeatEffects",
+            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine"]),
+        .target(
+            name: "BackbeatMusic",
+            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatEngine"]),
         .target(
             name: "Backbeat",
-            dependencies: ["BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatEngine", "BackbeatEffects", "BackbeatMusic"]),
+            dependencies: [
+                "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatEngine", "BackbeatEffects",
+                "BackbeatMusic",
+            ]),
         .target(
             name: "BackbeatLibrary",
             dependencies: [
@@ -106,7 +115,10 @@ let package = Package(
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "BackbeatTestFixtures"]),
         .testTarget(
             name: "DrumpadTests",
-            dependencies: ["DrumpadCore", "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "BackbeatTestFixtures"]),
+            dependencies: [
+                "DrumpadCore", "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting",
+                "BackbeatTestFixtures",
+            ]),
         .testTarget(
             name: "BackbeatBenchTests",
             dependencies: ["Backbeat", "BackbeatBench", "BackbeatTesting"]),
@@ -126,7 +138,8 @@ if Context.environment["BACKBEAT_FUZZ"] == "1" {
         ("FuzzPlaylist", "BackbeatLibrary"), ("FuzzDrumpadCommand", "DrumpadCore"),
     ]
     for (name, dependency) in fuzzers {
-        package.targets.append(.executableTarget(name: name, dependencies: [dependency, "CLibFuzzer"], path: "Fuzz/\(name)"))
+        package.targets.append(
+            .executableTarget(name: name, dependencies: [dependency, "CLibFuzzer"], path: "Fuzz/\(name)"))
         package.products.append(.executable(name: name, targets: [name]))
     }
 }

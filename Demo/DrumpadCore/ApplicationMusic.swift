@@ -37,7 +37,9 @@ public final class ApplicationMusic: Sendable {
     public func seek(to time: MediaTime) throws {
         guard let item = player.nowPlayingItem else { throw DrumpadError("the queue is empty") }
         guard time < item.playbackDuration else {
-            throw DrumpadError("\(DrumpadCommand.clock(time)) is beyond the end of \"\(item.title)\" (\(item.playbackDuration.formatted))")
+            throw DrumpadError(
+                "\(DrumpadCommand.clock(time)) is beyond the end of \"\(item.title)\" (\(item.playbackDuration.formatted))"
+            )
         }
         player.seek(to: time)
     }

@@ -50,7 +50,9 @@ extension Drumpad {
             throw DrumpadError(genre.map { "no song in the genre \"\($0)\"" } ?? "the library has no songs")
         }
         let chosen = candidates[generator.below(candidates.count)]
-        report("random: \"\(chosen.title)\" by \(chosen.artist ?? "Unknown Artist")" + (chosen.genre.map { " (\($0))" } ?? ""))
+        report(
+            "random: \"\(chosen.title)\" by \(chosen.artist ?? "Unknown Artist")"
+                + (chosen.genre.map { " (\($0))" } ?? ""))
         let songs = try MediaQuery.songs(in: library).items
         let start = songs.firstIndex(of: chosen) ?? 0
         let music = try availableMusic()
@@ -68,7 +70,8 @@ extension Drumpad {
         let artwork = item.artwork.map { "artwork \($0.bounds)" } ?? "no artwork (the noartwork placeholder stands in)"
         let state = (try? music.playbackState()).map { $0.rawValue } ?? "unknown"
         let position = (try? music.currentPlaybackTime()).map { DrumpadCommand.clock($0) } ?? "0:00"
-        report("now: \"\(item.title)\" from \"\(item.albumTitle ?? "Unknown Album")\" by \(item.artist ?? "Unknown Artist"), "
-               + "\(state) at \(position) of \(item.playbackDuration.formatted), \(tempo(of: item)) BPM, \(artwork)")
+        report(
+            "now: \"\(item.title)\" from \"\(item.albumTitle ?? "Unknown Album")\" by \(item.artist ?? "Unknown Artist"), "
+                + "\(state) at \(position) of \(item.playbackDuration.formatted), \(tempo(of: item)) BPM, \(artwork)")
     }
 }

@@ -54,9 +54,11 @@ public final class Drumpad: @unchecked Sendable {
     /// - Parameters:
     ///   - say: receives every line the demo prints (results, errors, session decisions).
     /// - Throws: ``DrumpadError`` when a pad's sound cannot be loaded.
-    public init(engine: AudioEngine, drums: URL, library: MediaLibrary?, music: ApplicationMusic?,
-                quantize: DrumpadCommand.Quantize = .off, seed: UInt64 = 8,
-                say: @escaping @Sendable (String) -> Void) throws {
+    public init(
+        engine: AudioEngine, drums: URL, library: MediaLibrary?, music: ApplicationMusic?,
+        quantize: DrumpadCommand.Quantize = .off, seed: UInt64 = 8,
+        say: @escaping @Sendable (String) -> Void
+    ) throws {
         self.engine = engine
         self.library = library
         self.music = music
@@ -169,8 +171,10 @@ public final class Drumpad: @unchecked Sendable {
         case let .quantize(newGrid):
             grid = newGrid
             updateStatus { $0.quantize = newGrid }
-            report(newGrid == .off ? "quantize: off, pads play at once"
-                   : "quantize: pads snap to the next \(newGrid.rawValue) of the now-playing song's tempo")
+            report(
+                newGrid == .off
+                    ? "quantize: off, pads play at once"
+                    : "quantize: pads snap to the next \(newGrid.rawValue) of the now-playing song's tempo")
         case let .session(category, option): setSession(category, option)
         case let .environment(event): post(event)
         case let .wait(duration): wait(duration, interruptible: true)
@@ -207,8 +211,9 @@ public final class Drumpad: @unchecked Sendable {
         music?.fadeOut(duration: Self.fadeOutDuration)
         engine.effectsBus.fade(to: 0, duration: Self.fadeOutDuration, curve: .equalPower)
         // One more update and the output latency, so the last frame of the fade is out.
-        wait(Self.fadeOutDuration + MediaTime(frames: Int64(engine.updateInterval), sampleRate: engine.sampleRate)
-             + engine.outputLatency, interruptible: false)
+        wait(
+            Self.fadeOutDuration + MediaTime(frames: Int64(engine.updateInterval), sampleRate: engine.sampleRate)
+                + engine.outputLatency, interruptible: false)
         refreshStatus()
         // The music is silent already: shutdown must not add a second fade (a second of silence) after it.
         engine.shutdownFadeDuration = .zero
@@ -228,8 +233,9 @@ public final class Drumpad: @unchecked Sendable {
         let beats = beatGrid()
         let time = beats.nextPoint(atOrAfter: engine.currentTime, sampleRate: engine.sampleRate)
         sound.play(at: time, volume: gain, pan: pan)
-        report("\(pad.rawValue): on the \(grid.rawValue) at \(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s "
-               + "(\(beats.beatsPerMinute) BPM)")
+        report(
+            "\(pad.rawValue): on the \(grid.rawValue) at \(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s "
+                + "(\(beats.beatsPerMinute) BPM)")
     }
 
     /// The grid of the now-playing song (its BPM tag, beats counted from its
@@ -237,20 +243,24 @@ public final class Drumpad: @unchecked Sendable {
     /// when no song is playing.
     func beatGrid() -> BeatGrid {
         if let music, (try? music.playbackState()) == .playing, let item = try? music.nowPlayingItem(),
-           let position = try? music.currentPlaybackTime() {
+            let position = try? music.currentPlaybackTime()
+        {
             // The player's position counts frames mixed; a frame mixed now is heard an output latency later,
             // and a pad played at a time is heard at that time, so the song's beats are heard latency-late.
-            return BeatGrid(beatsPerMinute: tempo(of: item), origin: engine.currentTime - position + engine.outputLatency,
-                            divisionsPerBeat: grid.divisionsPerBeat)
+            return BeatGrid(
+                beatsPerMinute: tempo(of: item), origin: engine.currentTime - position + engine.outputLatency,
+                divisionsPerBeat: grid.divisionsPerBeat)
         }
-        return BeatGrid(beatsPerMinute: BeatGrid.defaultBeatsPerMinute, origin: .zero, divisionsPerBeat: grid.divisionsPerBeat)
+        return BeatGrid(
+            beatsPerMinute: BeatGrid.defaultBeatsPerMinute, origin: .zero, divisionsPerBeat: grid.divisionsPerBeat)
     }
 
     /// An item's BPM tag, or the default tempo.
     func tempo(of item: MediaItem) -> Int {
         if let known = tempoCache[item.persistentID] { return known }
         let asset = AudioAsset(url: item.assetURL)
-        let tempo = (try? Self.blocking { try await asset.load(.tags) })?.beatsPerMinute ?? BeatGrid.defaultBeatsPerMinute
+        let tempo =
+            (try? Self.blocking { try await asset.load(.tags) })?.beatsPerMinute ?? BeatGrid.defaultBeatsPerMinute
         tempoCache[item.persistentID] = tempo
         return tempo
     }
@@ -265,8 +275,9 @@ public final class Drumpad: @unchecked Sendable {
         let outcome = LockedValueBox<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task(executorPreference: executor) {
-            do { let value = try await work(); outcome.withLockedValue { $0 = .success(value) } }
-            catch { outcome.withLockedValue { $0 = .failure(error) } }
+            do { let value = try await work(); outcome.withLockedValue { $0 = .success(value) } } catch {
+                outcome.withLockedValue { $0 = .failure(error) }
+            }
             done.signal()
         }
         done.wait()
@@ -315,7 +326,9 @@ public final class Drumpad: @unchecked Sendable {
         case let .voiceRefused(_, sound, reason):
             report("\(sound): not played (\(reason))")
         case let .outputLost(device, replacement, reason):
-            report("output: \(device) lost (\(reason)); " + (replacement.map { "now playing on \($0)" } ?? "no device left, rendering silently"))
+            report(
+                "output: \(device) lost (\(reason)); "
+                    + (replacement.map { "now playing on \($0)" } ?? "no device left, rendering silently"))
         default:
             break
         }
@@ -358,8 +371,9 @@ public final class Drumpad: @unchecked Sendable {
             $0.time = time
             $0.playbackState = state
             $0.nowPlaying = item.map {
-                DrumpadStatus.NowPlaying(title: $0.title, album: $0.albumTitle ?? "Unknown Album", artist: $0.artist ?? "Unknown Artist",
-                                         artwork: $0.artwork.map { "\($0.bounds) artwork" } ?? "no artwork")
+                DrumpadStatus.NowPlaying(
+                    title: $0.title, album: $0.albumTitle ?? "Unknown Album", artist: $0.artist ?? "Unknown Artist",
+                    artwork: $0.artwork.map { "\($0.bounds) artwork" } ?? "no artwork")
             }
             $0.level = level
             $0.session = category

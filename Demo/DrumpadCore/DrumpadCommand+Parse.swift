@@ -52,8 +52,10 @@ extension DrumpadCommand {
     private static func command(_ word: String, _ arguments: [String]) throws(DrumpadCommandError) -> DrumpadCommand {
         let keyword = asciiLowercased(word)
         func bad(_ expected: String) -> DrumpadCommandError {
-            DrumpadCommandError(.badArguments(command: keyword, expected: expected,
-                                              got: excerpt(arguments.joined(separator: " "))))
+            DrumpadCommandError(
+                .badArguments(
+                    command: keyword, expected: expected,
+                    got: excerpt(arguments.joined(separator: " "))))
         }
         func none(_ command: DrumpadCommand) throws(DrumpadCommandError) -> DrumpadCommand {
             guard arguments.isEmpty else { throw bad("no arguments") }
@@ -70,7 +72,8 @@ extension DrumpadCommand {
             let expected = "an optional velocity 0-\(Pad.maximumVelocity)"
             guard let word = try single(expected) else { return .pad(pad, velocity: Pad.maximumVelocity) }
             guard word.utf8.count <= 3, word.utf8.allSatisfy(isDigit), let velocity = Int(word),
-                  velocity <= Pad.maximumVelocity else { throw bad(expected) }
+                velocity <= Pad.maximumVelocity
+            else { throw bad(expected) }
             return .pad(pad, velocity: velocity)
         }
         switch keyword {
@@ -114,7 +117,8 @@ extension DrumpadCommand {
         case "session":
             let expected = "ambient, soloambient, or playback followed by an optional mix or duck"
             guard let word = arguments.first.map(asciiLowercased), let category = SessionCategory(rawValue: word),
-                  arguments.count <= 2 else { throw bad(expected) }
+                arguments.count <= 2
+            else { throw bad(expected) }
             guard arguments.count == 2 else { return .session(category, nil) }
             guard category == .playback, let option = SessionOption(rawValue: asciiLowercased(arguments[1]))
             else { throw bad(expected) }
@@ -163,12 +167,14 @@ extension DrumpadCommand {
         var seconds: Int64 = 0
         for (index, field) in fields.dropLast().enumerated() {
             guard index == 0 || field.utf8.count == 2, let value = decimal(field, fractionDigits: 0),
-                  index == 0 || value < 60 * 1_000_000 else { return nil }
+                index == 0 || value < 60 * 1_000_000
+            else { return nil }
             seconds = seconds * 60 + value / 1_000_000
         }
         let last = fields[fields.count - 1]
         guard last.utf8.prefix(while: isDigit).count == 2, let value = decimal(last, fractionDigits: 6),
-              value < 60 * 1_000_000 else { return nil }
+            value < 60 * 1_000_000
+        else { return nil }
         // At most 9 digits in the first field: under 3.6e18 microseconds, inside Int64.
         return micros(seconds * 60 * 1_000_000 + value)
     }
@@ -179,8 +185,9 @@ extension DrumpadCommand {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let whole = parts[0], fraction = parts.count == 2 ? parts[1] : ""
         guard !whole.isEmpty, whole.utf8.count <= 9, whole.utf8.allSatisfy(isDigit),
-              parts.count == 1 || !fraction.isEmpty, fraction.utf8.count <= fractionDigits,
-              fraction.utf8.allSatisfy(isDigit), let w = Int64(whole) else { return nil }
+            parts.count == 1 || !fraction.isEmpty, fraction.utf8.count <= fractionDigits,
+            fraction.utf8.allSatisfy(isDigit), let w = Int64(whole)
+        else { return nil }
         let padded = fraction + String(repeating: "0", count: 6 - fraction.utf8.count)
         guard let f = Int64(padded) else { return nil }
         return w * 1_000_000 + f

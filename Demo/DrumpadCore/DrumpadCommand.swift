@@ -63,8 +63,9 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
         case let .random(genre): genre.map { "random \($0)" } ?? "random"
         case .pick: "pick"
         case .nowPlaying: "now"
-        case let .session(category, option): option.map { "session \(category.rawValue) \($0.rawValue)" }
-            ?? "session \(category.rawValue)"
+        case let .session(category, option):
+            option.map { "session \(category.rawValue) \($0.rawValue)" }
+                ?? "session \(category.rawValue)"
         case let .environment(event): "env \(event.description)"
         case let .quantize(grid): "quantize \(grid.rawValue)"
         case let .wait(time): "wait \(Self.seconds(time))s"

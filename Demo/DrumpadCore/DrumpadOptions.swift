@@ -47,7 +47,9 @@ public struct DrumpadOptions: Sendable, Equatable {
     public init(arguments: [String]) throws(DrumpadOptionsError) {
         var rest = arguments[...]
         func value(_ option: String) throws(DrumpadOptionsError) -> String {
-            guard let value = rest.popFirst(), !value.isEmpty else { throw DrumpadOptionsError("\(option) needs a value") }
+            guard let value = rest.popFirst(), !value.isEmpty else {
+                throw DrumpadOptionsError("\(option) needs a value")
+            }
             return value
         }
         while let argument = rest.popFirst() {
@@ -59,7 +61,8 @@ public struct DrumpadOptions: Sendable, Equatable {
             case "--quantize":
                 let word = try value(argument)
                 guard let grid = DrumpadCommand.Quantize(word: word) else {
-                    throw DrumpadOptionsError("--quantize expects off, on, 1/4, 1/8 or 1/16, got \"\(DrumpadCommand.excerpt(word))\"")
+                    throw DrumpadOptionsError(
+                        "--quantize expects off, on, 1/4, 1/8 or 1/16, got \"\(DrumpadCommand.excerpt(word))\"")
                 }
                 quantize = grid
             case "--seed":
@@ -82,12 +85,14 @@ public struct DrumpadOptions: Sendable, Equatable {
         let fm = FileManager.default
         func holdsDrums(_ url: URL) -> Bool {
             var isDirectory: ObjCBool = false
-            return fm.fileExists(atPath: url.appendingPathComponent("Drums").path, isDirectory: &isDirectory) && isDirectory.boolValue
+            return fm.fileExists(atPath: url.appendingPathComponent("Drums").path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
         }
         if let assets { return assets }
         let cwd = workingDirectory ?? URL(fileURLWithPath: fm.currentDirectoryPath, isDirectory: true)
         if holdsDrums(cwd.appendingPathComponent("Assets")) { return cwd.appendingPathComponent("Assets") }
-        var folder = (executable ?? URL(fileURLWithPath: CommandLine.arguments[0])).standardizedFileURL.resolvingSymlinksInPath()
+        var folder = (executable ?? URL(fileURLWithPath: CommandLine.arguments[0])).standardizedFileURL
+            .resolvingSymlinksInPath()
             .deletingLastPathComponent()
         for _ in 0..<6 {
             if holdsDrums(folder.appendingPathComponent("Assets")) { return folder.appendingPathComponent("Assets") }

@@ -14,7 +14,10 @@ public enum DrumpadScreen {
         let width = max(40, min(width, 200))
         func fit(_ line: String) -> String { line.count <= width ? line : String(line.prefix(width - 1)) + "…" }
         var lines: [String] = []
-        lines.append(fit("Backbeat drum pad   \(clock(now))   session: \(status.session)   route: \(status.route)   quantize: \(status.quantize.rawValue)"))
+        lines.append(
+            fit(
+                "Backbeat drum pad   \(clock(now))   session: \(status.session)   route: \(status.route)   quantize: \(status.quantize.rawValue)"
+            ))
         lines.append("")
         var pads = "  "
         for pad in DrumpadCommand.Pad.allCases {

@@ -29,22 +29,28 @@ struct TerminalPicker {
     func screen() -> [String] {
         switch level {
         case .categories:
-            let mode = picker.allowsPickingMultipleItems ? "multiple selection (\(picker.selection.count) picked)" : "single selection"
-            return ["pick: " + Self.categories.enumerated().map { "\($0 + 1) \($1.rawValue)" }.joined(separator: "  "),
-                    "pick: \(mode); a number browses; multi, done, cancel"]
+            let mode =
+                picker.allowsPickingMultipleItems
+                ? "multiple selection (\(picker.selection.count) picked)" : "single selection"
+            return [
+                "pick: " + Self.categories.enumerated().map { "\($0 + 1) \($1.rawValue)" }.joined(separator: "  "),
+                "pick: \(mode); a number browses; multi, done, cancel",
+            ]
         case let .rows(category, entries):
             guard !entries.isEmpty else { return ["pick: no \(category.rawValue); back, cancel"] }
             return entries.enumerated().map { "pick: \($0 + 1) \($1.title) — \($1.subtitle)" }
                 + ["pick: a number \(category == .songs ? "picks" : "opens"); back, done, cancel"]
         case let .songs(title, items, _):
-            return ["pick: \(title)"] + items.enumerated().map { "pick: \($0 + 1) \($1.title) — \($1.artist ?? "Unknown Artist")" }
+            return ["pick: \(title)"]
+                + items.enumerated().map { "pick: \($0 + 1) \($1.title) — \($1.artist ?? "Unknown Artist")" }
                 + ["pick: a number picks a song, all picks them all; back, done, cancel"]
         }
     }
 
     /// Handles one line; returns lines to print and, when the picker finished, its result.
     mutating func handle(_ line: String) -> (lines: [String], result: MediaPicker.Result?) {
-        let word = DrumpadCommand.asciiLowercased(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? "")
+        let word = DrumpadCommand.asciiLowercased(
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? "")
         switch word {
         case "": return (screen(), nil)
         case "cancel", "c", "quit": return (["pick: cancelled"], picker.cancel())
@@ -60,7 +66,8 @@ struct TerminalPicker {
             return (screen(), nil)
         case "multi", "m":
             guard picker.selection.isEmpty else { return (["pick: already picking; done or cancel"], nil) }
-            picker = MediaPicker(library: library, mediaTypes: .music, allowsPickingMultipleItems: !picker.allowsPickingMultipleItems)
+            picker = MediaPicker(
+                library: library, mediaTypes: .music, allowsPickingMultipleItems: !picker.allowsPickingMultipleItems)
             return (screen(), nil)
         case "all", "a":
             guard case let .songs(_, items, _) = level else { return (["pick: all works in a list of songs"], nil) }
@@ -115,7 +122,8 @@ extension Drumpad {
         picker = result == nil ? current : nil
         for line in lines { report(line) }
         guard case let .didPick(collection)? = result else { return }
-        report("pick: \(collection.count == 1 ? "\"\(collection.items[0].title)\"" : "\(collection.count) songs") picked")
+        report(
+            "pick: \(collection.count == 1 ? "\"\(collection.items[0].title)\"" : "\(collection.count) songs") picked")
         do {
             let music = try availableMusic()
             try music.setQueue(collection.items)

@@ -7,12 +7,12 @@ let package = Package(
     name: "HelloGame",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Backbeat", path: "../.."),
+        .package(name: "Backbeat", path: "../..")
     ],
     targets: [
         .executableTarget(
             name: "HelloGame",
-            dependencies: [.product(name: "Backbeat", package: "Backbeat")]),
+            dependencies: [.product(name: "Backbeat", package: "Backbeat")])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,7 +23,7 @@ final class Terminal: Sendable {
         // No line buffering or echo; keep ISIG so Ctrl-C is SIGINT (handled by the dispatch source).
         mode.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutableBytes(of: &mode.c_cc) { cc in
-            cc[Int(VMIN)] = 0   // read returns after VTIME with nothing, so the loop can see a quit
+            cc[Int(VMIN)] = 0  // read returns after VTIME with nothing, so the loop can see a quit
             cc[Int(VTIME)] = 1  // tenths of a second
         }
         tcsetattr(STDIN_FILENO, TCSANOW, &mode)
@@ -41,7 +41,9 @@ final class Terminal: Sendable {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeMutableBytes {
+                Foundation.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset)
+            }
             guard n > 0 else { return }
             offset += n
         }
@@ -53,7 +55,8 @@ final class Terminal: Sendable {
         let width = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
         let status = demo.status
         let now = demo.engine.isRunning ? demo.engine.currentTime : status.time
-        let lines = DrumpadScreen.render(status, now: now, typing: String(decoding: typing.withLockedValue { $0 }, as: UTF8.self), width: width)
+        let lines = DrumpadScreen.render(
+            status, now: now, typing: String(decoding: typing.withLockedValue { $0 }, as: UTF8.self), width: width)
         write("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
     }
 
@@ -67,8 +70,12 @@ final class Terminal: Sendable {
             // Lit pads and the level meter change with time alone: keep drawing while either shows.
             demo.refreshStatus()
             let status = demo.status
-            let lit = status.lastHit.values.contains { demo.engine.currentTime - $0 < DrumpadScreen.flash + DrumpadScreen.flash }
-            if self.dirty.exchange(false, ordering: .relaxed) || lit || status.playbackState == .playing { self.draw(demo) }
+            let lit = status.lastHit.values.contains {
+                demo.engine.currentTime - $0 < DrumpadScreen.flash + DrumpadScreen.flash
+            }
+            if self.dirty.exchange(false, ordering: .relaxed) || lit || status.playbackState == .playing {
+                self.draw(demo)
+            }
         }
         timer.resume()
         defer { timer.cancel() }
@@ -93,7 +100,8 @@ final class Terminal: Sendable {
             case 0x04 where line.isEmpty: return  // Ctrl-D: end of input
             case 0x1B: escape = true; typing.withLockedValue { $0 = [] }
             case UInt8(ascii: "1")...UInt8(ascii: "4") where line.isEmpty:
-                demo.perform(.pad(DrumpadCommand.Pad(number: Int(byte - 0x30))!, velocity: DrumpadCommand.Pad.maximumVelocity))
+                demo.perform(
+                    .pad(DrumpadCommand.Pad(number: Int(byte - 0x30))!, velocity: DrumpadCommand.Pad.maximumVelocity))
             case UInt8(ascii: " ") where line.isEmpty:
                 demo.perform(.toggle)
             case 0x0A, 0x0D:

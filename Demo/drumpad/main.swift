@@ -24,7 +24,9 @@ if options.showHelp {
     exit(0)
 }
 guard let assets = options.assetsFolder() else {
-    fail("cannot find the demo's Assets folder (with Drums/ and Music/); run from the repository root or pass --assets DIR")
+    fail(
+        "cannot find the demo's Assets folder (with Drums/ and Music/); run from the repository root or pass --assets DIR"
+    )
 }
 
 // The sound libraries' messages: shown with --verbose, otherwise kept off the terminal.
@@ -48,8 +50,10 @@ func openEngine() throws -> (AudioEngine, String) {
     let url = options.output ?? URL(fileURLWithPath: "out/drumpad.wav")
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     // At a terminal a person plays in real time, so the file fills at the pace of a device.
-    return (try AudioEngine(output: .file(url: url, pacing: interactive ? .realTime : .asFastAsPossible)),
-            options.output?.path ?? "out/drumpad.wav")
+    return (
+        try AudioEngine(output: .file(url: url, pacing: interactive ? .realTime : .asFastAsPossible)),
+        options.output?.path ?? "out/drumpad.wav"
+    )
 }
 
 /// Scans the music folder into an in-memory index; nil (with a line saying why) when it cannot.
@@ -88,9 +92,10 @@ do {
 
 let demo: Drumpad
 do {
-    demo = try Drumpad(engine: engine, drums: assets.appendingPathComponent("Drums", isDirectory: true), library: library,
-                       music: music, quantize: options.quantize, seed: options.seed,
-                       say: { line in if !interactive { print(line) } })
+    demo = try Drumpad(
+        engine: engine, drums: assets.appendingPathComponent("Drums", isDirectory: true), library: library,
+        music: music, quantize: options.quantize, seed: options.seed,
+        say: { line in if !interactive { print(line) } })
 } catch {
     engine.shutdown()
     fail("\(error)")

@@ -17,7 +17,8 @@ public func fuzzDrumpadCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
 // libFuzzer's), the driver runs the function above.
 var argc = CommandLine.argc
 var argv = Optional(CommandLine.unsafeArgv)
-exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-    guard let data else { return 0 }
-    return fuzzDrumpadCommand(data, size)
-})
+exit(
+    LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        guard let data else { return 0 }
+        return fuzzDrumpadCommand(data, size)
+    })

@@ -12,7 +12,8 @@ public func fuzzOggAsset(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 // libFuzzer's), the driver runs the function above.
 var argc = CommandLine.argc
 var argv = Optional(CommandLine.unsafeArgv)
-exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-    guard let data else { return 0 }
-    return fuzzOggAsset(data, size)
-})
+exit(
+    LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        guard let data else { return 0 }
+        return fuzzOggAsset(data, size)
+    })

@@ -89,11 +89,15 @@ public struct BenchComparison: Sendable {
         ]
         for row in rows {
             let change = row.change.map { abs($0) < 0.0005 ? "0.0%" : String(format: "%+.1f%%", $0 * 100) } ?? "–"
-            lines.append("| \(row.figure) | \(Self.format(row.old)) | \(Self.format(row.new)) | \(change) | \(row.verdict.rawValue) |")
+            lines.append(
+                "| \(row.figure) | \(Self.format(row.old)) | \(Self.format(row.new)) | \(change) | \(row.verdict.rawValue) |"
+            )
         }
         let counted = rows.filter { $0.verdict == .beyondNoise }.count
         lines.append("")
-        lines.append("\(counted) of \(rows.filter { $0.old?.range != nil && $0.new?.range != nil }.count) figures with a spread changed beyond noise.")
+        lines.append(
+            "\(counted) of \(rows.filter { $0.old?.range != nil && $0.new?.range != nil }.count) figures with a spread changed beyond noise."
+        )
         return lines.joined(separator: "\n")
     }
 

@@ -8,9 +8,11 @@ enum BenchFiles {
     static func writeWAV(_ pcm: PCMBuffer, to url: URL) throws {
         try blocking {
             let writer = try AssetWriter(outputURL: url, fileType: .wav, overwrite: true)
-            let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: pcm.format.sampleRate,
-                                                                     channelCount: pcm.format.channelCount,
-                                                                     commonFormat: .int16))
+            let input = AssetWriterInput(
+                outputSettings: AudioFormat(
+                    sampleRate: pcm.format.sampleRate,
+                    channelCount: pcm.format.channelCount,
+                    commonFormat: .int16))
             try writer.add(input)
             try writer.startWriting()
             try input.append(pcm)

@@ -33,7 +33,9 @@ public struct BenchReport: Sendable {
         run = BenchRun(jsonObject: object["run"] as? [String: Any])
         var suites: [String: [String: Double]] = [:]
         for (suite, value) in object where suite != "run" {
-            guard let figures = value as? [String: Any] else { throw BenchError("\(name): \"\(suite)\" is not an object of figures") }
+            guard let figures = value as? [String: Any] else {
+                throw BenchError("\(name): \"\(suite)\" is not an object of figures")
+            }
             for (key, number) in figures {
                 guard let number = number as? Double, number.isFinite else {
                     throw BenchError("\(name): \(suite).\(key) is not a finite number")
@@ -49,6 +51,7 @@ public struct BenchReport: Sendable {
     public func json() throws -> Data {
         var object: [String: Any] = suites
         object["run"] = run.jsonObject
-        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 }

@@ -23,8 +23,10 @@ public struct BenchRun: Sendable, Equatable {
     public var load: (start: Double, end: Double?)?
 
     /// A description of a run.
-    public init(commit: String, openAL: String, cpu: String, cores: Int, date: String, rounds: Int, quick: Bool,
-                load: (start: Double, end: Double?)? = nil) {
+    public init(
+        commit: String, openAL: String, cpu: String, cores: Int, date: String, rounds: Int, quick: Bool,
+        load: (start: Double, end: Double?)? = nil
+    ) {
         self.commit = commit
         self.openAL = openAL
         self.cpu = cpu
@@ -38,7 +40,8 @@ public struct BenchRun: Sendable, Equatable {
     /// Equal when every field is (loads included).
     public static func == (a: BenchRun, b: BenchRun) -> Bool {
         a.commit == b.commit && a.openAL == b.openAL && a.cpu == b.cpu && a.cores == b.cores && a.date == b.date
-            && a.rounds == b.rounds && a.quick == b.quick && a.load?.start == b.load?.start && a.load?.end == b.load?.end
+            && a.rounds == b.rounds && a.quick == b.quick && a.load?.start == b.load?.start
+            && a.load?.end == b.load?.end
     }
 
     /// Notes the load average as the run ends.
@@ -51,16 +54,19 @@ public struct BenchRun: Sendable, Equatable {
     public static func current(_ options: BenchOptions) -> BenchRun {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
-        return BenchRun(commit: gitCommit(), openAL: (try? OpenALBaseline().versionDescription) ?? "unknown",
-                        cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
-                        date: formatter.string(from: Date()), rounds: options.rounds, quick: options.quick,
-                        load: loadAverage().map { ($0, nil) })
+        return BenchRun(
+            commit: gitCommit(), openAL: (try? OpenALBaseline().versionDescription) ?? "unknown",
+            cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
+            date: formatter.string(from: Date()), rounds: options.rounds, quick: options.quick,
+            load: loadAverage().map { ($0, nil) })
     }
 
     /// The JSON object under the report's `run` key.
     var jsonObject: [String: Any] {
-        var object: [String: Any] = ["commit": commit, "openal": openAL, "cpu": cpu, "cores": cores, "date": date,
-                                     "rounds": rounds, "quick": quick]
+        var object: [String: Any] = [
+            "commit": commit, "openal": openAL, "cpu": cpu, "cores": cores, "date": date,
+            "rounds": rounds, "quick": quick,
+        ]
         if let load {
             object["load_start"] = load.start
             if let end = load.end { object["load_end"] = end }
@@ -71,17 +77,22 @@ public struct BenchRun: Sendable, Equatable {
     /// Reads the `run` object; fields a file lacks are `unknown` (older files had none).
     init(jsonObject: [String: Any]?) {
         let object = jsonObject ?? [:]
-        self.init(commit: object["commit"] as? String ?? "unknown", openAL: object["openal"] as? String ?? "unknown",
-                  cpu: object["cpu"] as? String ?? "unknown", cores: object["cores"] as? Int ?? 0,
-                  date: object["date"] as? String ?? "unknown", rounds: object["rounds"] as? Int ?? 0,
-                  quick: object["quick"] as? Bool ?? false,
-                  load: (object["load_start"] as? Double).map { ($0, object["load_end"] as? Double) })
+        self.init(
+            commit: object["commit"] as? String ?? "unknown", openAL: object["openal"] as? String ?? "unknown",
+            cpu: object["cpu"] as? String ?? "unknown", cores: object["cores"] as? Int ?? 0,
+            date: object["date"] as? String ?? "unknown", rounds: object["rounds"] as? Int ?? 0,
+            quick: object["quick"] as? Bool ?? false,
+            load: (object["load_start"] as? Double).map { ($0, object["load_end"] as? Double) })
     }
 
     /// One line: commit, date, OpenAL, CPU and cores.
     public var summary: String {
-        let loads = load.map { l in ", load \(String(format: "%.2f", l.start))" + (l.end.map { String(format: " → %.2f", $0) } ?? "") } ?? ""
-        return "commit \(commit), \(date), OpenAL \(openAL), \(cpu) × \(cores), \(rounds) rounds\(quick ? ", quick" : "")\(loads)"
+        let loads =
+            load.map { l in
+                ", load \(String(format: "%.2f", l.start))" + (l.end.map { String(format: " → %.2f", $0) } ?? "")
+            } ?? ""
+        return
+            "commit \(commit), \(date), OpenAL \(openAL), \(cpu) × \(cores), \(rounds) rounds\(quick ? ", quick" : "")\(loads)"
     }
 
     /// The commit of the checkout holding this executable, else of the working directory.
@@ -91,7 +102,8 @@ public struct BenchRun: Sendable, Equatable {
         places.append(FileManager.default.currentDirectoryPath)
         for place in places {
             guard let head = git(["-C", place, "rev-parse", "HEAD"]), head.status == 0,
-                  head.output.count == 40, head.output.allSatisfy(\.isHexDigit) else { continue }
+                head.output.count == 40, head.output.allSatisfy(\.isHexDigit)
+            else { continue }
             let clean = git(["-C", place, "diff", "--quiet", "HEAD", "--"])?.status == 0
             return head.output + (clean ? "" : "-dirty")
         }
@@ -99,7 +111,11 @@ public struct BenchRun: Sendable, Equatable {
     }
 
     private static func git(_ arguments: [String]) -> (status: Int32, output: String)? {
-        guard let path = ["/usr/bin/git", "/usr/local/bin/git", "/bin/git"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard
+            let path = ["/usr/bin/git", "/usr/local/bin/git", "/bin/git"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             return nil
         }
         let process = Process()
@@ -111,7 +127,10 @@ public struct BenchRun: Sendable, Equatable {
         do { try process.run() } catch { return nil }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return (
+            process.terminationStatus,
+            String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        )
     }
 
     /// The 1-minute load average, from `/proc/loadavg`.

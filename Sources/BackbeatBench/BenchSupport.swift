@@ -43,7 +43,9 @@ func selfPath() throws -> String {
 /// Spawns a program with stdout and stderr sent to /dev/null and `environment`
 /// added to this process's, waits, and returns its status and resource usage
 /// (wait4; its `ru_maxrss` is not the child's own: see ``ChildPeakMemory``).
-func spawn(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, usage: rusage) {
+func spawn(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (
+    status: Int32, usage: rusage
+) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -58,7 +60,8 @@ func spawn(_ path: String, _ arguments: [String], environment: [String: String] 
         if !environment.keys.contains(where: { text.hasPrefix($0 + "=") }) { inherited.append(text) }
         entry += 1
     }
-    let envp: [UnsafeMutablePointer<CChar>?] = (inherited + environment.map { "\($0.key)=\($0.value)" }).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] =
+        (inherited + environment.map { "\($0.key)=\($0.value)" }).map { strdup($0) } + [nil]
     defer { envp.forEach { free($0) } }
     var pid: pid_t = 0
     let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)

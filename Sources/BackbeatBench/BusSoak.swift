@@ -23,17 +23,20 @@ public final class BusSoak: SoakParticipant {
         if second >= nextFade {
             let bus = random.next(in: 0..<2) == 0 ? engine.effectsBus : (group ?? engine.effectsBus)
             let curves: [FadeCurve] = [.linear, .equalPower, .exponential]
-            bus.fade(to: Float(0.3 + 0.7 * random.nextUnit()),
-                     duration: MediaTime(seconds: 0.2 + 2 * random.nextUnit(), preferredTimescale: 48_000),
-                     curve: curves[random.next(in: 0..<curves.count)])
+            bus.fade(
+                to: Float(0.3 + 0.7 * random.nextUnit()),
+                duration: MediaTime(seconds: 0.2 + 2 * random.nextUnit(), preferredTimescale: 48_000),
+                curve: curves[random.next(in: 0..<curves.count)])
             fades += 1
             nextFade = second + 0.5 + 2 * random.nextUnit()
         }
         if second >= nextDuck {
             if ducks.count < 3 {
-                ducks.append(engine.effectsBus.duck(by: Float(-3 - 15 * random.nextUnit()),
-                                                    attack: MediaTime(value: 1, timescale: 20),
-                                                    release: MediaTime(value: 1, timescale: 4)))
+                ducks.append(
+                    engine.effectsBus.duck(
+                        by: Float(-3 - 15 * random.nextUnit()),
+                        attack: MediaTime(value: 1, timescale: 20),
+                        release: MediaTime(value: 1, timescale: 4)))
                 duckCount += 1
             } else {
                 ducks.removeFirst().release()

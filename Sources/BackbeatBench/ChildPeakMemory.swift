@@ -29,12 +29,15 @@ public enum ChildPeakMemory {
     /// Runs `executable` with `arguments` (output discarded), asking it for its
     /// peak; returns its exit status and its own peak resident memory in MiB.
     /// - Throws: ``BenchError`` when it cannot start or reports no peak.
-    public static func spawnMeasuringPeak(_ executable: String, _ arguments: [String]) throws -> (status: Int32, peakMiB: Double) {
+    public static func spawnMeasuringPeak(_ executable: String, _ arguments: [String]) throws -> (
+        status: Int32, peakMiB: Double
+    ) {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-peak-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }
         let (status, _) = try spawn(executable, arguments, environment: [environmentKey: report.path])
         guard let text = try? String(contentsOf: report, encoding: .utf8),
-              let kib = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), kib > 0 else {
+            let kib = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), kib > 0
+        else {
             throw BenchError("\(executable) \(arguments.first ?? "") (status \(status)) reported no peak memory")
         }
         return (status, kib / 1024)
@@ -52,7 +55,8 @@ public enum ChildPeakMemory {
         guard length > 0 else { return }
         let text = String(decoding: buffer[0..<length], as: UTF8.self)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return }
+            let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return }
         let out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard out >= 0 else { return }
         let bytes = Array("\(kib)\n".utf8)

@@ -13,7 +13,8 @@ import Glibc
 /// (``ChildPeakMemory``), so they run from the `backbeat` executable only.
 public struct DecodeSuite: BenchSuite {
     public let name = "decode"
-    public let summary = "Ogg Vorbis decode vs oggdec -o /dev/null (same file, interleaved rounds); peak RSS of a 10-minute Ogg→WAV convert and of the same child doing nothing"
+    public let summary =
+        "Ogg Vorbis decode vs oggdec -o /dev/null (same file, interleaved rounds); peak RSS of a 10-minute Ogg→WAV convert and of the same child doing nothing"
 
     /// The suite.
     public init() {}
@@ -21,7 +22,8 @@ public struct DecodeSuite: BenchSuite {
     public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let quick = options.quick
         let seconds = quick ? 10 : 600
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backbeat-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ogg = directory.appendingPathComponent("long.ogg")
@@ -31,21 +33,35 @@ public struct DecodeSuite: BenchSuite {
         try blocking { try await Self.writeInput(ogg, seconds: seconds) }
         log("encoded in \(String(format: "%.1f", Double(monotonicNanoseconds() - encodeStart) / 1e9)) s")
 
-        guard let oggdec = ["/usr/bin/oggdec", "/usr/local/bin/oggdec"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard
+            let oggdec = ["/usr/bin/oggdec", "/usr/local/bin/oggdec"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             throw BenchError("oggdec not found: install vorbis-tools")
         }
         let rounds = options.rounds
-        let times = try Rounds.interleaved(rounds, sides: [
-            { try self.time { try blocking { try await Self.decode(ogg, as: .int16) } } },
-            { try self.time { try blocking { try await Self.decode(ogg, as: .float32) } } },
-            { try self.time { let r = try spawn(oggdec, ["-Q", "-o", "/dev/null", ogg.path]); guard r.status == 0 else { throw BenchError("oggdec failed") } } },
-        ]) { round, t in
+        let times = try Rounds.interleaved(
+            rounds,
+            sides: [
+                { try self.time { try blocking { try await Self.decode(ogg, as: .int16) } } },
+                { try self.time { try blocking { try await Self.decode(ogg, as: .float32) } } },
+                {
+                    try self.time {
+                        let r = try spawn(oggdec, ["-Q", "-o", "/dev/null", ogg.path]);
+                        guard r.status == 0 else { throw BenchError("oggdec failed") }
+                    }
+                },
+            ]
+        ) { round, t in
             log("round \(round): Backbeat int16 \(fmt(t[0])) s, float \(fmt(t[1])) s, oggdec \(fmt(t[2])) s")
         }
         let (int16Times, floatTimes, oggdecTimes) = (times[0], times[1], times[2])
         let throughput = { (times: [Double]) in times.map { Double(seconds) / $0 } }
 
-        log("converting to WAV in a child process, which reports its own peak: backbeat convert \(ogg.lastPathComponent) out.wav")
+        log(
+            "converting to WAV in a child process, which reports its own peak: backbeat convert \(ogg.lastPathComponent) out.wav"
+        )
         let executable = try selfPath()
         let wav = directory.appendingPathComponent("out.wav")
         var peaks: [Double] = [], floors: [Double] = []
@@ -57,13 +73,26 @@ public struct DecodeSuite: BenchSuite {
 
         return [
             Figure(key: "seconds_of_audio", value: Double(seconds), unit: "s of stereo 44.1 kHz Ogg Vorbis (q 0.5)"),
-            Figure(key: "oggdec_x_realtime", rounds: throughput(oggdecTimes), unit: "× real time (oggdec -o /dev/null, median of \(rounds) rounds)"),
-            Figure(key: "backbeat_x_realtime", rounds: throughput(int16Times), unit: "× real time (AssetReader, Int16, median of \(rounds) rounds)"),
-            Figure(key: "ratio_vs_oggdec", rounds: Rounds.ratios(oggdecTimes, int16Times), unit: "× oggdec's throughput, Int16 output (goal ≥ 0.9)"),
-            Figure(key: "float_ratio_vs_oggdec", rounds: Rounds.ratios(oggdecTimes, floatTimes), unit: "× oggdec's throughput, Float32 output"),
-            Figure(key: quick ? "peak_mib_10s" : "peak_mib_10min", rounds: peaks,
-                   unit: "MiB peak RSS (the child's own VmHWM) of `backbeat convert` Ogg→WAV, \(seconds) s (goal < 32 for 10 min)"),
-            Figure(key: "floor_mib", rounds: floors, unit: "MiB peak RSS of the same child doing nothing (`backbeat convert --help`)"),
+            Figure(
+                key: "oggdec_x_realtime", rounds: throughput(oggdecTimes),
+                unit: "× real time (oggdec -o /dev/null, median of \(rounds) rounds)"),
+            Figure(
+                key: "backbeat_x_realtime", rounds: throughput(int16Times),
+                unit: "× real time (AssetReader, Int16, median of \(rounds) rounds)"),
+            Figure(
+                key: "ratio_vs_oggdec", rounds: Rounds.ratios(oggdecTimes, int16Times),
+                unit: "× oggdec's throughput, Int16 output (goal ≥ 0.9)"),
+            Figure(
+                key: "float_ratio_vs_oggdec", rounds: Rounds.ratios(oggdecTimes, floatTimes),
+                unit: "× oggdec's throughput, Float32 output"),
+            Figure(
+                key: quick ? "peak_mib_10s" : "peak_mib_10min", rounds: peaks,
+                unit:
+                    "MiB peak RSS (the child's own VmHWM) of `backbeat convert` Ogg→WAV, \(seconds) s (goal < 32 for 10 min)"
+            ),
+            Figure(
+                key: "floor_mib", rounds: floors,
+                unit: "MiB peak RSS of the same child doing nothing (`backbeat convert --help`)"),
         ]
     }
 
@@ -71,7 +100,8 @@ public struct DecodeSuite: BenchSuite {
     /// (a `backbeat` executable), as the child reads it from its own image.
     /// - Throws: ``BenchError`` when the conversion fails or reports no peak.
     public static func convertPeakMiB(executable: String, input: URL, output: URL) throws -> Double {
-        let run = try ChildPeakMemory.spawnMeasuringPeak(executable, ["convert", input.path, output.path, "--overwrite", "--no-progress"])
+        let run = try ChildPeakMemory.spawnMeasuringPeak(
+            executable, ["convert", input.path, output.path, "--overwrite", "--no-progress"])
         guard run.status == 0 else { throw BenchError("backbeat convert failed with status \(run.status)") }
         return run.peakMiB
     }
@@ -112,7 +142,9 @@ public struct DecodeSuite: BenchSuite {
                 let t = Double(block * chunk + i) / Double(rate)
                 seed = seed &* 1_664_525 &+ 1_013_904_223
                 let noise = (Double(seed >> 8) / Double(1 << 24) - 0.5) * 0.05
-                let chord = 0.25 * sin(2 * .pi * root * t) + 0.15 * sin(2 * .pi * root * 1.25 * t) + 0.1 * sin(2 * .pi * root * 3 * t)
+                let chord =
+                    0.25 * sin(2 * .pi * root * t) + 0.15 * sin(2 * .pi * root * 1.25 * t) + 0.1
+                    * sin(2 * .pi * root * 3 * t)
                 chunkSamples[2 * i] = Float(chord + noise)
                 chunkSamples[2 * i + 1] = Float(chord * 0.8 - noise)
             }
@@ -127,7 +159,9 @@ public struct DecodeSuite: BenchSuite {
         let asset = AudioAsset(url: url)
         let native = try await asset.load(.format)
         let reader = try AssetReader(asset: asset)
-        let output = AssetReaderTrackOutput(outputSettings: AudioFormat(sampleRate: native.sampleRate, channelCount: native.channelCount, commonFormat: sample))
+        let output = AssetReaderTrackOutput(
+            outputSettings: AudioFormat(
+                sampleRate: native.sampleRate, channelCount: native.channelCount, commonFormat: sample))
         try reader.add(output)
         try reader.startReading()
         var frames = 0
@@ -135,4 +169,3 @@ public struct DecodeSuite: BenchSuite {
         guard frames > 0 else { throw BenchError("decoded nothing") }
     }
 }
-

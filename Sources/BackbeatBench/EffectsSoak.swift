@@ -22,7 +22,8 @@ public final class EffectsSoak: SoakParticipant {
     public init(rate: Double = 200) { self.rate = rate }
 
     public func start(engine: AudioEngine) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-soak-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backbeat-soak-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         var random = SeededRandom(seed: 77)
@@ -65,14 +66,19 @@ public final class EffectsSoak: SoakParticipant {
             let priority = random.next(in: 0..<4)
             switch random.next(in: 0..<20) {
             case 0:
-                loops.append(sound.play(volume: volume * 0.5, pan: pan, rate: pitch, looping: .forever, priority: priority))
+                loops.append(
+                    sound.play(volume: volume * 0.5, pan: pan, rate: pitch, looping: .forever, priority: priority))
             case 1, 2:
-                sound.play(volume: volume, pan: pan, rate: pitch, looping: .times(random.next(in: 1..<4) + 1), priority: priority)
+                sound.play(
+                    volume: volume, pan: pan, rate: pitch, looping: .times(random.next(in: 1..<4) + 1),
+                    priority: priority)
             case 3, 4:
                 // Quantized to the next 125 ms step, as the drum pad does to a beat.
                 let step = MediaTime(value: 1, timescale: 8)
                 let now = engine.currentTime.seconds
-                let next = MediaTime(seconds: (now / step.seconds).rounded(.down) * step.seconds + step.seconds, preferredTimescale: 48_000)
+                let next = MediaTime(
+                    seconds: (now / step.seconds).rounded(.down) * step.seconds + step.seconds,
+                    preferredTimescale: 48_000)
                 sound.play(at: next, volume: volume, pan: pan, rate: pitch, priority: priority)
             default:
                 sound.play(volume: volume, pan: pan, rate: pitch, priority: priority)

@@ -18,7 +18,8 @@ public struct LibrarySuite: BenchSuite {
         let quick = options.quick
         let fileCount = quick ? 200 : 10_000
         let itemCount = quick ? 2_000 : 100_000
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-bench-library-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backbeat-bench-library-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let root = directory.appendingPathComponent("music")
@@ -29,20 +30,26 @@ public struct LibrarySuite: BenchSuite {
         let rounds = options.rounds
         var scanRates: [Double] = [], rescans: [Double] = []
         for round in 1...rounds {
-            let library = try MediaLibrary(roots: [root], index: .file(directory.appendingPathComponent("scan\(round).sqlite")))
+            let library = try MediaLibrary(
+                roots: [root], index: .file(directory.appendingPathComponent("scan\(round).sqlite")))
             var start = monotonicNanoseconds()
             let cold = try library.scan()
             let coldSeconds = Double(monotonicNanoseconds() - start) / 1e9
             guard cold.added == fileCount else {
-                throw LibraryBenchError("cold scan indexed \(cold.added) of \(fileCount) files; skipped: \(cold.skipped.prefix(3))")
+                throw LibraryBenchError(
+                    "cold scan indexed \(cold.added) of \(fileCount) files; skipped: \(cold.skipped.prefix(3))")
             }
             start = monotonicNanoseconds()
             let rescan = try library.scan()
             let rescanSeconds = Double(monotonicNanoseconds() - start) / 1e9
-            guard rescan.unchanged == fileCount, !rescan.hasChanges else { throw LibraryBenchError("rescan found changes") }
+            guard rescan.unchanged == fileCount, !rescan.hasChanges else {
+                throw LibraryBenchError("rescan found changes")
+            }
             scanRates.append(Double(fileCount) / coldSeconds)
             rescans.append(rescanSeconds)
-            log("round \(round): cold scan of \(fileCount) files \(String(format: "%.3f", coldSeconds)) s, unchanged rescan \(String(format: "%.3f", rescanSeconds)) s")
+            log(
+                "round \(round): cold scan of \(fileCount) files \(String(format: "%.3f", coldSeconds)) s, unchanged rescan \(String(format: "%.3f", rescanSeconds)) s"
+            )
         }
 
         log("indexing \(itemCount) items")
@@ -66,7 +73,9 @@ public struct LibrarySuite: BenchSuite {
                 try predicateQuery.addFilterPredicate(MediaPropertyPredicate(value: name, property: .artist))
                 let matched = try predicateQuery.items.count
                 queryTimes.append(Double(monotonicNanoseconds() - start) / 1e6)
-                guard matched == itemCount / artists else { throw LibraryBenchError("artist query matched \(matched) items") }
+                guard matched == itemCount / artists else {
+                    throw LibraryBenchError("artist query matched \(matched) items")
+                }
             }
             queryRounds.append(median(queryTimes))
 
@@ -79,23 +88,41 @@ public struct LibrarySuite: BenchSuite {
                 albums = try MediaQuery.albums(in: big).collections
                 groupTimes.append(Double(monotonicNanoseconds() - start) / 1e6)
             }
-            guard albums.count == itemCount / 10 else { throw LibraryBenchError("grouping made \(albums.count) albums") }
+            guard albums.count == itemCount / 10 else {
+                throw LibraryBenchError("grouping made \(albums.count) albums")
+            }
             let last = albums[albums.count - 1]
-            guard last.count == 10, last.items.map(\.albumTrackNumber) == Array(1...10), last.items.first == last.representativeItem else {
-                throw LibraryBenchError("the last album holds tracks \(last.items.map(\.albumTrackNumber)) (count \(last.count))")
+            guard last.count == 10, last.items.map(\.albumTrackNumber) == Array(1...10),
+                last.items.first == last.representativeItem
+            else {
+                throw LibraryBenchError(
+                    "the last album holds tracks \(last.items.map(\.albumTrackNumber)) (count \(last.count))")
             }
             firstRounds.append(groupTimes[0])
             groupRounds.append(median(Array(groupTimes.dropFirst())))
-            log(String(format: "round %d: artist query median %.3f ms; %d albums, first after the index changed %.1f ms, then %.1f ms",
-                       round, queryRounds.last!, albums.count, firstRounds.last!, groupRounds.last!))
+            log(
+                String(
+                    format:
+                        "round %d: artist query median %.3f ms; %d albums, first after the index changed %.1f ms, then %.1f ms",
+                    round, queryRounds.last!, albums.count, firstRounds.last!, groupRounds.last!))
         }
 
         return [
-            Figure(key: "scan_files_per_s", rounds: scanRates, unit: "files/s, cold scan of \(fileCount) files, median of \(rounds) rounds (target ≥ 2000)"),
+            Figure(
+                key: "scan_files_per_s", rounds: scanRates,
+                unit: "files/s, cold scan of \(fileCount) files, median of \(rounds) rounds (target ≥ 2000)"),
             Figure(key: "rescan_s", rounds: rescans, unit: "s, unchanged rescan of \(fileCount) files (target < 1)"),
-            Figure(key: "query_median_ms", rounds: queryRounds, unit: "ms, artist predicate over \(itemCount) items, none decoded yet, median query of each round (target < 5)"),
-            Figure(key: "group_albums_ms", rounds: groupRounds, unit: "ms, albums of \(itemCount) items, warm (target < 50)"),
-            Figure(key: "group_albums_first_ms", rounds: firstRounds, unit: "ms, the same, first run after the index changed (target < 150)"),
+            Figure(
+                key: "query_median_ms", rounds: queryRounds,
+                unit:
+                    "ms, artist predicate over \(itemCount) items, none decoded yet, median query of each round (target < 5)"
+            ),
+            Figure(
+                key: "group_albums_ms", rounds: groupRounds,
+                unit: "ms, albums of \(itemCount) items, warm (target < 50)"),
+            Figure(
+                key: "group_albums_first_ms", rounds: firstRounds,
+                unit: "ms, the same, first run after the index changed (target < 150)"),
         ]
     }
 
@@ -106,10 +133,13 @@ public struct LibrarySuite: BenchSuite {
             let album = i / 10, artist = album % 100
             let folder = root.appendingPathComponent("artist\(artist)/album\(album)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let writer = try AssetWriter(outputURL: folder.appendingPathComponent("\(i % 10 + 1).wav"), fileType: .wav, overwrite: true)
-            writer.metadata = AudioTags(title: "Song \(i)", artist: "Artist \(artist)", albumTitle: "Album \(album)",
-                                        genre: genres[artist % 4], trackNumber: i % 10 + 1, date: "2009")
-            let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 8_000, channelCount: 1, commonFormat: .int16))
+            let writer = try AssetWriter(
+                outputURL: folder.appendingPathComponent("\(i % 10 + 1).wav"), fileType: .wav, overwrite: true)
+            writer.metadata = AudioTags(
+                title: "Song \(i)", artist: "Artist \(artist)", albumTitle: "Album \(album)",
+                genre: genres[artist % 4], trackNumber: i % 10 + 1, date: "2009")
+            let input = AssetWriterInput(
+                outputSettings: AudioFormat(sampleRate: 8_000, channelCount: 1, commonFormat: .int16))
             try writer.add(input)
             try writer.startWriting()
             let frequency = 100 + Double(i % 3000)

@@ -35,10 +35,11 @@ public struct MixScene: Sendable {
         sounds = MixScene.makeSounds()
         var random = SeededRandom(seed: seed)
         voices = (0..<voiceCount).map { i in
-            VoiceSpec(sound: i % 4,
-                      gain: Float(0.1 + 0.8 * random.nextUnit()),
-                      pan: Float(2 * random.nextUnit() - 1),
-                      looping: true)
+            VoiceSpec(
+                sound: i % 4,
+                gain: Float(0.1 + 0.8 * random.nextUnit()),
+                pan: Float(2 * random.nextUnit() - 1),
+                looping: true)
         }
     }
 

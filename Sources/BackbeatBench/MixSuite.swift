@@ -12,7 +12,8 @@ import BackbeatEngine
 /// ``Rounds``) and each figure is the median of the rounds, with its spread.
 public struct MixSuite: BenchSuite {
     public let name = "mix"
-    public let summary = "offline mixing throughput, Backbeat vs raw OpenAL with the same voices (32, 64, max), alternating rounds"
+    public let summary =
+        "offline mixing throughput, Backbeat vs raw OpenAL with the same voices (32, 64, max), alternating rounds"
 
     /// The suite.
     public init() {}
@@ -37,7 +38,9 @@ public struct MixSuite: BenchSuite {
 
     /// Renders `seconds` of a `voices`-voice scene once per side in each of
     /// `rounds` interleaved rounds.
-    public func measure(voices: Int, seconds: Double, rounds: Int, log: (String) -> Void = { _ in }) throws -> Measurement {
+    public func measure(voices: Int, seconds: Double, rounds: Int, log: (String) -> Void = { _ in }) throws
+        -> Measurement
+    {
         let scene = MixScene(voiceCount: voices)
         let frames = Int(seconds * Double(scene.sampleRate))
         let block = 4_800
@@ -99,16 +102,30 @@ public struct MixSuite: BenchSuite {
             worstDifference = max(worstDifference, difference)
             log("\(voices) voices: largest sample difference \(difference), output peak \(peak)")
             let m = try measure(voices: voices, seconds: seconds, rounds: rounds, log: log)
-            log("\(voices) voices: Backbeat \(fmt(m.backbeatXRealTime))×, raw \(fmt(m.rawXRealTime))×, ratio \(fmt(m.ratio)) (\(fmt(m.ratioRounds.min()!))–\(fmt(m.ratioRounds.max()!)))")
+            log(
+                "\(voices) voices: Backbeat \(fmt(m.backbeatXRealTime))×, raw \(fmt(m.rawXRealTime))×, ratio \(fmt(m.ratio)) (\(fmt(m.ratioRounds.min()!))–\(fmt(m.ratioRounds.max()!)))"
+            )
             figures += [
-                Figure(key: "ratio_\(label)", rounds: m.ratioRounds, unit: "Backbeat's throughput over raw OpenAL's, \(voices) voices, median of \(rounds) rounds (goal ≥ 0.95)"),
-                Figure(key: "xrealtime_\(label)", rounds: m.backbeatRounds, unit: "× real time, Backbeat, \(voices) voices, median of \(rounds) rounds"),
-                Figure(key: "raw_xrealtime_\(label)", rounds: m.rawRounds, unit: "× real time, raw OpenAL, \(voices) voices, median of \(rounds) rounds"),
+                Figure(
+                    key: "ratio_\(label)", rounds: m.ratioRounds,
+                    unit:
+                        "Backbeat's throughput over raw OpenAL's, \(voices) voices, median of \(rounds) rounds (goal ≥ 0.95)"
+                ),
+                Figure(
+                    key: "xrealtime_\(label)", rounds: m.backbeatRounds,
+                    unit: "× real time, Backbeat, \(voices) voices, median of \(rounds) rounds"),
+                Figure(
+                    key: "raw_xrealtime_\(label)", rounds: m.rawRounds,
+                    unit: "× real time, raw OpenAL, \(voices) voices, median of \(rounds) rounds"),
             ]
         }
         figures += [
             Figure(key: "voices_max", value: Double(maxVoices), unit: "voices at \"max\" (of \(sources) pool sources)"),
-            Figure(key: "max_sample_difference", value: Double(worstDifference), unit: "largest absolute difference between a Backbeat and a raw OpenAL sample over 2 s of each scene (0: bit-identical)"),
+            Figure(
+                key: "max_sample_difference", value: Double(worstDifference),
+                unit:
+                    "largest absolute difference between a Backbeat and a raw OpenAL sample over 2 s of each scene (0: bit-identical)"
+            ),
         ]
         return figures
     }

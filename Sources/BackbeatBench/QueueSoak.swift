@@ -20,7 +20,8 @@ public final class QueueSoak: SoakParticipant {
     public init() {}
 
     public func start(engine: AudioEngine) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-soak-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backbeat-soak-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         // Three 6-second songs at different rates, so the stream resamples and seams change format.
@@ -34,7 +35,8 @@ public final class QueueSoak: SoakParticipant {
                 samples[2 * f + 1] = v
             }
             let url = directory.appendingPathComponent("song\(i).wav")
-            try BenchFiles.writeWAV(try PCMBuffer(format: AudioFormat(sampleRate: rate, channelCount: 2), floats: samples), to: url)
+            try BenchFiles.writeWAV(
+                try PCMBuffer(format: AudioFormat(sampleRate: rate, channelCount: 2), floats: samples), to: url)
             songs.append(url)
         }
         let player = try QueuePlayer(engine: engine, items: songs.map(PlayerItem.init(url:)))

@@ -11,8 +11,10 @@ public enum Rounds {
     /// Runs `rounds` rounds over `sides` (Backbeat first), alternating the
     /// order; returns each side's values, one per round, in round order.
     /// `log` gets the round number (from 1) and that round's values, in `sides` order.
-    public static func interleaved(_ rounds: Int, sides: [() throws -> Double],
-                                   log: (Int, [Double]) -> Void = { _, _ in }) throws -> [[Double]] {
+    public static func interleaved(
+        _ rounds: Int, sides: [() throws -> Double],
+        log: (Int, [Double]) -> Void = { _, _ in }
+    ) throws -> [[Double]] {
         var values = Array(repeating: [Double](), count: sides.count)
         for round in 0..<rounds {
             let order = round % 2 == 0 ? Array(sides.indices) : sides.indices.reversed()

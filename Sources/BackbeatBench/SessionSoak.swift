@@ -39,15 +39,19 @@ public final class SessionSoak: SoakParticipant {
         switch random.next(in: 0..<9) {
         case 0:
             let category = AudioSession.Category.allCases[random.next(in: 0..<AudioSession.Category.allCases.count)]
-            let options = category == .playback
-                ? AudioSession.CategoryOptions.allCombinations[random.next(in: 0..<AudioSession.CategoryOptions.allCombinations.count)]
+            let options =
+                category == .playback
+                ? AudioSession.CategoryOptions.allCombinations[
+                    random.next(in: 0..<AudioSession.CategoryOptions.allCombinations.count)]
                 : []
             try? session.setCategory(category, options: options)
         case 1: session.setActive(!session.isActive)
         case 2: session.post(.interruptionBegan)
         case 3: session.post(.interruptionEnded(shouldResume: random.next(in: 0..<2) == 0))
-        case 4: session.post(.routeChange(reason: .oldDeviceUnavailable, previousRoute: headphones, currentRoute: speakers))
-        case 5: session.post(.routeChange(reason: .newDeviceAvailable, previousRoute: speakers, currentRoute: headphones))
+        case 4:
+            session.post(.routeChange(reason: .oldDeviceUnavailable, previousRoute: headphones, currentRoute: speakers))
+        case 5:
+            session.post(.routeChange(reason: .newDeviceAvailable, previousRoute: speakers, currentRoute: headphones))
         case 6: session.post(.silentSwitch(on: random.next(in: 0..<2) == 0))
         case 7: session.post(.otherAudioStarted(name: "podcast"))
         default: session.post(.otherAudioStopped(name: "podcast"))

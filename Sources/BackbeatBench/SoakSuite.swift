@@ -9,7 +9,8 @@ import BackbeatEngine
 /// where they started, and that nothing underran.
 public struct SoakSuite: BenchSuite {
     public let name = "soak"
-    public let summary = "real-time .file output with random triggers, fades, ducks and session events (10 minutes; --seconds)"
+    public let summary =
+        "real-time .file output with random triggers, fades, ducks and session events (10 minutes; --seconds)"
 
     /// The participants a soak runs unless told otherwise. Music queue
     /// changes and streams join here when the music player lands.
@@ -49,10 +50,12 @@ public struct SoakSuite: BenchSuite {
 
     /// Runs the load for `seconds` of wall-clock time.
     public func soak(seconds: Double, seed: UInt64 = 2009, log: (String) -> Void) throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-soak-out-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backbeat-soak-out-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let engine = try AudioEngine(output: .file(url: directory.appendingPathComponent("soak.wav"), sampleRate: 48_000, pacing: .realTime))
+        let engine = try AudioEngine(
+            output: .file(url: directory.appendingPathComponent("soak.wav"), sampleRate: 48_000, pacing: .realTime))
         defer { engine.shutdown() }
         let baseSources = engine.liveSourceCount, baseBuffers = engine.liveBufferCount
         log("baseline: \(baseSources) sources, \(baseBuffers) buffers, \(fmt(residentMiB())) MiB resident")
@@ -83,8 +86,9 @@ public struct SoakSuite: BenchSuite {
             if rssWarm == nil, elapsed >= warmUp { rssWarm = residentMiB() }
             if elapsed >= nextReport {
                 nextReport += seconds >= 60 ? 60 : 1
-                log("\(Int(elapsed)) s: \(fmt(residentMiB())) MiB, \(engine.liveSourceCount) sources, \(engine.liveBufferCount) buffers; "
-                    + participants.map { "\($0.name): \($0.summary)" }.joined(separator: "; "))
+                log(
+                    "\(Int(elapsed)) s: \(fmt(residentMiB())) MiB, \(engine.liveSourceCount) sources, \(engine.liveBufferCount) buffers; "
+                        + participants.map { "\($0.name): \($0.summary)" }.joined(separator: "; "))
             }
             // Wall clock only decides when the game loop wakes.
             let next = Double(ticks) * tick
@@ -101,7 +105,8 @@ public struct SoakSuite: BenchSuite {
         // real time; then every source and buffer must be back.
         let drainStart = monotonicNanoseconds()
         while Double(monotonicNanoseconds() - drainStart) / 1e9 < 10,
-              engine.liveSourceCount != baseSources || engine.liveBufferCount != baseBuffers {
+            engine.liveSourceCount != baseSources || engine.liveBufferCount != baseBuffers
+        {
             usleep(20_000)
         }
         let result = Result(
@@ -114,9 +119,10 @@ public struct SoakSuite: BenchSuite {
             maxLagMilliseconds: maxLag * 1e3,
             lateEpisodes: lateEpisodes,
             framesRendered: engine.currentTime.frames(atSampleRate: 48_000, rounding: .down))
-        log("after \(fmt(elapsed)) s: \(result.underruns) underruns (\(engine.effectVoiceRestarts) effect voice restarts), \(result.leakedSources) leaked sources, \(result.leakedBuffers) leaked buffers, "
-            + "RSS \(fmt(result.rssWarmMiB)) → \(fmt(rssEnd)) MiB, engine at most \(fmt(result.maxLagMilliseconds)) ms behind the wall clock "
-            + "(at \(fmt(maxLagAt)) s; \(lateEpisodes) times more than 30 ms behind)")
+        log(
+            "after \(fmt(elapsed)) s: \(result.underruns) underruns (\(engine.effectVoiceRestarts) effect voice restarts), \(result.leakedSources) leaked sources, \(result.leakedBuffers) leaked buffers, "
+                + "RSS \(fmt(result.rssWarmMiB)) → \(fmt(rssEnd)) MiB, engine at most \(fmt(result.maxLagMilliseconds)) ms behind the wall clock "
+                + "(at \(fmt(maxLagAt)) s; \(lateEpisodes) times more than 30 ms behind)")
         return result
     }
 
@@ -125,12 +131,24 @@ public struct SoakSuite: BenchSuite {
         let r = try soak(seconds: seconds, log: log)
         return [
             Figure(key: "seconds", value: r.seconds.rounded(), unit: "s of real-time .file output under load"),
-            Figure(key: "underruns", value: Double(r.underruns), unit: "effect voices that ran dry and restarted (goal 0; streams join with the music player)"),
-            Figure(key: "leaked_sources", value: Double(r.leakedSources), unit: "OpenAL sources alive after the run beyond the baseline (goal 0)"),
-            Figure(key: "leaked_buffers", value: Double(r.leakedBuffers), unit: "OpenAL buffers alive after the run beyond the baseline (goal 0)"),
-            Figure(key: "rss_growth_mib", value: r.rssGrowthMiB, unit: "MiB resident growth from the end of the warm-up to the end (goal ≈ 0)"),
-            Figure(key: "max_lag_ms", value: r.maxLagMilliseconds, unit: "ms, furthest engine time fell behind the wall clock (a device buffers 30)"),
-            Figure(key: "late_episodes", value: Double(r.lateEpisodes), unit: "times engine time fell more than 30 ms behind the wall clock"),
+            Figure(
+                key: "underruns", value: Double(r.underruns),
+                unit: "effect voices that ran dry and restarted (goal 0; streams join with the music player)"),
+            Figure(
+                key: "leaked_sources", value: Double(r.leakedSources),
+                unit: "OpenAL sources alive after the run beyond the baseline (goal 0)"),
+            Figure(
+                key: "leaked_buffers", value: Double(r.leakedBuffers),
+                unit: "OpenAL buffers alive after the run beyond the baseline (goal 0)"),
+            Figure(
+                key: "rss_growth_mib", value: r.rssGrowthMiB,
+                unit: "MiB resident growth from the end of the warm-up to the end (goal ≈ 0)"),
+            Figure(
+                key: "max_lag_ms", value: r.maxLagMilliseconds,
+                unit: "ms, furthest engine time fell behind the wall clock (a device buffers 30)"),
+            Figure(
+                key: "late_episodes", value: Double(r.lateEpisodes),
+                unit: "times engine time fell more than 30 ms behind the wall clock"),
         ]
     }
 

@@ -16,15 +16,18 @@ import BackbeatSupport
 /// 600, 20 with `--quick`).
 public struct StreamSuite: BenchSuite {
     public let name = "stream"
-    public let summary = "underruns streaming music through a real-time .file output with 64 voices and a busy core; MiB per active stream, 1-min vs 60-min songs"
+    public let summary =
+        "underruns streaming music through a real-time .file output with 64 voices and a busy core; MiB per active stream, 1-min vs 60-min songs"
 
     /// The suite.
     public init() {}
 
     public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let quick = options.quick
-        let seconds = ProcessInfo.processInfo.environment["BACKBEAT_BENCH_STREAM_SECONDS"].flatMap(Int.init) ?? (quick ? 20 : 600)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-bench-\(UUID().uuidString)")
+        let seconds =
+            ProcessInfo.processInfo.environment["BACKBEAT_BENCH_STREAM_SECONDS"].flatMap(Int.init) ?? (quick ? 20 : 600)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backbeat-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -34,7 +37,8 @@ public struct StreamSuite: BenchSuite {
         let songs = [directory.appendingPathComponent("a.ogg"), directory.appendingPathComponent("b.ogg")]
         for (i, url) in songs.enumerated() { try Self.writeSong(url, seconds: songSeconds, seed: UInt32(i + 1)) }
         log("streaming for \(seconds) s in real time with 64 effect voices and a busy thread")
-        let (underruns, voices) = try streamUnderLoad(songs: songs, seconds: seconds, output: directory.appendingPathComponent("out.wav"), log: log)
+        let (underruns, voices) = try streamUnderLoad(
+            songs: songs, seconds: seconds, output: directory.appendingPathComponent("out.wav"), log: log)
 
         // 2. Memory per active stream.
         log("writing 1-minute and 60-minute songs (8 kHz mono 16-bit WAV)")
@@ -43,32 +47,50 @@ public struct StreamSuite: BenchSuite {
         try Self.writeLongWAV(long, minutes: 60)
         var shortMiB: [Double] = [], longMiB: [Double] = []
         var bufferBytes = 0
-        _ = try memoryPerStream(song: short)   // warm-up: the allocator's first arenas are not a stream's cost
+        _ = try memoryPerStream(song: short)  // warm-up: the allocator's first arenas are not a stream's cost
         for round in 1...options.rounds {
             let (s, sb) = try memoryPerStream(song: short)
             let (l, lb) = try memoryPerStream(song: long)
             shortMiB.append(s); longMiB.append(l)
             bufferBytes = max(bufferBytes, sb, lb)
-            log(String(format: "round %d: %.3f MiB per stream (1 min), %.3f MiB (60 min); PCM buffered %d / %d bytes", round, s, l, sb, lb))
+            log(
+                String(
+                    format: "round %d: %.3f MiB per stream (1 min), %.3f MiB (60 min); PCM buffered %d / %d bytes",
+                    round, s, l, sb, lb))
         }
         return [
             Figure(key: "seconds", value: Double(seconds), unit: "s of real-time .file output streamed"),
-            Figure(key: "voices", value: Double(voices), unit: "effect voices playing meanwhile (one busy thread on the other core)"),
+            Figure(
+                key: "voices", value: Double(voices),
+                unit: "effect voices playing meanwhile (one busy thread on the other core)"),
             Figure(key: "underruns", value: Double(underruns), unit: "underruns (goal 0)"),
-            Figure(key: "mib_per_stream_1min", rounds: shortMiB, unit: "MiB RSS per active stream, 1-minute song (8 streams, median of \(options.rounds) rounds after a warm-up)"),
-            Figure(key: "mib_per_stream_60min", rounds: longMiB, unit: "MiB RSS per active stream, 60-minute song (goal: equal to 1 min within noise)"),
-            Figure(key: "stream_pcm_bytes", value: Double(bufferBytes), unit: "bytes of PCM a stream holds at most (OpenAL buffers + decoded chunks)"),
+            Figure(
+                key: "mib_per_stream_1min", rounds: shortMiB,
+                unit:
+                    "MiB RSS per active stream, 1-minute song (8 streams, median of \(options.rounds) rounds after a warm-up)"
+            ),
+            Figure(
+                key: "mib_per_stream_60min", rounds: longMiB,
+                unit: "MiB RSS per active stream, 60-minute song (goal: equal to 1 min within noise)"),
+            Figure(
+                key: "stream_pcm_bytes", value: Double(bufferBytes),
+                unit: "bytes of PCM a stream holds at most (OpenAL buffers + decoded chunks)"),
         ]
     }
 
     /// Streams `songs` (looping) on a paced real-time file output for `seconds`; returns underruns and voices.
     private func streamUnderLoad(songs: [URL], seconds: Int, output: URL, log: (String) -> Void) throws -> (Int, Int) {
-        let engine = try AudioEngine(output: .file(url: output, sampleRate: 48_000, pacing: .realTime), maximumVoices: 64)
+        let engine = try AudioEngine(
+            output: .file(url: output, sampleRate: 48_000, pacing: .realTime), maximumVoices: 64)
         defer { engine.shutdown(); try? FileManager.default.removeItem(at: output) }
         var noise = [Float](repeating: 0, count: 24_000)
         var seed: UInt32 = 7
-        for i in noise.indices { seed = seed &* 1_664_525 &+ 1_013_904_223; noise[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.2 }
-        let effect = try SoundEffect(buffer: PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: noise), name: "noise", engine: engine)
+        for i in noise.indices {
+            seed = seed &* 1_664_525 &+ 1_013_904_223; noise[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.2
+        }
+        let effect = try SoundEffect(
+            buffer: PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: noise), name: "noise",
+            engine: engine)
         let voices = (0..<64).map { i in effect.play(volume: 0.02, pan: Float(i % 9 - 4) / 4, looping: .forever) }
 
         let stop = Atomic<Bool>(false)
@@ -89,7 +111,9 @@ public struct StreamSuite: BenchSuite {
             let nap = min(step, seconds - elapsed)
             Thread.sleep(forTimeInterval: Double(nap))
             elapsed += nap
-            log("\(elapsed) s: \(player.underrunCount) underruns, \(voices.filter(\.isPlaying).count) voices audible, engine time \(String(format: "%.1f", engine.currentTime.seconds)) s")
+            log(
+                "\(elapsed) s: \(player.underrunCount) underruns, \(voices.filter(\.isPlaying).count) voices audible, engine time \(String(format: "%.1f", engine.currentTime.seconds)) s"
+            )
         }
         return (player.underrunCount, voices.filter(\.isPlaying).count)
     }
@@ -153,7 +177,8 @@ public struct StreamSuite: BenchSuite {
         let input = AssetWriterInput(outputSettings: format)
         try writer.add(input)
         try writer.startWriting()
-        let second = try PCMBuffer(format: format, int16s: (0..<8_000).map { Int16(8_000 * sin(Double($0) * 2 * .pi * 220 / 8_000)) })
+        let second = try PCMBuffer(
+            format: format, int16s: (0..<8_000).map { Int16(8_000 * sin(Double($0) * 2 * .pi * 220 / 8_000)) })
         for _ in 0..<(minutes * 60) { try input.append(second) }
         input.markAsFinished()
         try await writer.finishWriting()

@@ -12,7 +12,8 @@ import BackbeatEffects
 /// sample out, and whether `play(at:)` lands on its frame.
 public struct TriggerSuite: BenchSuite {
     public let name = "trigger"
-    public let summary = "cost of SoundEffect.play() vs raw alSourcePlay (p50/p99), trigger-to-first-sample latency, play(at:) accuracy"
+    public let summary =
+        "cost of SoundEffect.play() vs raw alSourcePlay (p50/p99), trigger-to-first-sample latency, play(at:) accuracy"
 
     /// The suite.
     public init() {}
@@ -109,7 +110,8 @@ public struct TriggerSuite: BenchSuite {
         _ = try baseline.addVoice(sound: try baseline.addSound(tick), gain: 1, pan: 0, looping: false)
         _ = baseline.render(frames: 1_000, chunk: engine.updateInterval)
         baseline.play(0)
-        let raw = Self.firstAudibleFrame(baseline.render(frames: 2_000, chunk: engine.updateInterval), channels: 2) ?? -1
+        let raw =
+            Self.firstAudibleFrame(baseline.render(frames: 2_000, chunk: engine.updateInterval), channels: 2) ?? -1
         return (backbeat, raw, engine.outputLatencyFrames)
     }
 
@@ -137,23 +139,43 @@ public struct TriggerSuite: BenchSuite {
         let triggers = options.quick ? 400 : 20_000
         let costs = try measureCosts(triggers: triggers, block: options.quick ? 100 : 1_000)
         let rounds = costs.rounds(options.rounds)
-        let p50 = rounds.map { percentile(Array($0.backbeat), 0.5) }, p99 = rounds.map { percentile(Array($0.backbeat), 0.99) }
-        let rawP50 = rounds.map { percentile(Array($0.raw), 0.5) }, rawP99 = rounds.map { percentile(Array($0.raw), 0.99) }
+        let p50 = rounds.map { percentile(Array($0.backbeat), 0.5) },
+            p99 = rounds.map { percentile(Array($0.backbeat), 0.99) }
+        let rawP50 = rounds.map { percentile(Array($0.raw), 0.5) },
+            rawP99 = rounds.map { percentile(Array($0.raw), 0.99) }
         let perRound = triggers / rounds.count
-        log("play(): p50 \(fmt(median(p50))) µs, p99 \(fmt(median(p99))) µs, max \(fmt(costs.backbeat.max() ?? 0)) µs over \(triggers)")
-        log("alSourcePlay: p50 \(fmt(median(rawP50))) µs, p99 \(fmt(median(rawP99))) µs, max \(fmt(costs.raw.max() ?? 0)) µs over \(triggers)")
+        log(
+            "play(): p50 \(fmt(median(p50))) µs, p99 \(fmt(median(p99))) µs, max \(fmt(costs.backbeat.max() ?? 0)) µs over \(triggers)"
+        )
+        log(
+            "alSourcePlay: p50 \(fmt(median(rawP50))) µs, p99 \(fmt(median(rawP99))) µs, max \(fmt(costs.raw.max() ?? 0)) µs over \(triggers)"
+        )
         let latency = try measureLatency()
-        log("first sample after play(): Backbeat \(latency.backbeat) frames, raw \(latency.raw) frames (limiter lookahead \(latency.outputLatency))")
+        log(
+            "first sample after play(): Backbeat \(latency.backbeat) frames, raw \(latency.raw) frames (limiter lookahead \(latency.outputLatency))"
+        )
         let scheduleError = try measureScheduleError(trials: options.quick ? 10 : 200)
         log("play(at:): worst error \(scheduleError) frames")
         return [
-            Figure(key: "p50_us", rounds: p50, unit: "µs, SoundEffect.play() on a cached sound, median call of \(perRound) per round, \(rounds.count) rounds"),
+            Figure(
+                key: "p50_us", rounds: p50,
+                unit:
+                    "µs, SoundEffect.play() on a cached sound, median call of \(perRound) per round, \(rounds.count) rounds"
+            ),
             Figure(key: "p99_us", rounds: p99, unit: "µs, the same, 99th percentile per round (goal < 500)"),
-            Figure(key: "raw_p50_us", rounds: rawP50, unit: "µs, raw alSourcePlay, median call of \(perRound) per round, \(rounds.count) rounds"),
+            Figure(
+                key: "raw_p50_us", rounds: rawP50,
+                unit: "µs, raw alSourcePlay, median call of \(perRound) per round, \(rounds.count) rounds"),
             Figure(key: "raw_p99_us", rounds: rawP99, unit: "µs, raw alSourcePlay, 99th percentile per round"),
-            Figure(key: "latency_frames", value: Double(latency.backbeat), unit: "frames from play() to first sample at 48 kHz"),
-            Figure(key: "raw_latency_frames", value: Double(latency.raw), unit: "frames from alSourcePlay to first sample (limiter lookahead \(latency.outputLatency))"),
-            Figure(key: "schedule_error_frames", value: Double(scheduleError), unit: "frames, worst play(at:) error over \(options.quick ? 10 : 200) targets (goal 0)"),
+            Figure(
+                key: "latency_frames", value: Double(latency.backbeat),
+                unit: "frames from play() to first sample at 48 kHz"),
+            Figure(
+                key: "raw_latency_frames", value: Double(latency.raw),
+                unit: "frames from alSourcePlay to first sample (limiter lookahead \(latency.outputLatency))"),
+            Figure(
+                key: "schedule_error_frames", value: Double(scheduleError),
+                unit: "frames, worst play(at:) error over \(options.quick ? 10 : 200) targets (goal 0)"),
         ]
     }
 
@@ -173,7 +195,8 @@ public struct TriggerSuite: BenchSuite {
 
     /// 200 frames of a constant 0.5: audible from its first frame.
     static func tick() -> PCMBuffer {
-        try! PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: [Float](repeating: 0.5, count: 200))
+        try! PCMBuffer(
+            format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: [Float](repeating: 0.5, count: 200))
     }
 
     /// The index of the first frame with a non-zero sample.

@@ -20,13 +20,14 @@ enum DBusCodec {
     // MARK: Decoding
 
     static func decode(_ message: OpaquePointer) -> DBusMessage {
-        let kind: DBusMessage.Kind = switch dbus_message_get_type(message) {
-        case DBUS_MESSAGE_TYPE_METHOD_CALL: .methodCall
-        case DBUS_MESSAGE_TYPE_METHOD_RETURN: .methodReturn
-        case DBUS_MESSAGE_TYPE_ERROR: .error
-        case DBUS_MESSAGE_TYPE_SIGNAL: .signal
-        default: .other
-        }
+        let kind: DBusMessage.Kind =
+            switch dbus_message_get_type(message) {
+            case DBUS_MESSAGE_TYPE_METHOD_CALL: .methodCall
+            case DBUS_MESSAGE_TYPE_METHOD_RETURN: .methodReturn
+            case DBUS_MESSAGE_TYPE_ERROR: .error
+            case DBUS_MESSAGE_TYPE_SIGNAL: .signal
+            default: .other
+            }
         var result = DBusMessage(kind: kind)
         result.serial = dbus_message_get_serial(message)
         result.sender = text(dbus_message_get_sender(message))
@@ -90,7 +91,8 @@ enum DBusCodec {
                     dbus_free(signature)
                 }
                 // An empty array's iterator reports no element; only read when there is one.
-                let values = dbus_message_iter_get_arg_type(&sub) == TypeCode.invalid ? [] : readAll(&sub, depth: depth + 1)
+                let values =
+                    dbus_message_iter_get_arg_type(&sub) == TypeCode.invalid ? [] : readAll(&sub, depth: depth + 1)
                 return .array(element: element, values)
             case TypeCode.variant:
                 return readAll(&sub, depth: depth + 1).first.map { .variant($0) } ?? .unsupported(type)
@@ -129,7 +131,8 @@ enum DBusCodec {
         case .array(let element, let values):
             return isValidSignature("a" + element) && values.allSatisfy { $0.signature == element && isWellFormed($0) }
         case .dictEntry(let key, let value):
-            return key.signature.count == 1 && "ybnqiuxtdsog".contains(key.signature) && isWellFormed(key) && isWellFormed(value)
+            return key.signature.count == 1 && "ybnqiuxtdsog".contains(key.signature) && isWellFormed(key)
+                && isWellFormed(value)
         case .structure(let fields): return !fields.isEmpty && fields.allSatisfy(isWellFormed)
         case .variant(let inner): return isWellFormed(inner)
         case .unsupported: return false
@@ -173,14 +176,17 @@ enum DBusCodec {
         }
     }
 
-    private static func container(_ iter: inout DBusMessageIter, _ type: Int32, _ signature: String?,
-                                  _ body: (inout DBusMessageIter) -> Bool) -> Bool {
+    private static func container(
+        _ iter: inout DBusMessageIter, _ type: Int32, _ signature: String?,
+        _ body: (inout DBusMessageIter) -> Bool
+    ) -> Bool {
         var sub = DBusMessageIter()
-        let opened: Bool = if let signature {
-            signature.withCString { dbus_message_iter_open_container(&iter, type, $0, &sub) } != 0
-        } else {
-            dbus_message_iter_open_container(&iter, type, nil, &sub) != 0
-        }
+        let opened: Bool =
+            if let signature {
+                signature.withCString { dbus_message_iter_open_container(&iter, type, $0, &sub) } != 0
+            } else {
+                dbus_message_iter_open_container(&iter, type, nil, &sub) != 0
+            }
         guard opened else { return false }
         guard body(&sub) else {
             dbus_message_iter_abandon_container(&iter, &sub)

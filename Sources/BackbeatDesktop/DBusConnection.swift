@@ -150,7 +150,8 @@ final class DBusConnection: @unchecked Sendable {
         for call in pending {
             dbus_pending_call_cancel(call.handle)
             dbus_pending_call_unref(call.handle)
-            call.completion(.failure(BackbeatError(.noDesktopBus, operation: call.call, reason: "the connection closed")))
+            call.completion(
+                .failure(BackbeatError(.noDesktopBus, operation: call.call, reason: "the connection closed")))
         }
         pending = []
         if !alive { for handler in handlers { handler() } }
@@ -177,7 +178,8 @@ final class DBusConnection: @unchecked Sendable {
                 let reply = dbus_pending_call_steal_reply(call.handle)
                 dbus_pending_call_unref(call.handle)
                 guard let reply else {
-                    call.completion(.failure(BackbeatError(.desktopCallFailed, operation: call.call, reason: "no reply")))
+                    call.completion(
+                        .failure(BackbeatError(.desktopCallFailed, operation: call.call, reason: "no reply")))
                     continue
                 }
                 let message = DBusCodec.decode(reply)
@@ -193,7 +195,8 @@ final class DBusConnection: @unchecked Sendable {
             } else if now >= call.deadline {
                 dbus_pending_call_cancel(call.handle)
                 dbus_pending_call_unref(call.handle)
-                call.completion(.failure(BackbeatError(.desktopCallTimedOut, operation: call.call, reason: "no answer in time")))
+                call.completion(
+                    .failure(BackbeatError(.desktopCallTimedOut, operation: call.call, reason: "no answer in time")))
             } else {
                 waiting.append(call)
             }
@@ -205,34 +208,46 @@ final class DBusConnection: @unchecked Sendable {
 
     /// Calls a method and hands the reply's body, or a typed error, to `completion`
     /// on the connection's thread. Never blocks; safe from any thread.
-    func callAsync(_ call: DBusCall, timeout: Duration = .seconds(2),
-                   completion: @escaping @Sendable (Result<[DBusValue], BackbeatError>) -> Void) {
+    func callAsync(
+        _ call: DBusCall, timeout: Duration = .seconds(2),
+        completion: @escaping @Sendable (Result<[DBusValue], BackbeatError>) -> Void
+    ) {
         let name = call.description
         guard dbus_validate_bus_name(call.destination, nil) != 0, dbus_validate_path(call.path, nil) != 0,
-              dbus_validate_interface(call.interface, nil) != 0, dbus_validate_member(call.member, nil) != 0 else {
-            completion(.failure(BackbeatError(.invalidArgument, operation: name, reason: "not a valid D-Bus name or path")))
+            dbus_validate_interface(call.interface, nil) != 0, dbus_validate_member(call.member, nil) != 0
+        else {
+            completion(
+                .failure(BackbeatError(.invalidArgument, operation: name, reason: "not a valid D-Bus name or path")))
             return
         }
-        submit({ [self] in
-            guard let message = dbus_message_new_method_call(call.destination, call.path, call.interface, call.member) else {
-                completion(.failure(BackbeatError(.desktopCallFailed, operation: name, reason: "out of memory")))
-                return
-            }
-            defer { dbus_message_unref(message) }
-            guard DBusCodec.append(call.arguments, to: message) else {
-                completion(.failure(BackbeatError(.invalidArgument, operation: name, reason: "malformed arguments")))
-                return
-            }
-            var handle: OpaquePointer?
-            let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-            guard dbus_connection_send_with_reply(raw, message, &handle, milliseconds) != 0, let handle else {
+        submit(
+            { [self] in
+                guard
+                    let message = dbus_message_new_method_call(call.destination, call.path, call.interface, call.member)
+                else {
+                    completion(.failure(BackbeatError(.desktopCallFailed, operation: name, reason: "out of memory")))
+                    return
+                }
+                defer { dbus_message_unref(message) }
+                guard DBusCodec.append(call.arguments, to: message) else {
+                    completion(
+                        .failure(BackbeatError(.invalidArgument, operation: name, reason: "malformed arguments")))
+                    return
+                }
+                var handle: OpaquePointer?
+                let milliseconds = Int32(
+                    clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+                )
+                guard dbus_connection_send_with_reply(raw, message, &handle, milliseconds) != 0, let handle else {
+                    completion(
+                        .failure(BackbeatError(.noDesktopBus, operation: name, reason: "the connection is closed")))
+                    return
+                }
+                pending.append(Pending(handle: handle, deadline: .now + timeout, call: name, completion: completion))
+            },
+            otherwise: {
                 completion(.failure(BackbeatError(.noDesktopBus, operation: name, reason: "the connection is closed")))
-                return
-            }
-            pending.append(Pending(handle: handle, deadline: .now + timeout, call: name, completion: completion))
-        }, otherwise: {
-            completion(.failure(BackbeatError(.noDesktopBus, operation: name, reason: "the connection is closed")))
-        })
+            })
     }
 
     /// Calls a method and waits for its reply, at most `timeout` (plus a margin
@@ -250,7 +265,8 @@ final class DBusConnection: @unchecked Sendable {
         }
         let margin = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000 + 1_000_000_000)
         guard done.wait(timeout: margin) == .success, let result = box.withLockedValue({ $0 }) else {
-            throw BackbeatError(.desktopCallTimedOut, operation: call.description, reason: "the connection's thread did not answer")
+            throw BackbeatError(
+                .desktopCallTimedOut, operation: call.description, reason: "the connection's thread did not answer")
         }
         return try result.get()
     }
@@ -264,16 +280,19 @@ final class DBusConnection: @unchecked Sendable {
 
     /// Sends a signal, to every peer whose match rules take it or, with
     /// `destination`, to that one peer. Never blocks; a malformed signal is dropped.
-    func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue], destination: String? = nil) {
+    func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue], destination: String? = nil)
+    {
         guard dbus_validate_path(path, nil) != 0, dbus_validate_interface(interface, nil) != 0,
-              dbus_validate_member(member, nil) != 0,
-              destination.map({ dbus_validate_bus_name($0, nil) != 0 }) ?? true else { return }
-        submit({ [self] in
-            guard let message = dbus_message_new_signal(path, interface, member) else { return }
-            defer { dbus_message_unref(message) }
-            if let destination { _ = dbus_message_set_destination(message, destination) }
-            if DBusCodec.append(arguments, to: message) { _ = dbus_connection_send(raw, message, nil) }
-        }, otherwise: {})
+            dbus_validate_member(member, nil) != 0,
+            destination.map({ dbus_validate_bus_name($0, nil) != 0 }) ?? true
+        else { return }
+        submit(
+            { [self] in
+                guard let message = dbus_message_new_signal(path, interface, member) else { return }
+                defer { dbus_message_unref(message) }
+                if let destination { _ = dbus_message_set_destination(message, destination) }
+                if DBusCodec.append(arguments, to: message) { _ = dbus_connection_send(raw, message, nil) }
+            }, otherwise: {})
     }
 
     /// Calls `handler` on the connection's thread with every signal the bus

@@ -30,8 +30,9 @@ enum DBusReply: Sendable {
     static let ok = DBusReply.values([])
 
     static func unknownMethod(_ call: DBusMessage) -> DBusReply {
-        .error(name: "org.freedesktop.DBus.Error.UnknownMethod",
-               message: "no method \(call.interface ?? "").\(call.member ?? "")")
+        .error(
+            name: "org.freedesktop.DBus.Error.UnknownMethod",
+            message: "no method \(call.interface ?? "").\(call.member ?? "")")
     }
 
     static func invalidArgs(_ message: String) -> DBusReply {
@@ -52,27 +53,33 @@ struct DBusCall: Sendable {
 
     /// `org.freedesktop.DBus.Properties.Get(interface, name)`.
     static func getProperty(_ destination: String, path: String, interface: String, name: String) -> DBusCall {
-        DBusCall(destination: destination, path: path, interface: DBusNames.properties, member: "Get",
-                 arguments: [.string(interface), .string(name)])
+        DBusCall(
+            destination: destination, path: path, interface: DBusNames.properties, member: "Get",
+            arguments: [.string(interface), .string(name)])
     }
 
     /// `org.freedesktop.DBus.Properties.GetAll(interface)`.
     static func getAllProperties(_ destination: String, path: String, interface: String) -> DBusCall {
-        DBusCall(destination: destination, path: path, interface: DBusNames.properties, member: "GetAll",
-                 arguments: [.string(interface)])
+        DBusCall(
+            destination: destination, path: path, interface: DBusNames.properties, member: "GetAll",
+            arguments: [.string(interface)])
     }
 
     /// `org.freedesktop.DBus.Properties.Set(interface, name, value)`.
-    static func setProperty(_ destination: String, path: String, interface: String, name: String,
-                            value: DBusValue) -> DBusCall {
-        DBusCall(destination: destination, path: path, interface: DBusNames.properties, member: "Set",
-                 arguments: [.string(interface), .string(name), .variant(value)])
+    static func setProperty(
+        _ destination: String, path: String, interface: String, name: String,
+        value: DBusValue
+    ) -> DBusCall {
+        DBusCall(
+            destination: destination, path: path, interface: DBusNames.properties, member: "Set",
+            arguments: [.string(interface), .string(name), .variant(value)])
     }
 
     /// A call to the bus itself.
     static func bus(_ member: String, _ arguments: [DBusValue] = []) -> DBusCall {
-        DBusCall(destination: DBusNames.bus, path: "/org/freedesktop/DBus", interface: DBusNames.bus,
-                 member: member, arguments: arguments)
+        DBusCall(
+            destination: DBusNames.bus, path: "/org/freedesktop/DBus", interface: DBusNames.bus,
+            member: member, arguments: arguments)
     }
 }
 

@@ -54,7 +54,8 @@ indirect enum DBusValue: Sendable, Hashable {
 
     /// An `a{sv}` dictionary, keys sorted so messages are reproducible.
     static func dictionary(_ entries: [String: DBusValue]) -> DBusValue {
-        .array(element: "{sv}", entries.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .variant($0.value)) })
+        .array(
+            element: "{sv}", entries.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .variant($0.value)) })
     }
 
     /// An `as` array.

@@ -99,7 +99,8 @@ public final class DesktopEnvironment: Sendable {
     /// It keeps the newest 1,024 events its consumer has not read and drops
     /// older ones, so a busy bus cannot grow a slow consumer's memory.
     public func events() -> AsyncStream<DesktopEvent> {
-        let (stream, continuation) = AsyncStream<DesktopEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
+        let (stream, continuation) = AsyncStream<DesktopEvent>.makeStream(
+            bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
         guard let client else {
             if case .noDesktopBus(let reason) = status { continuation.yield(.noDesktopBus(reason: reason)) }
             continuation.finish()
@@ -133,10 +134,12 @@ public final class DesktopEnvironment: Sendable {
             throw BackbeatError(.noDesktopBus, operation: "publish \(name) on the desktop bus", reason: "no bus")
         }
         // One connection has one object at the MPRIS path: one published player per environment.
-        let busy = servers.withLockedValue { !$0.isEmpty } || publications.withLockedValue { $0.contains { $0.isPublished } }
+        let busy =
+            servers.withLockedValue { !$0.isEmpty } || publications.withLockedValue { $0.contains { $0.isPublished } }
         guard !busy else {
-            throw BackbeatError(.invalidArgument, operation: "publish \(name) on the desktop bus",
-                                reason: "this environment already publishes a player; unpublish it first")
+            throw BackbeatError(
+                .invalidArgument, operation: "publish \(name) on the desktop bus",
+                reason: "this environment already publishes a player; unpublish it first")
         }
         let server = try MPRISServer(connection: client.connection, name: name, identity: identity, player: player)
         servers.withLockedValue { $0.append(server) }
@@ -172,11 +175,14 @@ public final class DesktopEnvironment: Sendable {
         let adapter = try MusicPlayer.MPRISAdapter(player: player)
         do {
             let publication = try publications.withLockedValue { list -> DesktopPublication in
-                guard let client, !list.contains(where: { $0.isPublished }), servers.withLockedValue({ $0.isEmpty }) else {
-                    throw BackbeatError(.invalidArgument, operation: "publish \(name) on the desktop bus",
-                                        reason: "this environment already publishes a player; unpublish it first")
+                guard let client, !list.contains(where: { $0.isPublished }), servers.withLockedValue({ $0.isEmpty })
+                else {
+                    throw BackbeatError(
+                        .invalidArgument, operation: "publish \(name) on the desktop bus",
+                        reason: "this environment already publishes a player; unpublish it first")
                 }
-                let server = try MPRISServer(connection: client.connection, name: name, identity: identity ?? name, player: adapter)
+                let server = try MPRISServer(
+                    connection: client.connection, name: name, identity: identity ?? name, player: adapter)
                 let publication = DesktopPublication(server: server, adapter: adapter)
                 list.removeAll { !$0.isPublished }
                 list.append(publication)

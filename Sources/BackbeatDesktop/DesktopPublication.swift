@@ -24,7 +24,9 @@ public final class DesktopPublication: Sendable {
 
     /// Takes the player off the bus and removes its artwork files. Calling it again does nothing.
     public func unpublish() {
-        let was = published.withLockedValue { p in defer { p = false }; return p }
+        let was = published.withLockedValue { p in
+            defer { p = false }; return p
+        }
         guard was else { return }
         server.close()
         adapter.close()

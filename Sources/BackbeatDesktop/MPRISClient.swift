@@ -39,9 +39,14 @@ final class MPRISClient: Sendable {
         self.connection = connection
         self.timeout = timeout
         connection.observeSignals { [weak self] message in self?.handle(message) }
-        try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'")
-        try connection.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/mpris/MediaPlayer2'")
-        try connection.addMatch("type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked',path='/org/mpris/MediaPlayer2'")
+        try connection.addMatch(
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'"
+        )
+        try connection.addMatch(
+            "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/mpris/MediaPlayer2'"
+        )
+        try connection.addMatch(
+            "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked',path='/org/mpris/MediaPlayer2'")
         let names = try connection.call(.bus("ListNames"), timeout: timeout).first?.strings ?? []
         let group = DispatchGroup()
         for name in names where name.hasPrefix(DBusNames.mprisPrefix) {
@@ -94,23 +99,29 @@ final class MPRISClient: Sendable {
 
     /// Calls a method of `org.mpris.MediaPlayer2.Player` and waits for the answer.
     func send(_ method: String, to busName: String, arguments: [DBusValue] = []) throws {
-        _ = try connection.call(DBusCall(destination: busName, path: DBusNames.mprisPath,
-                                         interface: DBusNames.mprisPlayer, member: method, arguments: arguments),
-                                timeout: timeout)
+        _ = try connection.call(
+            DBusCall(
+                destination: busName, path: DBusNames.mprisPath,
+                interface: DBusNames.mprisPlayer, member: method, arguments: arguments),
+            timeout: timeout)
     }
 
     /// Calls a method without waiting; failures are recorded as skips.
     func sendAsync(_ method: String, to busName: String, arguments: [DBusValue] = []) {
-        connection.callAsync(DBusCall(destination: busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer,
-                                      member: method, arguments: arguments), timeout: timeout) { [weak self] result in
+        connection.callAsync(
+            DBusCall(
+                destination: busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer,
+                member: method, arguments: arguments), timeout: timeout
+        ) { [weak self] result in
             if case .failure(let error) = result { self?.skip(error.description) }
         }
     }
 
     /// Sets a property of `org.mpris.MediaPlayer2.Player`.
     func setProperty(_ name: String, _ value: DBusValue, on busName: String, wait: Bool = true) throws {
-        let call = DBusCall.setProperty(busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer,
-                                        name: name, value: value)
+        let call = DBusCall.setProperty(
+            busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer,
+            name: name, value: value)
         if wait {
             _ = try connection.call(call, timeout: timeout)
         } else {
@@ -122,8 +133,10 @@ final class MPRISClient: Sendable {
 
     /// Reads the player's position now, in microseconds (MPRIS does not signal it).
     func readPosition(of busName: String) throws -> Int64 {
-        let reply = try connection.call(.getProperty(busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer,
-                                                     name: "Position"), timeout: timeout)
+        let reply = try connection.call(
+            .getProperty(
+                busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer,
+                name: "Position"), timeout: timeout)
         guard let position = reply.first?.int64 else {
             throw BackbeatError(.desktopCallFailed, operation: "\(busName) Position", reason: "not an integer")
         }
@@ -132,8 +145,10 @@ final class MPRISClient: Sendable {
 
     /// Calls a method of another MPRIS interface (TrackList).
     func call(_ interface: String, _ method: String, on busName: String, arguments: [DBusValue]) throws -> [DBusValue] {
-        try connection.call(DBusCall(destination: busName, path: DBusNames.mprisPath, interface: interface,
-                                     member: method, arguments: arguments), timeout: timeout)
+        try connection.call(
+            DBusCall(
+                destination: busName, path: DBusNames.mprisPath, interface: interface,
+                member: method, arguments: arguments), timeout: timeout)
     }
 
     // MARK: Following the bus (on the connection's thread)
@@ -160,7 +175,8 @@ final class MPRISClient: Sendable {
                     self.abandon(busName, owner: owner, because: "\(busName): GetAll gave no property dictionary")
                     return done()
                 }
-                let rootCall = DBusCall.getAllProperties(busName, path: DBusNames.mprisPath, interface: DBusNames.mprisRoot)
+                let rootCall = DBusCall.getAllProperties(
+                    busName, path: DBusNames.mprisPath, interface: DBusNames.mprisRoot)
                 self.connection.callAsync(rootCall, timeout: self.timeout) { [weak self] rootResult in
                     defer { done() }
                     guard let self else { return }
@@ -218,7 +234,8 @@ final class MPRISClient: Sendable {
                 return
             }
             guard message.body.count == 3, let name = message.body[0].string, name.hasPrefix(DBusNames.mprisPrefix),
-                  let oldOwner = message.body[1].string, let newOwner = message.body[2].string else { return }
+                let oldOwner = message.body[1].string, let newOwner = message.body[2].string
+            else { return }
             if !oldOwner.isEmpty {
                 let gone = state.withLockedValue { s -> MPRISPlayerState? in
                     if s.discovering[name] == oldOwner { s.discovering[name] = nil }
@@ -232,7 +249,8 @@ final class MPRISClient: Sendable {
         case (DBusNames.properties?, "PropertiesChanged"?):
             guard message.path == DBusNames.mprisPath, let sender = message.sender else { return }
             guard message.body.count >= 2, let interface = message.body[0].string,
-                  let changed = message.body[1].dictionary else {
+                let changed = message.body[1].dictionary
+            else {
                 skip("\(sender): malformed PropertiesChanged")
                 return
             }
@@ -252,9 +270,13 @@ final class MPRISClient: Sendable {
             var changes: [Change] = []
             for (name, old) in s.players where old.owner == owner {
                 var new = old
-                if interface == DBusNames.mprisPlayer { new.applyPlayer(properties) }
-                else if interface == DBusNames.mprisRoot { new.applyRoot(properties) }
-                else { continue }
+                if interface == DBusNames.mprisPlayer {
+                    new.applyPlayer(properties)
+                } else if interface == DBusNames.mprisRoot {
+                    new.applyRoot(properties)
+                } else {
+                    continue
+                }
                 if new.isPlaying, !old.isPlaying {
                     s.sequence += 1
                     new.playingSequence = s.sequence
@@ -273,11 +295,15 @@ final class MPRISClient: Sendable {
         let busNames = state.withLockedValue { $0.players.values.filter { $0.owner == owner }.map(\.busName) }
         for busName in busNames {
             for name in names {
-                connection.callAsync(.getProperty(busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer, name: name),
-                                     timeout: timeout) { [weak self] result in
+                connection.callAsync(
+                    .getProperty(busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer, name: name),
+                    timeout: timeout
+                ) { [weak self] result in
                     switch result {
                     case .success(let body):
-                        if let value = body.first { self?.apply([name: value], interface: DBusNames.mprisPlayer, from: owner) }
+                        if let value = body.first {
+                            self?.apply([name: value], interface: DBusNames.mprisPlayer, from: owner)
+                        }
                     case .failure(let error):
                         self?.skip(error.description)
                     }

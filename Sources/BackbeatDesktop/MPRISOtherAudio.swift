@@ -91,8 +91,9 @@ final class MPRISOtherAudio: OtherAudioController {
             playing ? s.reportedPlaying.insert(name).inserted : s.reportedPlaying.remove(name) != nil
         }
         guard changed, let session else { return }
-        session.post(playing ? .otherAudioStarted(name: name) : .otherAudioStopped(name: name),
-                     source: .system, at: session.clock())
+        session.post(
+            playing ? .otherAudioStarted(name: name) : .otherAudioStopped(name: name),
+            source: .system, at: session.clock())
     }
 
     // MARK: OtherAudioController (never blocks: the session may call from any thread)
@@ -118,7 +119,9 @@ final class MPRISOtherAudio: OtherAudioController {
             }
             return changes
         }
-        for (busName, volume) in changes { try? client.setProperty("Volume", .double(volume), on: busName, wait: false) }
+        for (busName, volume) in changes {
+            try? client.setProperty("Volume", .double(volume), on: busName, wait: false)
+        }
     }
 
     func restoreOtherAudio() {
@@ -132,7 +135,8 @@ final class MPRISOtherAudio: OtherAudioController {
         }
         for (key, volumes) in ducked {
             guard let player = client.player(busName: key.busName), player.owner == key.owner,
-                  let volume = player.volume, abs(volume - volumes.lowered) < 0.01 else { continue }
+                let volume = player.volume, abs(volume - volumes.lowered) < 0.01
+            else { continue }
             try? client.setProperty("Volume", .double(volumes.original), on: key.busName, wait: false)
         }
     }

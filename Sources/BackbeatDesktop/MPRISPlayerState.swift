@@ -61,9 +61,10 @@ struct MPRISPlayerState: Sendable, Equatable {
 
     /// The public view.
     var publicValue: DesktopPlayer {
-        DesktopPlayer(name: name, busName: busName, identity: identity,
-                      playbackStatus: DesktopPlayer.Status(mpris: playbackStatus),
-                      nowPlaying: nowPlaying, volume: volume,
-                      repeatMode: loopStatus.flatMap(MusicPlayer.RepeatMode.init(loopStatus:)), isShuffling: shuffle)
+        DesktopPlayer(
+            name: name, busName: busName, identity: identity,
+            playbackStatus: DesktopPlayer.Status(mpris: playbackStatus),
+            nowPlaying: nowPlaying, volume: volume,
+            repeatMode: loopStatus.flatMap(MusicPlayer.RepeatMode.init(loopStatus:)), isShuffling: shuffle)
     }
 }

@@ -45,23 +45,28 @@ final class MPRISServer: Sendable {
     // MARK: Properties
 
     private var rootProperties: [String: DBusValue] {
-        ["CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(false),
-         "Identity": .string(identity), "DesktopEntry": .string("backbeat"),
-         "SupportedUriSchemes": .strings([]), "SupportedMimeTypes": .strings([])]
+        [
+            "CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(false),
+            "Identity": .string(identity), "DesktopEntry": .string("backbeat"),
+            "SupportedUriSchemes": .strings([]), "SupportedMimeTypes": .strings([]),
+        ]
     }
 
     static func playerProperties(_ state: MPRISPublishedState) -> [String: DBusValue] {
-        let metadata = state.nowPlaying?.metadata(defaultTrackID: "/org/backbeat/track/\(state.queueIndex)")
+        let metadata =
+            state.nowPlaying?.metadata(defaultTrackID: "/org/backbeat/track/\(state.queueIndex)")
             ?? ["mpris:trackid": .objectPath("/org/mpris/MediaPlayer2/TrackList/NoTrack")]
-        return ["PlaybackStatus": .string(state.status.mpris),
-                "LoopStatus": .string(state.repeatMode.loopStatus),
-                "Rate": .double(1), "MinimumRate": .double(1), "MaximumRate": .double(1),
-                "Shuffle": .bool(state.isShuffling),
-                "Metadata": .dictionary(metadata),
-                "Volume": .double(state.volume),
-                "Position": .int64(state.position),
-                "CanGoNext": .bool(state.canGoNext), "CanGoPrevious": .bool(state.canGoPrevious),
-                "CanPlay": .bool(true), "CanPause": .bool(true), "CanSeek": .bool(true), "CanControl": .bool(true)]
+        return [
+            "PlaybackStatus": .string(state.status.mpris),
+            "LoopStatus": .string(state.repeatMode.loopStatus),
+            "Rate": .double(1), "MinimumRate": .double(1), "MaximumRate": .double(1),
+            "Shuffle": .bool(state.isShuffling),
+            "Metadata": .dictionary(metadata),
+            "Volume": .double(state.volume),
+            "Position": .int64(state.position),
+            "CanGoNext": .bool(state.canGoNext), "CanGoPrevious": .bool(state.canGoPrevious),
+            "CanPlay": .bool(true), "CanPause": .bool(true), "CanSeek": .bool(true), "CanControl": .bool(true),
+        ]
     }
 
     /// Signals the properties that changed since last time (Position is read, never signalled).
@@ -73,8 +78,9 @@ final class MPRISServer: Sendable {
             return changed
         }
         guard !changed.isEmpty else { return }
-        connection.emitSignal(path: DBusNames.mprisPath, interface: DBusNames.properties, member: "PropertiesChanged",
-                              arguments: [.string(DBusNames.mprisPlayer), .dictionary(changed), .strings([])])
+        connection.emitSignal(
+            path: DBusNames.mprisPath, interface: DBusNames.properties, member: "PropertiesChanged",
+            arguments: [.string(DBusNames.mprisPlayer), .dictionary(changed), .strings([])])
     }
 
     // MARK: Calls (on the connection's thread)
@@ -91,19 +97,23 @@ final class MPRISServer: Sendable {
         switch (call.interface, call.member) {
         case (DBusNames.properties?, "Get"?):
             guard call.body.count == 2, let interface = call.body[0].string, let name = call.body[1].string,
-                  let value = properties(of: interface)?[name] else { return .invalidArgs("no such property") }
+                let value = properties(of: interface)?[name]
+            else { return .invalidArgs("no such property") }
             return .values([.variant(value)])
         case (DBusNames.properties?, "GetAll"?):
             guard let interface = call.body.first?.string else { return .invalidArgs("GetAll needs an interface") }
             return .values([.dictionary(properties(of: interface) ?? [:])])
         case (DBusNames.properties?, "Set"?):
-            guard call.body.count == 3, call.body[0].string == DBusNames.mprisPlayer, let name = call.body[1].string else {
+            guard call.body.count == 3, call.body[0].string == DBusNames.mprisPlayer, let name = call.body[1].string
+            else {
                 return .invalidArgs("read-only property")
             }
             let value = call.body[2]
             switch name {
             case "LoopStatus":
-                guard let mode = value.string.flatMap(MusicPlayer.RepeatMode.init(loopStatus:)) else { return .invalidArgs("LoopStatus") }
+                guard let mode = value.string.flatMap(MusicPlayer.RepeatMode.init(loopStatus:)) else {
+                    return .invalidArgs("LoopStatus")
+                }
                 player.mprisControl(.setRepeatMode(mode))
             case "Shuffle":
                 guard let on = value.bool else { return .invalidArgs("Shuffle") }
@@ -130,10 +140,13 @@ final class MPRISServer: Sendable {
                 guard let offset = call.body.first?.int64 else { return .invalidArgs("Seek needs an offset") }
                 command = .seek(by: offset)
             case "SetPosition":
-                guard call.body.count == 2, let position = call.body[1].int64 else { return .invalidArgs("SetPosition") }
+                guard call.body.count == 2, let position = call.body[1].int64 else {
+                    return .invalidArgs("SetPosition")
+                }
                 command = .setPosition(position)
             case "OpenUri":
-                return .error(name: "org.mpris.MediaPlayer2.Error.NotSupported", message: "Backbeat plays its own queue")
+                return .error(
+                    name: "org.mpris.MediaPlayer2.Error.NotSupported", message: "Backbeat plays its own queue")
             default:
                 return .unknownMethod(call)
             }

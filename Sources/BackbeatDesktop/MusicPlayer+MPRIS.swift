@@ -38,8 +38,9 @@ extension MusicPlayer {
             do {
                 try FileManager.default.createDirectory(at: artworkFolder, withIntermediateDirectories: true)
             } catch {
-                throw BackbeatError(.writeFailed, operation: "publish the music player", url: artworkFolder,
-                                    reason: "cannot make the artwork folder: \(error.localizedDescription)")
+                throw BackbeatError(
+                    .writeFailed, operation: "publish the music player", url: artworkFolder,
+                    reason: "cannot make the artwork folder: \(error.localizedDescription)")
             }
             player.beginGeneratingPlaybackNotifications()
             let token = player.observe { [weak self] _ in self?.refreshLater() }
@@ -101,15 +102,17 @@ extension MusicPlayer {
             guard state.withLockedValue({ $0.isOpen }) else { return }
             let item = player.nowPlayingItem
             var published = MPRISPublishedState()
-            published.status = switch player.playbackState {
-            case .playing, .seekingForward, .seekingBackward: .playing
-            case .paused, .interrupted: .paused
-            case .stopped: .stopped
-            }
+            published.status =
+                switch player.playbackState {
+                case .playing, .seekingForward, .seekingBackward: .playing
+                case .paused, .interrupted: .paused
+                case .stopped: .stopped
+                }
             published.nowPlaying = item.map { item in
-                NowPlayingInfo(trackID: "/org/backbeat/item/\(item.persistentID)", title: item.title, artist: item.artist,
-                               albumTitle: item.albumTitle, playbackDuration: item.playbackDuration,
-                               artworkURL: artworkFile(for: item), assetURL: item.asset.url)
+                NowPlayingInfo(
+                    trackID: "/org/backbeat/item/\(item.persistentID)", title: item.title, artist: item.artist,
+                    albumTitle: item.albumTitle, playbackDuration: item.playbackDuration,
+                    artworkURL: artworkFile(for: item), assetURL: item.asset.url)
             }
             published.queueIndex = player.indexOfNowPlayingItem ?? 0
             published.repeatMode = player.repeatMode

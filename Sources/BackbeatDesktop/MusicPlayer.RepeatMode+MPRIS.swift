@@ -35,8 +35,10 @@ extension MusicPlayer.RepeatMode: Codable {
         case "one": self = .one
         case "all": self = .all
         default:
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "not a repeat mode: \(word)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "not a repeat mode: \(word)"))
         }
     }
 

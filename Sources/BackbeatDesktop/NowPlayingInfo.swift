@@ -23,8 +23,10 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
     public var assetURL: URL?
 
     /// Creates a description of a track.
-    public init(trackID: String? = nil, title: String? = nil, artist: String? = nil, albumTitle: String? = nil,
-                playbackDuration: MediaTime? = nil, artworkURL: URL? = nil, assetURL: URL? = nil) {
+    public init(
+        trackID: String? = nil, title: String? = nil, artist: String? = nil, albumTitle: String? = nil,
+        playbackDuration: MediaTime? = nil, artworkURL: URL? = nil, assetURL: URL? = nil
+    ) {
         self.trackID = trackID
         self.title = title
         self.artist = artist
@@ -38,14 +40,17 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
     /// nil when nothing at all is readable.
     init?(metadata: [String: DBusValue]) {
         let artists = metadata["xesam:artist"]?.strings?.filter { !$0.isEmpty } ?? []
-        let length = metadata["mpris:length"]?.int64.flatMap { $0 >= 0 ? MediaTime(value: $0, timescale: 1_000_000) : nil }
-        self.init(trackID: metadata["mpris:trackid"]?.string,
-                  title: metadata["xesam:title"]?.string,
-                  artist: artists.isEmpty ? nil : artists.joined(separator: ", "),
-                  albumTitle: metadata["xesam:album"]?.string,
-                  playbackDuration: length,
-                  artworkURL: metadata["mpris:artUrl"]?.string.flatMap(URL.init(string:)),
-                  assetURL: metadata["xesam:url"]?.string.flatMap(URL.init(string:)))
+        let length = metadata["mpris:length"]?.int64.flatMap {
+            $0 >= 0 ? MediaTime(value: $0, timescale: 1_000_000) : nil
+        }
+        self.init(
+            trackID: metadata["mpris:trackid"]?.string,
+            title: metadata["xesam:title"]?.string,
+            artist: artists.isEmpty ? nil : artists.joined(separator: ", "),
+            albumTitle: metadata["xesam:album"]?.string,
+            playbackDuration: length,
+            artworkURL: metadata["mpris:artUrl"]?.string.flatMap(URL.init(string:)),
+            assetURL: metadata["xesam:url"]?.string.flatMap(URL.init(string:)))
         if self == NowPlayingInfo() { return nil }
     }
 
@@ -67,7 +72,10 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
     /// An object path made of letters, digits and underscores, or nil.
     static func validTrackID(_ id: String?) -> String? {
         guard let id, id.hasPrefix("/"), id.count > 1, !id.hasSuffix("/"), !id.contains("//"),
-              id.utf8.allSatisfy({ $0 == 0x2F || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            id.utf8.allSatisfy({
+                $0 == 0x2F || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+                    || (0x61...0x7A).contains($0)
+            })
         else { return nil }
         return id
     }

@@ -93,9 +93,10 @@ public final class SystemMusicPlayer: Sendable {
 
     private func resolve(_ operation: String) throws -> MPRISPlayerState {
         guard let player = target() else {
-            throw BackbeatError(.playerNotFound, operation: "system music player \(operation)",
-                                reason: requestedName.map { "no player named \($0) on the desktop bus" }
-                                    ?? "no media player on the desktop bus")
+            throw BackbeatError(
+                .playerNotFound, operation: "system music player \(operation)",
+                reason: requestedName.map { "no player named \($0) on the desktop bus" }
+                    ?? "no media player on the desktop bus")
         }
         return player
     }
@@ -154,7 +155,8 @@ public final class SystemMusicPlayer: Sendable {
     public func seek(to time: MediaTime) throws {
         let player = try resolve("seek")
         guard player.canSeek != false else {
-            throw BackbeatError(.unsupportedByPlayer, operation: "system music player seek", reason: "\(player.name) cannot seek")
+            throw BackbeatError(
+                .unsupportedByPlayer, operation: "system music player seek", reason: "\(player.name) cannot seek")
         }
         let target = max(0, time.converted(to: 1_000_000).value)
         try mapped("seek", player) {
@@ -173,10 +175,13 @@ public final class SystemMusicPlayer: Sendable {
     public func setRepeatMode(_ mode: MusicPlayer.RepeatMode) throws {
         let player = try resolve("setRepeatMode")
         guard player.loopStatus != nil else {
-            throw BackbeatError(.unsupportedByPlayer, operation: "system music player setRepeatMode",
-                                reason: "\(player.name) has no LoopStatus")
+            throw BackbeatError(
+                .unsupportedByPlayer, operation: "system music player setRepeatMode",
+                reason: "\(player.name) has no LoopStatus")
         }
-        try mapped("setRepeatMode", player) { try client.setProperty("LoopStatus", .string(mode.loopStatus), on: player.busName) }
+        try mapped("setRepeatMode", player) {
+            try client.setProperty("LoopStatus", .string(mode.loopStatus), on: player.busName)
+        }
     }
 
     /// Turns shuffle on (``MusicPlayer/ShuffleMode/songs``) or off.
@@ -184,14 +189,18 @@ public final class SystemMusicPlayer: Sendable {
     public func setShuffleMode(_ mode: MusicPlayer.ShuffleMode) throws {
         let player = try resolve("setShuffleMode")
         guard mode != .albums else {
-            throw BackbeatError(.unsupportedByPlayer, operation: "system music player setShuffleMode",
-                                reason: "MPRIS players shuffle songs, not albums")
+            throw BackbeatError(
+                .unsupportedByPlayer, operation: "system music player setShuffleMode",
+                reason: "MPRIS players shuffle songs, not albums")
         }
         guard player.shuffle != nil else {
-            throw BackbeatError(.unsupportedByPlayer, operation: "system music player setShuffleMode",
-                                reason: "\(player.name) has no Shuffle")
+            throw BackbeatError(
+                .unsupportedByPlayer, operation: "system music player setShuffleMode",
+                reason: "\(player.name) has no Shuffle")
         }
-        try mapped("setShuffleMode", player) { try client.setProperty("Shuffle", .bool(mode == .songs), on: player.busName) }
+        try mapped("setShuffleMode", player) {
+            try client.setProperty("Shuffle", .bool(mode == .songs), on: player.busName)
+        }
     }
 
     /// Sets the player's volume (clamped below at 0; NaN ignored).
@@ -199,9 +208,13 @@ public final class SystemMusicPlayer: Sendable {
         guard !volume.isNaN else { return }
         let player = try resolve("setVolume")
         guard player.volume != nil else {
-            throw BackbeatError(.unsupportedByPlayer, operation: "system music player setVolume", reason: "\(player.name) has no Volume")
+            throw BackbeatError(
+                .unsupportedByPlayer, operation: "system music player setVolume", reason: "\(player.name) has no Volume"
+            )
         }
-        try mapped("setVolume", player) { try client.setProperty("Volume", .double(Double(max(0, volume))), on: player.busName) }
+        try mapped("setVolume", player) {
+            try client.setProperty("Volume", .double(Double(max(0, volume))), on: player.busName)
+        }
     }
 
     // MARK: Queue
@@ -218,34 +231,46 @@ public final class SystemMusicPlayer: Sendable {
     /// invalid argument.
     public func setQueue(urls: [URL]) throws {
         guard !urls.isEmpty else {
-            throw BackbeatError(.invalidArgument, operation: "system music player setQueue", reason: "the queue is empty")
+            throw BackbeatError(
+                .invalidArgument, operation: "system music player setQueue", reason: "the queue is empty")
         }
         let player = try resolve("setQueue")
         try mapped("setQueue", player) {
-            let schemes = try? client.call(DBusNames.properties, "Get", on: player.busName,
-                                           arguments: [.string(DBusNames.mprisRoot), .string("SupportedUriSchemes")]).first?.strings
+            let schemes = try? client.call(
+                DBusNames.properties, "Get", on: player.busName,
+                arguments: [.string(DBusNames.mprisRoot), .string("SupportedUriSchemes")]
+            ).first?.strings
             // Local files are always offered: players open them without listing `file` (mpv does).
             if let schemes, let bad = urls.first(where: { !$0.isFileURL && !schemes.contains($0.scheme ?? "") }) {
-                throw BackbeatError(.unsupportedByPlayer, operation: "system music player setQueue", url: bad,
-                                    reason: "\(player.name) opens only \(schemes.joined(separator: ", ")) URIs")
+                throw BackbeatError(
+                    .unsupportedByPlayer, operation: "system music player setQueue", url: bad,
+                    reason: "\(player.name) opens only \(schemes.joined(separator: ", ")) URIs")
             }
             if player.hasTrackList {
-                let tracks = try client.call(DBusNames.properties, "Get", on: player.busName,
-                                             arguments: [.string(DBusNames.mprisTrackList), .string("Tracks")]).first?.strings ?? []
+                let tracks =
+                    try client.call(
+                        DBusNames.properties, "Get", on: player.busName,
+                        arguments: [.string(DBusNames.mprisTrackList), .string("Tracks")]
+                    ).first?.strings ?? []
                 for track in tracks {
-                    _ = try client.call(DBusNames.mprisTrackList, "RemoveTrack", on: player.busName, arguments: [.objectPath(track)])
+                    _ = try client.call(
+                        DBusNames.mprisTrackList, "RemoveTrack", on: player.busName, arguments: [.objectPath(track)])
                 }
                 // NoTrack inserts first: adding from the last URL back leaves them in order, the first current.
                 for (i, url) in urls.enumerated().reversed() {
-                    _ = try client.call(DBusNames.mprisTrackList, "AddTrack", on: player.busName,
-                                        arguments: [.string(url.absoluteString),
-                                                    .objectPath("/org/mpris/MediaPlayer2/TrackList/NoTrack"), .bool(i == 0)])
+                    _ = try client.call(
+                        DBusNames.mprisTrackList, "AddTrack", on: player.busName,
+                        arguments: [
+                            .string(url.absoluteString),
+                            .objectPath("/org/mpris/MediaPlayer2/TrackList/NoTrack"), .bool(i == 0),
+                        ])
                 }
             } else if urls.count == 1 {
                 try client.send("OpenUri", to: player.busName, arguments: [.string(urls[0].absoluteString)])
             } else {
-                throw BackbeatError(.unsupportedByPlayer, operation: "system music player setQueue",
-                                    reason: "\(player.name) has no TrackList: it opens one URI, not a queue of \(urls.count)")
+                throw BackbeatError(
+                    .unsupportedByPlayer, operation: "system music player setQueue",
+                    reason: "\(player.name) has no TrackList: it opens one URI, not a queue of \(urls.count)")
             }
         }
     }
@@ -256,7 +281,9 @@ public final class SystemMusicPlayer: Sendable {
     public func beginGeneratingPlaybackNotifications() { state.withLockedValue { $0.notifying += 1 } }
 
     /// Stops generating notifications once every begin has its end.
-    public func endGeneratingPlaybackNotifications() { state.withLockedValue { $0.notifying = max(0, $0.notifying - 1) } }
+    public func endGeneratingPlaybackNotifications() {
+        state.withLockedValue { $0.notifying = max(0, $0.notifying - 1) }
+    }
 
     /// Calls `handler` with each event, in order, on a queue of the desktop's own,
     /// until the returned token is cancelled.
@@ -285,7 +312,8 @@ public final class SystemMusicPlayer: Sendable {
     }
 
     private func snapshot(of player: MPRISPlayerState?) -> Snapshot {
-        Snapshot(state: Self.playbackState(of: player), item: player?.nowPlaying, volume: player?.volume.map { Float($0) })
+        Snapshot(
+            state: Self.playbackState(of: player), item: player?.nowPlaying, volume: player?.volume.map { Float($0) })
     }
 
     /// A change on the bus (on the client's delivery queue, in order): notify what it changed.
@@ -319,9 +347,11 @@ public final class SystemMusicPlayer: Sendable {
             let reason = error.reason ?? ""
             let what = "system music player \(operation)"
             if ["ServiceUnknown", "NameHasNoOwner", "NoReply", "Disconnected"].contains(where: reason.contains) {
-                throw BackbeatError(.playerNotFound, operation: what, reason: "\(player.name) left the desktop bus (\(reason))")
+                throw BackbeatError(
+                    .playerNotFound, operation: what, reason: "\(player.name) left the desktop bus (\(reason))")
             }
-            if ["UnknownMethod", "NotSupported", "UnknownProperty", "PropertyReadOnly"].contains(where: reason.contains) {
+            if ["UnknownMethod", "NotSupported", "UnknownProperty", "PropertyReadOnly"].contains(where: reason.contains)
+            {
                 throw BackbeatError(.unsupportedByPlayer, operation: what, reason: "\(player.name): \(reason)")
             }
             throw error

@@ -25,8 +25,9 @@ final class Listener: EngineComponent {
 
     func applyLocked() {
         guard let engine else { return }
-        try? engine.device.setListener(position: (position.x, position.y, position.z),
-                                       forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z))
+        try? engine.device.setListener(
+            position: (position.x, position.y, position.z),
+            forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z))
         try? engine.device.setDistanceModel(Listener.model(distanceParameters.distanceAttenuationModel))
     }
 
@@ -57,8 +58,9 @@ final class Listener: EngineComponent {
         let radians = Float.pi / 180
         let y = o.yaw * radians, p = o.pitch * radians, r = o.roll * radians
         forward = Audio3DPoint(x: cos(p) * sin(y), y: sin(p), z: -cos(p) * cos(y))
-        up = Audio3DPoint(x: sin(r) * cos(y) - cos(r) * sin(p) * sin(y), y: cos(r) * cos(p),
-                          z: sin(r) * sin(y) + cos(r) * sin(p) * cos(y))
+        up = Audio3DPoint(
+            x: sin(r) * cos(y) - cos(r) * sin(p) * sin(y), y: cos(r) * cos(p),
+            z: sin(r) * sin(y) + cos(r) * sin(p) * cos(y))
         return true
     }
 
@@ -68,7 +70,8 @@ final class Listener: EngineComponent {
     func setVectors(_ o: Audio3DVectorOrientation) -> Bool {
         guard o.forward.isFinite, o.up.isFinite, let f = normalized(o.forward) else { return false }
         let along = dot(o.up, f)
-        guard let u = normalized(Audio3DPoint(x: o.up.x - along * f.x, y: o.up.y - along * f.y, z: o.up.z - along * f.z))
+        guard
+            let u = normalized(Audio3DPoint(x: o.up.x - along * f.x, y: o.up.y - along * f.y, z: o.up.z - along * f.z))
         else { return false }
         forward = f
         up = u
@@ -133,7 +136,11 @@ extension AudioEngine {
     /// makes up perpendicular to forward; vectors that are zero, parallel or
     /// not finite are ignored.
     public var listenerVectorOrientation: Audio3DVectorOrientation {
-        get { withLock { let l = listenerLocked; return Audio3DVectorOrientation(forward: l.forward, up: l.up) } }
+        get {
+            withLock {
+                let l = listenerLocked; return Audio3DVectorOrientation(forward: l.forward, up: l.up)
+            }
+        }
         set {
             withLock {
                 let listener = listenerLocked

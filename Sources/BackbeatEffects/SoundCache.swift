@@ -84,13 +84,16 @@ final class SoundCache: @unchecked Sendable {
             let pcm = try decoded.get()
             let bytes = pcm.frameCount * pcm.format.channelCount * pcm.format.bytesPerSample
             guard bytes <= budget else {
-                throw BackbeatError(.cacheBudgetExceeded, operation: "load \(sound.name)",
-                                    reason: "\(bytes) bytes decoded, budget is \(budget) bytes")
+                throw BackbeatError(
+                    .cacheBudgetExceeded, operation: "load \(sound.name)",
+                    reason: "\(bytes) bytes decoded, budget is \(budget) bytes")
             }
             evictLocked(toFit: bytes)
             let buffer = try engine.device.generateBuffer(pcm)
-            sound.loadState = .loaded(.init(buffer: buffer, frames: pcm.frameCount, sampleRate: pcm.format.sampleRate,
-                                            channels: pcm.format.channelCount, bytes: bytes, format: pcm.format))
+            sound.loadState = .loaded(
+                .init(
+                    buffer: buffer, frames: pcm.frameCount, sampleRate: pcm.format.sampleRate,
+                    channels: pcm.format.channelCount, bytes: bytes, format: pcm.format))
             usedBytes += bytes
             resident[ObjectIdentifier(sound)] = Entry(sound: sound, buffer: buffer, bytes: bytes)
             touch(sound)
@@ -148,8 +151,10 @@ final class SoundCache: @unchecked Sendable {
                 continue
             }
             if let pcm = try? sound.decode(), let buffer = try? engine.device.generateBuffer(pcm) {
-                sound.loadState = .loaded(.init(buffer: buffer, frames: old.frames, sampleRate: old.sampleRate,
-                                                channels: old.channels, bytes: old.bytes, format: old.format))
+                sound.loadState = .loaded(
+                    .init(
+                        buffer: buffer, frames: old.frames, sampleRate: old.sampleRate,
+                        channels: old.channels, bytes: old.bytes, format: old.format))
                 resident[id]?.buffer = buffer
             } else {
                 sound.loadState = .unloaded

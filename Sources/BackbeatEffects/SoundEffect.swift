@@ -82,8 +82,9 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             throw BackbeatError(.emptySound, operation: "SoundEffect(buffer:)", reason: "\"\(name)\" has zero frames")
         }
         guard buffer.format.channelCount <= 2 else {
-            throw BackbeatError(.unsupportedFormat, operation: "SoundEffect(buffer:)",
-                                reason: "\"\(name)\" has \(buffer.format.channelCount) channels (mono or stereo only)")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "SoundEffect(buffer:)",
+                reason: "\"\(name)\" has \(buffer.format.channelCount) channels (mono or stereo only)")
         }
         self.name = name
         self.origin = .buffer(buffer)
@@ -172,13 +173,16 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             let decoder = try AudioDecoders.open(url)
             defer { decoder.close() }
             guard decoder.channelCount <= 2 else {
-                throw BackbeatError(.unsupportedFormat, operation: "SoundEffect", url: url,
-                                    reason: "\(decoder.channelCount) channels (mono or stereo only)")
+                throw BackbeatError(
+                    .unsupportedFormat, operation: "SoundEffect", url: url,
+                    reason: "\(decoder.channelCount) channels (mono or stereo only)")
             }
             let bytesPerFrame = decoder.channelCount * MemoryLayout<Float>.size
             let claimed = max(0, decoder.frameCount).multipliedReportingOverflow(by: Int64(bytesPerFrame))
             let overBudget = { (what: String) in
-                BackbeatError(.cacheBudgetExceeded, operation: "SoundEffect", url: url, reason: "\(what), budget is \(budget) bytes")
+                BackbeatError(
+                    .cacheBudgetExceeded, operation: "SoundEffect", url: url,
+                    reason: "\(what), budget is \(budget) bytes")
             }
             guard !claimed.overflow, claimed.partialValue <= Int64(budget) else {
                 throw overBudget("\(decoder.frameCount) frames of \(decoder.channelCount) channels need more")
@@ -188,13 +192,16 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             var chunk: [Float] = []
             while try decoder.read(frames: 8_192, into: &chunk) > 0 {
                 samples += chunk
-                if samples.count > budget / MemoryLayout<Float>.size { throw overBudget("more was decoded than its header said") }
+                if samples.count > budget / MemoryLayout<Float>.size {
+                    throw overBudget("more was decoded than its header said")
+                }
             }
             guard !samples.isEmpty else {
                 throw BackbeatError(.emptySound, operation: "SoundEffect", url: url, reason: "no frames decoded")
             }
-            return try PCMBuffer(format: AudioFormat(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount),
-                                 floats: samples)
+            return try PCMBuffer(
+                format: AudioFormat(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount),
+                floats: samples)
         }
     }
 
@@ -213,22 +220,28 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     ///   - bus: the bus to play on (default: the engine's effects bus).
     ///   - completion: runs once when the voice ends; `true` when it played to its end.
     @discardableResult
-    public func play(volume: Float = 1, pan: Float = 0, rate: Float = 1, looping: Looping = .once,
-                     priority: Int = 0, bus: Bus? = nil,
-                     completion: (@Sendable (Bool) -> Void)? = nil) -> Voice {
-        play(at: nil, volume: volume, pan: pan, rate: rate, looping: looping,
-             priority: priority, bus: bus, completion: completion)
+    public func play(
+        volume: Float = 1, pan: Float = 0, rate: Float = 1, looping: Looping = .once,
+        priority: Int = 0, bus: Bus? = nil,
+        completion: (@Sendable (Bool) -> Void)? = nil
+    ) -> Voice {
+        play(
+            at: nil, volume: volume, pan: pan, rate: rate, looping: looping,
+            priority: priority, bus: bus, completion: completion)
     }
 
     /// Plays the sound so that its first frame is heard exactly on `time` in
     /// engine time (Backbeat starts it early by ``AudioEngine/outputLatency``).
     /// A time already past starts now. Use it to quantize hits to a beat.
     @discardableResult
-    public func play(at time: MediaTime?, volume: Float = 1, pan: Float = 0, rate: Float = 1,
-                     looping: Looping = .once, priority: Int = 0, bus: Bus? = nil,
-                     completion: (@Sendable (Bool) -> Void)? = nil) -> Voice {
-        let voice = Voice(sound: self, volume: volume, pan: pan, rate: rate,
-                          looping: looping, priority: priority, completion: completion)
+    public func play(
+        at time: MediaTime?, volume: Float = 1, pan: Float = 0, rate: Float = 1,
+        looping: Looping = .once, priority: Int = 0, bus: Bus? = nil,
+        completion: (@Sendable (Bool) -> Void)? = nil
+    ) -> Voice {
+        let voice = Voice(
+            sound: self, volume: volume, pan: pan, rate: rate,
+            looping: looping, priority: priority, completion: completion)
         guard let engine else {
             voice.finishDetached()
             completion?(false)

@@ -106,8 +106,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// It is in the pool's list and counted per sound.
     var isCounted = false
 
-    init(sound: SoundEffect, volume: Float, pan: Float, rate: Float, looping: Looping, priority: Int,
-         completion: (@Sendable (Bool) -> Void)?) {
+    init(
+        sound: SoundEffect, volume: Float, pan: Float, rate: Float, looping: Looping, priority: Int,
+        completion: (@Sendable (Bool) -> Void)?
+    ) {
         self.id = ID(raw: UniqueID.next())
         self.sound = sound
         self.looping = looping
@@ -162,7 +164,11 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Volume, 0...1. Values outside are clamped; NaN is ignored.
     public var volume: Float {
         get { locked { gain } }
-        set { locked { gain = Voice.clampVolume(newValue, else: gain); isSettled = false } }
+        set {
+            locked {
+                gain = Voice.clampVolume(newValue, else: gain); isSettled = false
+            }
+        }
     }
 
     /// Pan, -1 (left) ... 1 (right). Values outside are clamped; NaN is ignored.
@@ -171,7 +177,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 panValue = Voice.clampPan(newValue, else: panValue)
-                if positionValue == nil, let source, let engine { _ = try? engine.device.withContext { source.setPan(panValue) } }
+                if positionValue == nil, let source, let engine {
+                    _ = try? engine.device.withContext { source.setPan(panValue) }
+                }
             }
         }
     }
@@ -203,8 +211,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     func applyPlacement(to source: ALSource) {
         if let p = positionValue {
             let d = engine?.listenerLocked.distanceParameters ?? AudioDistanceAttenuationParameters()
-            source.setPosition(x: p.x, y: p.y, z: p.z, referenceDistance: d.referenceDistance,
-                               maximumDistance: d.maximumDistance, rolloffFactor: d.rolloffFactor)
+            source.setPosition(
+                x: p.x, y: p.y, z: p.z, referenceDistance: d.referenceDistance,
+                maximumDistance: d.maximumDistance, rolloffFactor: d.rolloffFactor)
         } else {
             source.setPan(panValue)
         }
@@ -248,7 +257,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// - Throws: ``BackbeatError/Code/voiceFinished`` if it has ended.
     public func pause() throws {
         try locked {
-            guard phase != .finished else { throw BackbeatError(.voiceFinished, operation: "Voice.pause", reason: "\(self)") }
+            guard phase != .finished else {
+                throw BackbeatError(.voiceFinished, operation: "Voice.pause", reason: "\(self)")
+            }
             userPaused = true
             isSettled = false
         }
@@ -259,7 +270,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// - Throws: ``BackbeatError/Code/voiceFinished`` if it has ended.
     public func resume() throws {
         try locked {
-            guard phase != .finished else { throw BackbeatError(.voiceFinished, operation: "Voice.resume", reason: "\(self)") }
+            guard phase != .finished else {
+                throw BackbeatError(.voiceFinished, operation: "Voice.resume", reason: "\(self)")
+            }
             userPaused = false
             isSettled = false
         }

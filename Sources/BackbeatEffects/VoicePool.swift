@@ -101,9 +101,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voice.lastUpdateFrame = now
         // A scheduled sound must be *heard* on its frame: start mixing it
         // earlier by the output's fixed latency (the limiter's lookahead).
-        let target = time.map {
-            max(now, $0.frames(atSampleRate: engine.sampleRate, rounding: .nearest) - engine.latencyFrames)
-        } ?? now
+        let target =
+            time.map {
+                max(now, $0.frames(atSampleRate: engine.sampleRate, rounding: .nearest) - engine.latencyFrames)
+            } ?? now
         if !engine.isRunningLocked {
             finish(voice, completed: false)
             return
@@ -111,7 +112,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         let sound = voice.sound
         let interval = sound.retriggerInterval
         if interval > .zero, let last = sound.lastStartFrame,
-           target - last < interval.frames(atSampleRate: engine.sampleRate, rounding: .up) {
+            target - last < interval.frames(atSampleRate: engine.sampleRate, rounding: .up)
+        {
             refuse(voice, .retriggeredTooSoon)
             return
         }
@@ -195,14 +197,18 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         let leadIn = Int((Double(target - now) * outputToSound).rounded())
         attach(voice, to: source, resident: resident, leadIn: leadIn, startPosition: 0, fadeIn: false)
         voice.startFrame = target
-        engine.postLocked(.voiceStarted(voice: voice.id, sound: voice.sound.name,
-                                  at: MediaTime(frames: target, sampleRate: engine.sampleRate),
-                                  afterLoad: voice.startedAfterLoad))
+        engine.postLocked(
+            .voiceStarted(
+                voice: voice.id, sound: voice.sound.name,
+                at: MediaTime(frames: target, sampleRate: engine.sampleRate),
+                afterLoad: voice.startedAfterLoad))
     }
 
     /// Sets up `source` for `voice` and plays it.
-    private func attach(_ voice: Voice, to source: ALSource, resident: SoundEffect.Resident,
-                        leadIn: Int, startPosition: Int, fadeIn: Bool) {
+    private func attach(
+        _ voice: Voice, to source: ALSource, resident: SoundEffect.Resident,
+        leadIn: Int, startPosition: Int, fadeIn: Bool
+    ) {
         guard let engine else { return }
         voice.source = source
         voice.playedBeforeAttach = startPosition > 0 ? Int(voice.played) - startPosition : Int(voice.played)
@@ -221,9 +227,11 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         source.setPitch(voice.rateValue)
         source.setGain(gain)
         voice.appliedGain = gain
-        if leadIn > 0, let silence = try? PCMBuffer(
-            format: resident.format, floats: [Float](repeating: 0, count: leadIn * resident.channels)),
-           let buffer = try? device.generateBuffer(silence) {
+        if leadIn > 0,
+            let silence = try? PCMBuffer(
+                format: resident.format, floats: [Float](repeating: 0, count: leadIn * resident.channels)),
+            let buffer = try? device.generateBuffer(silence)
+        {
             voice.leadInBuffer = buffer
             voice.leadInFrames = leadIn
             source.queue([buffer])
@@ -326,7 +334,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private func stealCandidate(below priority: Int) -> Voice? {
         var best: Voice?
         for v in voices {
-            switch v.phase { case .playing, .pausing, .paused: break; default: continue }
+            switch v.phase {
+            case .playing, .pausing, .paused: break;
+            default: continue
+            }
             guard let b = best else { best = v; continue }
             if (v.priority, v.appliedGain, v.requestFrame) < (b.priority, b.appliedGain, b.requestFrame) { best = v }
         }
@@ -382,7 +393,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             }
             voice.queuedBuffers -= processed
         }
-        let ahead = Double(engine.updateInterval * 4) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+        let ahead =
+            Double(engine.updateInterval * 4) * Double(voice.rateValue) * Double(r.sampleRate)
+            / Double(engine.sampleRate)
         let copies = min(64, max(2, Int((ahead / Double(r.frames)).rounded(.up)) + 1))
         var queued = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
         while voice.playsToQueue > 0 && queued < copies {
@@ -399,7 +412,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private func estimatePlayed(_ voice: Voice, to frame: Int64, resident r: SoundEffect.Resident, outputRate: Int) {
         let audibleFrom = max(voice.lastPlayedFrame, voice.startFrame)
         if frame > audibleFrom {
-            voice.played += Double(frame - audibleFrom) * Double(voice.rateValue) * Double(r.sampleRate) / Double(outputRate)
+            voice.played +=
+                Double(frame - audibleFrom) * Double(voice.rateValue) * Double(r.sampleRate) / Double(outputRate)
         }
         voice.lastPlayedFrame = frame
     }
@@ -407,10 +421,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Output frames the voice's queue is sure to last beyond the buffer
     /// playing now, less four update periods of margin: until then the queue
     /// needs no look (no OpenAL query). Zero once only one buffer is left.
-    private func safeQueueSpan(_ voice: Voice, resident r: SoundEffect.Resident, updateInterval: Int, outputRate: Int) -> Int64 {
+    private func safeQueueSpan(_ voice: Voice, resident r: SoundEffect.Resident, updateInterval: Int, outputRate: Int)
+        -> Int64
+    {
         let copies = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
         guard copies > 1 else { return 0 }
-        let outputFrames = Double((copies - 1) * r.frames) * Double(outputRate) / (Double(r.sampleRate) * Double(voice.rateValue))
+        let outputFrames =
+            Double((copies - 1) * r.frames) * Double(outputRate) / (Double(r.sampleRate) * Double(voice.rateValue))
         return max(0, Int64(outputFrames) - Int64(4 * updateInterval))
     }
 
@@ -452,8 +469,11 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                             continue
                         }
                     }
-                    voice.nextQueueCheck = frame + safeQueueSpan(voice, resident: r, updateInterval: updateInterval,
-                                                                 outputRate: outputRate)
+                    voice.nextQueueCheck =
+                        frame
+                        + safeQueueSpan(
+                            voice, resident: r, updateInterval: updateInterval,
+                            outputRate: outputRate)
                 }
                 applyGain(voice, busGain: busGain)
                 voice.isSettled = true
@@ -485,7 +505,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 }
             case .virtual:
                 guard !wantsPause, case .loaded(let r) = voice.sound.loadState else { break }
-                voice.played += Double(elapsed) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+                voice.played +=
+                    Double(elapsed) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
                 if voice.numberOfLoops >= 0, voice.played >= Double((voice.numberOfLoops + 1) * r.frames) {
                     finish(voice, completed: true)
                 }
@@ -498,11 +519,14 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Gives free sources back to virtual voices, most important first.
     private func realizeVirtualVoices(at frame: Int64) {
         guard !free.isEmpty, audibleCount < capacity else { return }
-        let waiting = voices.filter { $0.phase == .virtual && !$0.userPaused && !($0.bus?.isEffectivelyPaused ?? false) }
-            .sorted { ($0.priority, -$0.requestFrame) > ($1.priority, -$1.requestFrame) }
+        let waiting = voices.filter {
+            $0.phase == .virtual && !$0.userPaused && !($0.bus?.isEffectivelyPaused ?? false)
+        }
+        .sorted { ($0.priority, -$0.requestFrame) > ($1.priority, -$1.requestFrame) }
         for voice in waiting {
             guard audibleCount < capacity, let source = free.popLast(),
-                  case .loaded(let r) = voice.sound.loadState else { return }
+                case .loaded(let r) = voice.sound.loadState
+            else { return }
             attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.played) % r.frames, fadeIn: true)
             applyGain(voice, at: frame)
             engine?.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))

@@ -7,12 +7,15 @@ extension ALDevice {
     package func generateBuffer(_ pcm: PCMBuffer) throws -> ALBufferName {
         switch pcm.samples {
         case .float32(let samples) where pcm.format.isInterleaved:
-            try generateBuffer(interleaved: samples, channels: pcm.format.channelCount, sampleRate: pcm.format.sampleRate)
+            try generateBuffer(
+                interleaved: samples, channels: pcm.format.channelCount, sampleRate: pcm.format.sampleRate)
         case .int16(let samples) where pcm.format.isInterleaved:
-            try generateBuffer(interleaved: samples, channels: pcm.format.channelCount, sampleRate: pcm.format.sampleRate)
+            try generateBuffer(
+                interleaved: samples, channels: pcm.format.channelCount, sampleRate: pcm.format.sampleRate)
         default:
-            try generateBuffer(interleaved: pcm.interleavedFloats, channels: pcm.format.channelCount,
-                               sampleRate: pcm.format.sampleRate)
+            try generateBuffer(
+                interleaved: pcm.interleavedFloats, channels: pcm.format.channelCount,
+                sampleRate: pcm.format.sampleRate)
         }
     }
 
@@ -20,12 +23,15 @@ extension ALDevice {
     package func upload(_ pcm: PCMBuffer, to buffer: ALBufferName) throws {
         switch pcm.samples {
         case .float32(let samples) where pcm.format.isInterleaved:
-            try upload(interleaved: samples, channels: pcm.format.channelCount, sampleRate: pcm.format.sampleRate, to: buffer)
+            try upload(
+                interleaved: samples, channels: pcm.format.channelCount, sampleRate: pcm.format.sampleRate, to: buffer)
         case .int16(let samples) where pcm.format.isInterleaved:
-            try upload(interleaved: samples, channels: pcm.format.channelCount, sampleRate: pcm.format.sampleRate, to: buffer)
+            try upload(
+                interleaved: samples, channels: pcm.format.channelCount, sampleRate: pcm.format.sampleRate, to: buffer)
         default:
-            try upload(interleaved: pcm.interleavedFloats, channels: pcm.format.channelCount,
-                       sampleRate: pcm.format.sampleRate, to: buffer)
+            try upload(
+                interleaved: pcm.interleavedFloats, channels: pcm.format.channelCount,
+                sampleRate: pcm.format.sampleRate, to: buffer)
         }
     }
 }

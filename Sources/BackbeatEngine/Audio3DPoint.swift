@@ -98,8 +98,10 @@ public struct AudioDistanceAttenuationParameters: Sendable, Hashable, Codable {
     public var rolloffFactor: Float
 
     /// Parameters from their four values (the defaults are AVAudioEnvironmentNode's).
-    public init(distanceAttenuationModel: AudioDistanceAttenuationModel = .inverse, referenceDistance: Float = 1,
-                maximumDistance: Float = 100_000, rolloffFactor: Float = 1) {
+    public init(
+        distanceAttenuationModel: AudioDistanceAttenuationModel = .inverse, referenceDistance: Float = 1,
+        maximumDistance: Float = 100_000, rolloffFactor: Float = 1
+    ) {
         self.distanceAttenuationModel = distanceAttenuationModel
         self.referenceDistance = referenceDistance
         self.maximumDistance = maximumDistance

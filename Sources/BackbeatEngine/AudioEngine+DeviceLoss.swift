@@ -20,11 +20,12 @@ extension AudioEngine {
         let lost = device
         let previous = AudioRoute(name: lost.name)
         let frame = currentFrameLocked
-        let reopen = reopen ?? {
-            lost.isLoopback
-                ? try ALDevice.openLoopback(sampleRate: lost.sampleRate, channels: lost.channelCount)
-                : try ALDevice.openPlayback(name: nil)
-        }
+        let reopen =
+            reopen ?? {
+                lost.isLoopback
+                    ? try ALDevice.openLoopback(sampleRate: lost.sampleRate, channels: lost.channelCount)
+                    : try ALDevice.openPlayback(name: nil)
+            }
         var replacement: ALDevice?
         var fallbackReason: String?
         do {
@@ -59,8 +60,11 @@ extension AudioEngine {
         } catch let error as BackbeatError {
             postLocked(.outputLost(device: lost.name, replacement: replacement.name, reason: error.description))
         } catch {}
-        postLocked(.outputLost(device: lost.name, replacement: replacement.isLoopback && fallbackReason != nil ? nil : replacement.name,
-                         reason: fallbackReason ?? "device disconnected"))
+        postLocked(
+            .outputLost(
+                device: lost.name,
+                replacement: replacement.isLoopback && fallbackReason != nil ? nil : replacement.name,
+                reason: fallbackReason ?? "device disconnected"))
         let current = AudioRoute(name: fallbackReason == nil ? replacement.name : "none")
         let session = self.session
         postLocked(callback: { session.systemLostDevice(previousRoute: previous, currentRoute: current) })

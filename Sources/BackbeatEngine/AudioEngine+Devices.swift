@@ -94,10 +94,12 @@ extension AudioEngine {
     public var measuredOutputLatency: MeasuredLatency? {
         withLock {
             guard case .device = output, !device.isLoopback, device.isConnected,
-                  let period = device.periodFrames, let nanoseconds = device.latencyNanoseconds() else { return nil }
+                let period = device.periodFrames, let nanoseconds = device.latencyNanoseconds()
+            else { return nil }
             let latency = MediaTime(value: nanoseconds, timescale: 1_000_000_000)
-            return MeasuredLatency(sampleRate: device.sampleRate, periodSize: period,
-                                   periods: OutputLatency.inEffect?.periods, latency: latency, maximum: latency)
+            return MeasuredLatency(
+                sampleRate: device.sampleRate, periodSize: period,
+                periods: OutputLatency.inEffect?.periods, latency: latency, maximum: latency)
         }
     }
 
@@ -105,7 +107,9 @@ extension AudioEngine {
     /// (`AL_SEC_OFFSET_LATENCY_SOFT`, `count` readings 10 ms apart). Nil when
     /// it cannot play (loopback, disconnected). Sleeps: not under the engine lock.
     static func measureLatency(of device: ALDevice, count: Int = 20) -> MeasuredLatency? {
-        guard let period = device.periodFrames, let reading = device.measureSourceLatency(count: count) else { return nil }
+        guard let period = device.periodFrames, let reading = device.measureSourceLatency(count: count) else {
+            return nil
+        }
         return MeasuredLatency(
             sampleRate: device.sampleRate, periodSize: period, periods: OutputLatency.inEffect?.periods,
             latency: MediaTime(value: Int64(reading.mean * 1e9), timescale: 1_000_000_000),

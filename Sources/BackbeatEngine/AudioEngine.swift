@@ -137,7 +137,8 @@ public final class AudioEngine: @unchecked Sendable {
             try Self.validate(sampleRate: rate, channels: 2)
             OutputLatency.default.prepareOpenAL()
             let device = try ALDevice.openLoopback(sampleRate: rate, channels: 2)
-            self.fileWriter = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: rate, channelCount: 2, overwrite: true)
+            self.fileWriter = try SoundFileWriter(
+                url: url, type: .wavFloat, sampleRate: rate, channelCount: 2, overwrite: true)
             self.device = device
         }
         sampleRate = device.sampleRate
@@ -173,13 +174,18 @@ public final class AudioEngine: @unchecked Sendable {
 
     private static func validate(sampleRate: Int, channels: Int) throws {
         guard sampleRate > 0 else {
-            throw BackbeatError(.invalidArgument, operation: "AudioEngine.init", reason: "sample rate must be positive, got \(sampleRate)")
+            throw BackbeatError(
+                .invalidArgument, operation: "AudioEngine.init",
+                reason: "sample rate must be positive, got \(sampleRate)")
         }
         guard (8_000...384_000).contains(sampleRate) else {
-            throw BackbeatError(.unsupportedFormat, operation: "AudioEngine.init", reason: "sample rate \(sampleRate) Hz (8000...384000)")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "AudioEngine.init",
+                reason: "sample rate \(sampleRate) Hz (8000...384000)")
         }
         guard [1, 2, 4, 6].contains(channels) else {
-            throw BackbeatError(.unsupportedFormat, operation: "AudioEngine.init", reason: "\(channels) channels (1, 2, 4 or 6)")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "AudioEngine.init", reason: "\(channels) channels (1, 2, 4 or 6)")
         }
     }
 
@@ -240,13 +246,15 @@ public final class AudioEngine: @unchecked Sendable {
     /// Renders into `samples`, which must hold `frames * channelCount` floats.
     func render(frames: Int, into samples: inout [Float]) throws {
         guard frames > 0 else {
-            throw BackbeatError(.invalidArgument, operation: "render(frames:)", reason: "frames must be positive, got \(frames)")
+            throw BackbeatError(
+                .invalidArgument, operation: "render(frames:)", reason: "frames must be positive, got \(frames)")
         }
         try withLock {
             try checkUsable("render(frames:)")
             switch output {
             case .device, .file(_, _, .realTime):
-                throw BackbeatError(.wrongOutput, operation: "render(frames:)", reason: "this output renders on its own in real time")
+                throw BackbeatError(
+                    .wrongOutput, operation: "render(frames:)", reason: "this output renders on its own in real time")
             case .offline, .file:
                 break
             }
@@ -265,7 +273,8 @@ public final class AudioEngine: @unchecked Sendable {
         while done < frames {
             let (rendered, waitingStep) = try withLock { () -> (Int, Int64?) in
                 try checkUsable("render(frames:)")
-                let rendered = try renderLocked(frames: frames - done, into: &samples, at: done, observedStep: observedStep)
+                let rendered = try renderLocked(
+                    frames: frames - done, into: &samples, at: done, observedStep: observedStep)
                 return (rendered, done + rendered < frames ? framesRendered : nil)
             }
             done += rendered
@@ -280,8 +289,10 @@ public final class AudioEngine: @unchecked Sendable {
     /// between them, into `samples` from frame `offset`. Stops before a step
     /// whose start the step observers have not seen (`observedStep`); returns
     /// the frames rendered.
-    private func renderLocked(frames: Int, into samples: inout [Float], at offset: Int = 0,
-                              observedStep: Int64? = nil) throws -> Int {
+    private func renderLocked(
+        frames: Int, into samples: inout [Float], at offset: Int = 0,
+        observedStep: Int64? = nil
+    ) throws -> Int {
         var done = 0
         while done < frames {
             if framesRendered == nextUpdateFrame {

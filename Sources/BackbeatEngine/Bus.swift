@@ -80,8 +80,10 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Fades the volume to `target` over `duration` of engine time.
     /// `completion` runs once, on the update step where the fade ends (or
     /// not at all if another fade or a volume change replaces it).
-    public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .linear,
-                     completion: (@Sendable () -> Void)? = nil) {
+    public func fade(
+        to target: Float, duration: MediaTime, curve: FadeCurve = .linear,
+        completion: (@Sendable () -> Void)? = nil
+    ) {
         guard !target.isNaN, let engine else { return }
         locked {
             let now = frame
@@ -117,14 +119,17 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     /// ``duck(by:attack:release:)`` that also releases by itself once `trigger`
     /// says it has finished (a voice: see the effects layer's `duck(by:attack:release:until:)`).
-    package func duck(by decibels: Float, attack: MediaTime, release: MediaTime,
-                      until trigger: (any DuckReleaseTrigger)?) -> Duck {
+    package func duck(
+        by decibels: Float, attack: MediaTime, release: MediaTime,
+        until trigger: (any DuckReleaseTrigger)?
+    ) -> Duck {
         let sampleRate = engine?.sampleRate ?? 48_000
         let depth = decibels.isNaN ? 0 : min(0, max(decibels, -96))
-        let duck = Duck(bus: self, target: pow(10, depth / 20),
-                        attackFrames: max(0, attack.frames(atSampleRate: sampleRate)),
-                        releaseFrames: max(0, release.frames(atSampleRate: sampleRate)),
-                        trigger: trigger)
+        let duck = Duck(
+            bus: self, target: pow(10, depth / 20),
+            attackFrames: max(0, attack.frames(atSampleRate: sampleRate)),
+            releaseFrames: max(0, release.frames(atSampleRate: sampleRate)),
+            trigger: trigger)
         locked {
             duck.begin(at: frame)
             ducks.append(duck)
@@ -134,9 +139,10 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     /// A duck that releases by itself after `holdFrames` (the session's music ducking).
     func duck(gain: Float, startFrame: Int64, attackFrames: Int64, holdFrames: Int64, releaseFrames: Int64) {
-        let duck = Duck(bus: self, target: min(max(gain, 0), 1), attackFrames: max(0, attackFrames),
-                        releaseFrames: max(0, releaseFrames), trigger: nil,
-                        releaseAt: startFrame + max(0, attackFrames) + max(0, holdFrames))
+        let duck = Duck(
+            bus: self, target: min(max(gain, 0), 1), attackFrames: max(0, attackFrames),
+            releaseFrames: max(0, releaseFrames), trigger: nil,
+            releaseAt: startFrame + max(0, attackFrames) + max(0, holdFrames))
         duck.begin(at: startFrame)
         ducks.append(duck)
     }

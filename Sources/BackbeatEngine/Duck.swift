@@ -12,7 +12,10 @@ public final class Duck: @unchecked Sendable {
     private var fade: Fade?
     private var released = false
 
-    init(bus: Bus, target: Float, attackFrames: Int64, releaseFrames: Int64, trigger: (any DuckReleaseTrigger)?, releaseAt: Int64? = nil) {
+    init(
+        bus: Bus, target: Float, attackFrames: Int64, releaseFrames: Int64, trigger: (any DuckReleaseTrigger)?,
+        releaseAt: Int64? = nil
+    ) {
         self.releaseAt = releaseAt
         self.bus = bus
         self.target = target

@@ -55,7 +55,9 @@ final class EngineSessionTarget: SessionTarget, @unchecked Sendable {
 
     func keepMusicPaused(_ ids: Set<SessionPlayerID>, reason: String) {
         withPlayers { players in
-            for player in players where ids.contains(player.sessionPlayerID) { player.sessionKeepPaused(reason: reason) }
+            for player in players where ids.contains(player.sessionPlayerID) {
+                player.sessionKeepPaused(reason: reason)
+            }
         }
     }
 
@@ -64,10 +66,11 @@ final class EngineSessionTarget: SessionTarget, @unchecked Sendable {
         let rate = engine.sampleRate
         engine.withLock {
             let start = duck.start.frames(atSampleRate: rate)
-            engine.musicBus.duck(gain: duck.gain, startFrame: start,
-                                 attackFrames: duck.attack.frames(atSampleRate: rate),
-                                 holdFrames: duck.hold.frames(atSampleRate: rate),
-                                 releaseFrames: duck.release.frames(atSampleRate: rate))
+            engine.musicBus.duck(
+                gain: duck.gain, startFrame: start,
+                attackFrames: duck.attack.frames(atSampleRate: rate),
+                holdFrames: duck.hold.frames(atSampleRate: rate),
+                releaseFrames: duck.release.frames(atSampleRate: rate))
         }
     }
 }

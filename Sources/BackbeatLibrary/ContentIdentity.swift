@@ -28,8 +28,9 @@ enum ContentIdentity {
             guard wanted > 0 else { break }
             let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
             guard got == wanted else {
-                throw BackbeatError(.unreadableFile, operation: "pread", url: url,
-                                    reason: got < 0 ? String(cString: strerror(errno)) : "file shrank while reading")
+                throw BackbeatError(
+                    .unreadableFile, operation: "pread", url: url,
+                    reason: got < 0 ? String(cString: strerror(errno)) : "file shrank while reading")
             }
             hasher.combine(buffer[..<wanted])
         }

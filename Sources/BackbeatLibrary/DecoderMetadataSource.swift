@@ -5,7 +5,9 @@ import BackbeatMedia
 /// The scanner's tag source: the Media layer's decoders (vorbisfile for Ogg
 /// Vorbis, libsndfile for the rest) and their ``AudioTags``.
 struct DecoderMetadataSource: MediaMetadataSource {
-    static let extensions: Set<String> = ["ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc", "flac", "caf", "mp3", "w64", "au"]
+    static let extensions: Set<String> = [
+        "ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc", "flac", "caf", "mp3", "w64", "au",
+    ]
 
     func handles(pathExtension: String) -> Bool { Self.extensions.contains(pathExtension) }
 
@@ -16,9 +18,10 @@ struct DecoderMetadataSource: MediaMetadataSource {
             throw BackbeatError(.unreadableFile, operation: "open", url: url, reason: "no audio stream")
         }
         let reading = decoder.readTags()
-        return ScannedMetadata(tags: reading.tags,
-                               duration: MediaTime(frames: max(0, decoder.frameCount), sampleRate: decoder.sampleRate),
-                               artworkErrors: reading.artworkErrors)
+        return ScannedMetadata(
+            tags: reading.tags,
+            duration: MediaTime(frames: max(0, decoder.frameCount), sampleRate: decoder.sampleRate),
+            artworkErrors: reading.artworkErrors)
     }
 
     func decode(_ url: URL, body: (AudioFormat, [Float]) throws -> Bool) throws {

@@ -31,12 +31,14 @@ enum ImageCodec {
             throw BackbeatError(.invalidImage, operation: "stbi_info", url: url, reason: "not a JPEG or PNG picture")
         }
         guard native.width <= maximumSide, native.height <= maximumSide else {
-            throw BackbeatError(.invalidImage, operation: "stbi_load", url: url, reason: "picture of \(native) is too large")
+            throw BackbeatError(
+                .invalidImage, operation: "stbi_load", url: url, reason: "picture of \(native) is too large")
         }
         return try data.withUnsafeBytes { raw in
             var w: Int32 = 0, h: Int32 = 0, comp: Int32 = 0
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress,
-                  let pixels = stbi_load_from_memory(base, Int32(raw.count), &w, &h, &comp, 4) else {
+                let pixels = stbi_load_from_memory(base, Int32(raw.count), &w, &h, &comp, 4)
+            else {
                 let reason = stbi_failure_reason().map { String(cString: $0) } ?? "decode failed"
                 throw BackbeatError(.invalidImage, operation: "stbi_load", url: url, reason: reason)
             }
@@ -51,12 +53,15 @@ enum ImageCodec {
         var output = [UInt8](repeating: 0, count: size.width * size.height * 4)
         let ok = image.rgba.withUnsafeBufferPointer { input in
             output.withUnsafeMutableBufferPointer { out in
-                stbir_resize_uint8(input.baseAddress, Int32(image.size.width), Int32(image.size.height), 0,
-                                   out.baseAddress, Int32(size.width), Int32(size.height), 0, 4)
+                stbir_resize_uint8(
+                    input.baseAddress, Int32(image.size.width), Int32(image.size.height), 0,
+                    out.baseAddress, Int32(size.width), Int32(size.height), 0, 4)
             }
         }
         guard ok == 1 else {
-            throw BackbeatError(.invalidImage, operation: "stbir_resize_uint8", url: url, reason: "cannot scale \(image.size) to \(size)")
+            throw BackbeatError(
+                .invalidImage, operation: "stbir_resize_uint8", url: url,
+                reason: "cannot scale \(image.size) to \(size)")
         }
         return ArtworkImage(size: size, rgba: output)
     }
@@ -67,16 +72,18 @@ enum ImageCodec {
         let context = Unmanaged.passUnretained(sink).toOpaque()
         let ok = withExtendedLifetime(sink) {
             image.rgba.withUnsafeBufferPointer { pixels in
-                stbi_write_png_to_func({ context, bytes, count in
-                    guard let context, let bytes, count > 0 else { return }
-                    Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().data.append(
-                        bytes.assumingMemoryBound(to: UInt8.self), count: Int(count))
-                }, context, Int32(image.size.width), Int32(image.size.height), 4, pixels.baseAddress,
-                Int32(image.size.width * 4))
+                stbi_write_png_to_func(
+                    { context, bytes, count in
+                        guard let context, let bytes, count > 0 else { return }
+                        Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().data.append(
+                            bytes.assumingMemoryBound(to: UInt8.self), count: Int(count))
+                    }, context, Int32(image.size.width), Int32(image.size.height), 4, pixels.baseAddress,
+                    Int32(image.size.width * 4))
             }
         }
         guard ok != 0 else {
-            throw BackbeatError(.invalidImage, operation: "stbi_write_png", reason: "cannot encode \(image.size) picture")
+            throw BackbeatError(
+                .invalidImage, operation: "stbi_write_png", reason: "cannot encode \(image.size) picture")
         }
         return sink.data
     }

@@ -38,7 +38,8 @@ final class ItemCache: Sendable {
             return try Self.decode(ids, db: db)
         case .fill(let missing):
             // Many misses: decoding the whole table in one pass is cheaper than thousands of lookups.
-            let decoded = decodingAll && missing.count > 2_000
+            let decoded =
+                decodingAll && missing.count > 2_000
                 ? try LibraryIndex.fetchItems(db, orderBy: "i.id")
                 : try Self.decode(missing, db: db)
             return state.withLockedValue { state in
@@ -46,7 +47,8 @@ final class ItemCache: Sendable {
                     for item in decoded { state.items[Int64(bitPattern: item.persistentID)] = item }
                     return ids.compactMap { state.items[$0] }
                 }
-                let byID = Dictionary(decoded.map { (Int64(bitPattern: $0.persistentID), $0) }, uniquingKeysWith: { a, _ in a })
+                let byID = Dictionary(
+                    decoded.map { (Int64(bitPattern: $0.persistentID), $0) }, uniquingKeysWith: { a, _ in a })
                 return ids.compactMap { byID[$0] }
             }
         }
@@ -60,7 +62,9 @@ final class ItemCache: Sendable {
         for start in stride(from: 0, to: ids.count, by: 500) {
             let chunk = Array(ids[start..<min(ids.count, start + 500)])
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            for item in try LibraryIndex.fetchItems(db, where: "i.id IN (\(marks))", arguments: StatementArguments(chunk), orderBy: "i.id") {
+            for item in try LibraryIndex.fetchItems(
+                db, where: "i.id IN (\(marks))", arguments: StatementArguments(chunk), orderBy: "i.id")
+            {
                 byID[Int64(bitPattern: item.persistentID)] = item
             }
         }

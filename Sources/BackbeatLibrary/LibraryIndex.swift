@@ -112,15 +112,21 @@ final class LibraryIndex: Sendable {
         }
         let problem = try writer.read { db in
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-            guard tables.contains("meta"), try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'") == format else {
-                throw BackbeatError(.indexForeign, operation: "open",
-                                    reason: "the file is another program's SQLite database; it was left as it is")
+            guard tables.contains("meta"),
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'") == format
+            else {
+                throw BackbeatError(
+                    .indexForeign, operation: "open",
+                    reason: "the file is another program's SQLite database; it was left as it is")
             }
             let version = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'")
             guard version == String(schemaVersion) || version == "1" else {
-                throw BackbeatError(version.flatMap(Int.init).map { $0 > schemaVersion } == true ? .indexNewerVersion : .indexForeign,
-                                    operation: "open",
-                                    reason: "schema version \(version ?? "none"), this Backbeat reads \(schemaVersion); it was left as it is")
+                throw BackbeatError(
+                    version.flatMap(Int.init).map { $0 > schemaVersion } == true ? .indexNewerVersion : .indexForeign,
+                    operation: "open",
+                    reason:
+                        "schema version \(version ?? "none"), this Backbeat reads \(schemaVersion); it was left as it is"
+                )
             }
             let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
             return check == "ok" ? nil : check
@@ -131,7 +137,8 @@ final class LibraryIndex: Sendable {
 
     /// Brings an index of an earlier schema version up to this one, in one transaction.
     private static func migrate(_ writer: any DatabaseWriter) throws {
-        guard try writer.read({ try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'version'") }) == "1" else { return }
+        guard try writer.read({ try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'version'") }) == "1"
+        else { return }
         try writer.write { db in
             // Version 2: items of a folder that cannot be reached stay, marked unavailable.
             guard try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'version'") == "1" else { return }
@@ -143,18 +150,20 @@ final class LibraryIndex: Sendable {
     /// A ``BackbeatError`` whose code says what went wrong with the index.
     static func typed(_ error: any Error, operation: String, url: URL?) -> BackbeatError {
         if let error = error as? BackbeatError {
-            return url == nil || error.url != nil ? error : BackbeatError(error.code, operation: error.operation, url: url, reason: error.reason)
+            return url == nil || error.url != nil
+                ? error : BackbeatError(error.code, operation: error.operation, url: url, reason: error.reason)
         }
         guard let error = error as? DatabaseError else {
             return BackbeatError(.indexFailed, operation: operation, url: url, reason: "\(error)")
         }
         let reason = error.message ?? "\(error.resultCode)"
-        let code: BackbeatError.Code = switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED: .indexBusy
-        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: .indexReadOnly
-        case .SQLITE_FULL: .indexFull
-        default: .indexFailed
-        }
+        let code: BackbeatError.Code =
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED: .indexBusy
+            case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: .indexReadOnly
+            case .SQLITE_FULL: .indexFull
+            default: .indexFailed
+            }
         return BackbeatError(code, operation: operation, url: url, reason: reason)
     }
 
@@ -163,39 +172,41 @@ final class LibraryIndex: Sendable {
     }
 
     private static func createTables(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE items (
-                id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
-                media_type INTEGER NOT NULL, title TEXT NOT NULL, artist TEXT, album TEXT, album_artist TEXT,
-                genre TEXT, composer TEXT, track INTEGER NOT NULL, disc INTEGER NOT NULL,
-                duration_value INTEGER NOT NULL, duration_timescale INTEGER NOT NULL, release_date REAL,
-                compilation INTEGER NOT NULL, artwork_kind INTEGER NOT NULL, artwork_path TEXT,
-                artwork_width INTEGER NOT NULL, artwork_height INTEGER NOT NULL,
-                title_key TEXT NOT NULL, artist_key TEXT NOT NULL, album_key TEXT NOT NULL,
-                album_artist_key TEXT NOT NULL, genre_key TEXT NOT NULL, composer_key TEXT NOT NULL,
-                title_sort TEXT NOT NULL, artist_sort TEXT NOT NULL, album_sort TEXT NOT NULL,
-                album_artist_sort TEXT NOT NULL, genre_sort TEXT NOT NULL, composer_sort TEXT NOT NULL,
-                album_group INTEGER NOT NULL, available INTEGER NOT NULL DEFAULT 1);
-            CREATE INDEX items_artist ON items(artist_key);
-            CREATE INDEX items_album ON items(album_key);
-            CREATE INDEX items_album_artist ON items(album_artist_key);
-            CREATE INDEX items_genre ON items(genre_key);
-            CREATE INDEX items_composer ON items(composer_key);
-            CREATE INDEX items_title_order ON items(title_sort, artist_sort, album_sort, id, media_type);
-            CREATE INDEX items_album_order ON items(album_sort, album_group, disc, track, title_sort, id, media_type, compilation);
-            CREATE TABLE generation (value INTEGER NOT NULL);
-            INSERT INTO generation (value) VALUES (0);
-            CREATE TABLE play_stats (id INTEGER PRIMARY KEY, play_count INTEGER NOT NULL DEFAULT 0,
-                skip_count INTEGER NOT NULL DEFAULT 0, last_played REAL);
-            CREATE TABLE analysis (id INTEGER PRIMARY KEY, integrated_lufs REAL NOT NULL, true_peak_dbtp REAL NOT NULL);
-            CREATE TABLE playlists (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
-                name_sort TEXT NOT NULL);
-            CREATE TABLE playlist_entries (playlist_id INTEGER NOT NULL, position INTEGER NOT NULL,
-                item_id INTEGER NOT NULL, PRIMARY KEY (playlist_id, position));
-            """)
-        try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('format', ?), ('version', ?)",
-                       arguments: [format, String(schemaVersion)])
+        try db.execute(
+            sql: """
+                CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE items (
+                    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+                    media_type INTEGER NOT NULL, title TEXT NOT NULL, artist TEXT, album TEXT, album_artist TEXT,
+                    genre TEXT, composer TEXT, track INTEGER NOT NULL, disc INTEGER NOT NULL,
+                    duration_value INTEGER NOT NULL, duration_timescale INTEGER NOT NULL, release_date REAL,
+                    compilation INTEGER NOT NULL, artwork_kind INTEGER NOT NULL, artwork_path TEXT,
+                    artwork_width INTEGER NOT NULL, artwork_height INTEGER NOT NULL,
+                    title_key TEXT NOT NULL, artist_key TEXT NOT NULL, album_key TEXT NOT NULL,
+                    album_artist_key TEXT NOT NULL, genre_key TEXT NOT NULL, composer_key TEXT NOT NULL,
+                    title_sort TEXT NOT NULL, artist_sort TEXT NOT NULL, album_sort TEXT NOT NULL,
+                    album_artist_sort TEXT NOT NULL, genre_sort TEXT NOT NULL, composer_sort TEXT NOT NULL,
+                    album_group INTEGER NOT NULL, available INTEGER NOT NULL DEFAULT 1);
+                CREATE INDEX items_artist ON items(artist_key);
+                CREATE INDEX items_album ON items(album_key);
+                CREATE INDEX items_album_artist ON items(album_artist_key);
+                CREATE INDEX items_genre ON items(genre_key);
+                CREATE INDEX items_composer ON items(composer_key);
+                CREATE INDEX items_title_order ON items(title_sort, artist_sort, album_sort, id, media_type);
+                CREATE INDEX items_album_order ON items(album_sort, album_group, disc, track, title_sort, id, media_type, compilation);
+                CREATE TABLE generation (value INTEGER NOT NULL);
+                INSERT INTO generation (value) VALUES (0);
+                CREATE TABLE play_stats (id INTEGER PRIMARY KEY, play_count INTEGER NOT NULL DEFAULT 0,
+                    skip_count INTEGER NOT NULL DEFAULT 0, last_played REAL);
+                CREATE TABLE analysis (id INTEGER PRIMARY KEY, integrated_lufs REAL NOT NULL, true_peak_dbtp REAL NOT NULL);
+                CREATE TABLE playlists (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                    name_sort TEXT NOT NULL);
+                CREATE TABLE playlist_entries (playlist_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                    item_id INTEGER NOT NULL, PRIMARY KEY (playlist_id, position));
+                """)
+        try db.execute(
+            sql: "INSERT INTO meta (key, value) VALUES ('format', ?), ('version', ?)",
+            arguments: [format, String(schemaVersion)])
     }
 
     /// Runs a read, turning database errors into ``BackbeatError``.
@@ -246,11 +257,12 @@ final class LibraryIndex: Sendable {
     static func item(from row: Row) -> MediaItem {
         let timescale: Int32 = row[11]
         let artworkKind: Int = row[15]
-        let artworkSource: MediaItemArtwork.Source? = switch artworkKind {
-        case 1: .embedded(row[14])
-        case 2: .imageFile(row[16] ?? "")
-        default: nil
-        }
+        let artworkSource: MediaItemArtwork.Source? =
+            switch artworkKind {
+            case 1: .embedded(row[14])
+            case 2: .imageFile(row[16] ?? "")
+            default: nil
+            }
         let lufs: Double? = row[22]
         let peak: Double? = row[23]
         let releaseDate: Double? = row[12]
@@ -269,9 +281,12 @@ final class LibraryIndex: Sendable {
 
     static let columnCount = 24
 
-    static func fetchItems(_ db: Database, joining join: String = "", where clause: String = "",
-                           arguments: StatementArguments = [], orderBy: String) throws -> [MediaItem] {
-        let sql = "SELECT \(itemColumns) FROM items i \(join) \(itemJoins) \(clause.isEmpty ? "" : "WHERE \(clause)") ORDER BY \(orderBy)"
+    static func fetchItems(
+        _ db: Database, joining join: String = "", where clause: String = "",
+        arguments: StatementArguments = [], orderBy: String
+    ) throws -> [MediaItem] {
+        let sql =
+            "SELECT \(itemColumns) FROM items i \(join) \(itemJoins) \(clause.isEmpty ? "" : "WHERE \(clause)") ORDER BY \(orderBy)"
         var items: [MediaItem] = []
         let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         while let row = try cursor.next() { items.append(item(from: row)) }

@@ -13,7 +13,9 @@ extension LibraryScanner {
         let known: [String: Known] = try index.read("load index") { db in
             var known: [String: Known] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime, available FROM items")
-            while let row = try rows.next() { known[row[0]] = Known(id: row[1], size: row[2], mtime: row[3], available: row[4]) }
+            while let row = try rows.next() {
+                known[row[0]] = Known(id: row[1], size: row[2], mtime: row[3], available: row[4])
+            }
             return known
         }
         let unreachable = walked.unreachable.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
@@ -35,7 +37,9 @@ extension LibraryScanner {
         let gone = missing.filter { !isUnreachable($0) }
         let newlyUnavailable = missing.filter { isUnreachable($0) && known[$0]?.available == true }
         let results = extractAll(toRead)
-        let parsedPlaylists = walked.playlists.map { file in (file, Result { try PlaylistReader.read(URL(fileURLWithPath: file.path)) }) }
+        let parsedPlaylists = walked.playlists.map { file in
+            (file, Result { try PlaylistReader.read(URL(fileURLWithPath: file.path)) })
+        }
 
         report = try index.write("update index", changesItems: false) { db in
             var report = report
@@ -74,7 +78,9 @@ extension LibraryScanner {
                 let file = extracted.file
                 let id = Int64(bitPattern: extracted.id)
                 if let other = try String.fetchOne(holder, arguments: [id]) {
-                    report.skipped.append(.init(url: URL(fileURLWithPath: file.path), reason: "duplicate of \(other) (same audio content)"))
+                    report.skipped.append(
+                        .init(
+                            url: URL(fileURLWithPath: file.path), reason: "duplicate of \(other) (same audio content)"))
                     if previousID[file.path] != nil { report.removed += 1 }
                     continue
                 }
@@ -85,10 +91,11 @@ extension LibraryScanner {
                 if let old = previousID[file.path] {
                     report.changed += 1
                     if old != id {
-                        try db.execute(sql: """
-                            INSERT OR IGNORE INTO play_stats (id, play_count, skip_count, last_played)
-                            SELECT ?, play_count, skip_count, last_played FROM play_stats WHERE id = ?
-                            """, arguments: [id, old])
+                        try db.execute(
+                            sql: """
+                                INSERT OR IGNORE INTO play_stats (id, play_count, skip_count, last_played)
+                                SELECT ?, play_count, skip_count, last_played FROM play_stats WHERE id = ?
+                                """, arguments: [id, old])
                     }
                 } else {
                     report.added += 1
@@ -144,8 +151,10 @@ extension LibraryScanner {
         let items: [Int64]
     }
 
-    private func applyPlaylists(_ parsed: [(FoundFile, Result<PlaylistReader.Parsed, any Error>)], db: Database,
-                                report: inout ScanReport, keeping isUnreachable: (String) -> Bool) throws {
+    private func applyPlaylists(
+        _ parsed: [(FoundFile, Result<PlaylistReader.Parsed, any Error>)], db: Database,
+        report: inout ScanReport, keeping isUnreachable: (String) -> Bool
+    ) throws {
         let itemAtPath = try db.makeStatement(sql: "SELECT id FROM items WHERE path = ?")
         var rows: [PlaylistRow] = []
         for (file, result) in parsed {
@@ -160,24 +169,30 @@ extension LibraryScanner {
                 playlist = value
             }
             if playlist.truncated {
-                report.playlistProblems.append(.init(url: url, reason: "more than \(PlaylistReader.maximumEntries) entries; the rest are ignored"))
+                report.playlistProblems.append(
+                    .init(url: url, reason: "more than \(PlaylistReader.maximumEntries) entries; the rest are ignored"))
             }
             let directory = (file.path as NSString).deletingLastPathComponent
             var items: [Int64] = []
             for entry in playlist.entries {
                 switch resolve(entry, relativeTo: directory) {
                 case .failure(let problem):
-                    report.playlistProblems.append(.init(url: url, reason: "entry \"\(entry.prefix(200))\": \(problem.reason)"))
+                    report.playlistProblems.append(
+                        .init(url: url, reason: "entry \"\(entry.prefix(200))\": \(problem.reason)"))
                 case .success(let path):
                     if let id = try Int64.fetchOne(itemAtPath, arguments: [path]) {
                         items.append(id)
                     } else {
-                        let reason = FileManager.default.fileExists(atPath: path) ? "not in the library (unsupported or skipped)" : "missing file"
-                        report.playlistProblems.append(.init(url: url, reason: "entry \"\(entry.prefix(200))\": \(reason)"))
+                        let reason =
+                            FileManager.default.fileExists(atPath: path)
+                            ? "not in the library (unsupported or skipped)" : "missing file"
+                        report.playlistProblems.append(
+                            .init(url: url, reason: "entry \"\(entry.prefix(200))\": \(reason)"))
                     }
                 }
             }
-            let name = playlist.name.flatMap { $0.isEmpty ? nil : String($0.prefix(ScannedMetadata.maximumValueBytes)) }
+            let name =
+                playlist.name.flatMap { $0.isEmpty ? nil : String($0.prefix(ScannedMetadata.maximumValueBytes)) }
                 ?? ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
             rows.append(PlaylistRow(id: playlistID(path: file.path), path: file.path, name: name, items: items))
         }
@@ -186,8 +201,9 @@ extension LibraryScanner {
         var previous: [PlaylistRow] = []
         let stored = try Row.fetchAll(db, sql: "SELECT id, path, name FROM playlists ORDER BY path")
         for row in stored {
-            let items = try Int64.fetchAll(db, sql: "SELECT item_id FROM playlist_entries WHERE playlist_id = ? ORDER BY position",
-                                           arguments: [row[0] as Int64])
+            let items = try Int64.fetchAll(
+                db, sql: "SELECT item_id FROM playlist_entries WHERE playlist_id = ? ORDER BY position",
+                arguments: [row[0] as Int64])
             previous.append(PlaylistRow(id: row[0], path: row[1], name: row[2], items: items))
         }
         previous.sort { $0.path < $1.path }
@@ -199,11 +215,13 @@ extension LibraryScanner {
         report.playlistsChanged = true
         try db.execute(sql: "DELETE FROM playlists; DELETE FROM playlist_entries")
         for row in rows {
-            try db.execute(sql: "INSERT OR IGNORE INTO playlists (id, path, name, name_sort) VALUES (?, ?, ?, ?)",
-                           arguments: [row.id, row.path, row.name, TextFolding.sortKey(row.name)])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO playlists (id, path, name, name_sort) VALUES (?, ?, ?, ?)",
+                arguments: [row.id, row.path, row.name, TextFolding.sortKey(row.name)])
             for (position, item) in row.items.enumerated() {
-                try db.execute(sql: "INSERT INTO playlist_entries (playlist_id, position, item_id) VALUES (?, ?, ?)",
-                               arguments: [row.id, position, item])
+                try db.execute(
+                    sql: "INSERT INTO playlist_entries (playlist_id, position, item_id) VALUES (?, ?, ?)",
+                    arguments: [row.id, position, item])
             }
         }
     }
@@ -222,7 +240,9 @@ extension LibraryScanner {
     func resolve(_ entry: String, relativeTo directory: String) -> Result<String, EntryProblem> {
         var path: String
         if let schemeEnd = entry.range(of: "://"), entry[..<schemeEnd.lowerBound].allSatisfy(\.isLetter) {
-            guard let url = URL(string: entry), url.isFileURL else { return .failure(.init(reason: "not a local file")) }
+            guard let url = URL(string: entry), url.isFileURL else {
+                return .failure(.init(reason: "not a local file"))
+            }
             path = url.path
         } else if entry.hasPrefix("/") {
             path = entry

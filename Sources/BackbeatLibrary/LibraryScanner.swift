@@ -47,7 +47,10 @@ struct LibraryScanner {
         for root in roots {
             var st = stat()
             guard stat(root, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-                skipped.append(.init(url: URL(fileURLWithPath: root), reason: "root is not a readable directory; its items are kept, marked unavailable"))
+                skipped.append(
+                    .init(
+                        url: URL(fileURLWithPath: root),
+                        reason: "root is not a readable directory; its items are kept, marked unavailable"))
                 unreachable.append(root)
                 continue
             }
@@ -55,7 +58,10 @@ struct LibraryScanner {
         }
         while let directory = pending.popLast() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-                skipped.append(.init(url: URL(fileURLWithPath: directory), reason: "directory cannot be read; its items are kept, marked unavailable"))
+                skipped.append(
+                    .init(
+                        url: URL(fileURLWithPath: directory),
+                        reason: "directory cannot be read; its items are kept, marked unavailable"))
                 unreachable.append(directory)
                 continue
             }
@@ -75,12 +81,16 @@ struct LibraryScanner {
                     if visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted {
                         pending.append(path)
                     } else if isLink {
-                        skipped.append(.init(url: URL(fileURLWithPath: path), reason: "symbolic link loop (directory already scanned)"))
+                        skipped.append(
+                            .init(
+                                url: URL(fileURLWithPath: path),
+                                reason: "symbolic link loop (directory already scanned)"))
                     }
                 case S_IFREG:
                     files.append((path, st))
                     if cover == nil, Self.coverNames.contains(name.lowercased()),
-                       let size = ImageCodec.size(ofFile: path) {
+                        let size = ImageCodec.size(ofFile: path)
+                    {
                         cover = Cover(path: path, size: size)
                     }
                 default:
@@ -91,8 +101,11 @@ struct LibraryScanner {
                 let ext = (path as NSString).pathExtension.lowercased()
                 let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
                 let found = FoundFile(path: path, size: Int64(st.st_size), mtime: mtime, cover: cover)
-                if source.handles(pathExtension: ext) { audio.append(found) }
-                else if Self.playlistExtensions.contains(ext) { playlists.append(found) }
+                if source.handles(pathExtension: ext) {
+                    audio.append(found)
+                } else if Self.playlistExtensions.contains(ext) {
+                    playlists.append(found)
+                }
             }
         }
         audio.sort { $0.path < $1.path }
@@ -107,7 +120,8 @@ struct LibraryScanner {
         do {
             let fd = open(file.path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                throw BackbeatError(.unreadableFile, operation: "open", url: url, reason: String(cString: strerror(errno)))
+                throw BackbeatError(
+                    .unreadableFile, operation: "open", url: url, reason: String(cString: strerror(errno)))
             }
             let id: UInt64
             do {
@@ -118,7 +132,9 @@ struct LibraryScanner {
             var pictureSize: MediaItemArtwork.Size?
             if let picture = metadata.embeddedPicture {
                 pictureSize = ImageCodec.size(of: picture)
-                if pictureSize == nil { metadata.warnings.append("embedded picture is not a readable JPEG or PNG; ignored") }
+                if pictureSize == nil {
+                    metadata.warnings.append("embedded picture is not a readable JPEG or PNG; ignored")
+                }
                 metadata.embeddedPicture = nil
             }
             return .success(Extracted(file: file, id: id, metadata: metadata, embeddedArtworkSize: pictureSize))

@@ -59,11 +59,15 @@ public final class LoudnessAnalysis: Sendable {
     @discardableResult
     public func run(onProgress: (_ completed: Int, _ total: Int) -> Void = { _, _ in }) throws -> Report {
         let due: [(Int64, String)] = try library.index.read("list items to analyse") { db in
-            let sql = reanalyze ? "SELECT id, path FROM items ORDER BY path"
+            let sql =
+                reanalyze
+                ? "SELECT id, path FROM items ORDER BY path"
                 : "SELECT i.id, i.path FROM items i LEFT JOIN analysis a ON a.id = i.id WHERE a.id IS NULL ORDER BY i.path"
             return try Row.fetchAll(db, sql: sql).map { ($0[0], $0[1]) }
         }
-        progress.withLockedValue { $0.completed = 0; $0.total = due.count }
+        progress.withLockedValue {
+            $0.completed = 0; $0.total = due.count
+        }
         var report = Report()
         let source = library.scanner.source
         for (id, path) in due {
@@ -84,10 +88,15 @@ public final class LoudnessAnalysis: Sendable {
                     throw BackbeatError(.unreadableFile, operation: "analyse", url: url, reason: "no audio")
                 }
                 try library.index.write("store loudness") { db in
-                    guard try Bool.fetchOne(db, sql: "SELECT 1 FROM items WHERE id = ?", arguments: [id]) != nil else { return }
-                    try db.execute(sql: "INSERT OR REPLACE INTO analysis (id, integrated_lufs, true_peak_dbtp) VALUES (?, ?, ?)",
-                                   arguments: [id, loudness.integratedLUFS.isFinite ? loudness.integratedLUFS : -200,
-                                               loudness.truePeakDBTP.isFinite ? loudness.truePeakDBTP : -200])
+                    guard try Bool.fetchOne(db, sql: "SELECT 1 FROM items WHERE id = ?", arguments: [id]) != nil else {
+                        return
+                    }
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO analysis (id, integrated_lufs, true_peak_dbtp) VALUES (?, ?, ?)",
+                        arguments: [
+                            id, loudness.integratedLUFS.isFinite ? loudness.integratedLUFS : -200,
+                            loudness.truePeakDBTP.isFinite ? loudness.truePeakDBTP : -200,
+                        ])
                 }
                 report.analyzed += 1
             } catch let error as BackbeatError where error.code == .indexFailed {

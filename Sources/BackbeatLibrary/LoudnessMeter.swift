@@ -12,8 +12,9 @@ final class LoudnessMeter {
         channelCount = format.channelCount
         let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue)
         guard let state = ebur128_init(UInt32(format.channelCount), UInt(format.sampleRate), mode) else {
-            throw BackbeatError(.unsupportedFormat, operation: "ebur128_init", url: url,
-                                reason: "cannot measure \(format.channelCount) channels at \(format.sampleRate) Hz")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "ebur128_init", url: url,
+                reason: "cannot measure \(format.channelCount) channels at \(format.sampleRate) Hz")
         }
         self.state = state
     }

@@ -51,7 +51,8 @@ public enum MediaGrouping: String, Hashable, Sendable, CaseIterable {
         case .title: Plan(columns: ["title_sort", "artist_sort", "album_sort", "id"], key: "id")
         case .album, .podcastTitle, .playlist: Plan(columns: albumOrder, key: "album_group")
         case .artist: Plan(columns: ["artist_sort", "artist_key"] + albumOrder, key: "artist_key")
-        case .albumArtist: Plan(columns: ["album_artist_sort", "album_artist_key"] + albumOrder, key: "album_artist_key")
+        case .albumArtist:
+            Plan(columns: ["album_artist_sort", "album_artist_key"] + albumOrder, key: "album_artist_key")
         case .composer: Plan(columns: ["composer_sort", "composer_key", "title_sort", "id"], key: "composer_key")
         case .genre: Plan(columns: ["genre_sort", "genre_key", "artist_sort"] + albumOrder, key: "genre_key")
         }

@@ -31,7 +31,13 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
         let artworkWidth: Int
         let artworkHeight: Int
         let isAvailable: Bool
-        init(persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?, albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int, playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int, skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?, artworkWidth: Int, artworkHeight: Int, isAvailable: Bool) {
+        init(
+            persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?,
+            albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int,
+            playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int,
+            skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?,
+            artworkWidth: Int, artworkHeight: Int, isAvailable: Bool
+        ) {
             self.persistentID = persistentID
             self.mediaType = mediaType
             self.title = title
@@ -59,8 +65,20 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
 
     let storage: Storage
 
-    init(persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?, albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int, playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int, skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?, artworkWidth: Int, artworkHeight: Int, isAvailable: Bool = true) {
-        storage = Storage(persistentID: persistentID, mediaType: mediaType, title: title, artist: artist, albumTitle: albumTitle, albumArtistTag: albumArtistTag, genre: genre, composer: composer, albumTrackNumber: albumTrackNumber, discNumber: discNumber, playbackDuration: playbackDuration, releaseDate: releaseDate, isCompilation: isCompilation, path: path, playCount: playCount, skipCount: skipCount, lastPlayedDate: lastPlayedDate, loudness: loudness, artworkSource: artworkSource, artworkWidth: artworkWidth, artworkHeight: artworkHeight, isAvailable: isAvailable)
+    init(
+        persistentID: UInt64, mediaType: MediaType, title: String, artist: String?, albumTitle: String?,
+        albumArtistTag: String?, genre: String?, composer: String?, albumTrackNumber: Int, discNumber: Int,
+        playbackDuration: MediaTime, releaseDate: Date?, isCompilation: Bool, path: String, playCount: Int,
+        skipCount: Int, lastPlayedDate: Date?, loudness: Loudness?, artworkSource: MediaItemArtwork.Source?,
+        artworkWidth: Int, artworkHeight: Int, isAvailable: Bool = true
+    ) {
+        storage = Storage(
+            persistentID: persistentID, mediaType: mediaType, title: title, artist: artist, albumTitle: albumTitle,
+            albumArtistTag: albumArtistTag, genre: genre, composer: composer, albumTrackNumber: albumTrackNumber,
+            discNumber: discNumber, playbackDuration: playbackDuration, releaseDate: releaseDate,
+            isCompilation: isCompilation, path: path, playCount: playCount, skipCount: skipCount,
+            lastPlayedDate: lastPlayedDate, loudness: loudness, artworkSource: artworkSource,
+            artworkWidth: artworkWidth, artworkHeight: artworkHeight, isAvailable: isAvailable)
     }
 
     /// The identifier derived from the file's audio content; it survives a
@@ -109,7 +127,15 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
 
     public static func == (lhs: MediaItem, rhs: MediaItem) -> Bool {
         let a = lhs.storage, b = rhs.storage
-        return a === b || (a.persistentID == b.persistentID && a.mediaType == b.mediaType && a.title == b.title && a.artist == b.artist && a.albumTitle == b.albumTitle && a.albumArtistTag == b.albumArtistTag && a.genre == b.genre && a.composer == b.composer && a.albumTrackNumber == b.albumTrackNumber && a.discNumber == b.discNumber && a.playbackDuration == b.playbackDuration && a.releaseDate == b.releaseDate && a.isCompilation == b.isCompilation && a.path == b.path && a.playCount == b.playCount && a.skipCount == b.skipCount && a.lastPlayedDate == b.lastPlayedDate && a.loudness == b.loudness && a.artworkSource == b.artworkSource && a.artworkWidth == b.artworkWidth && a.artworkHeight == b.artworkHeight)
+        return a === b
+            || (a.persistentID == b.persistentID && a.mediaType == b.mediaType && a.title == b.title
+                && a.artist == b.artist && a.albumTitle == b.albumTitle && a.albumArtistTag == b.albumArtistTag
+                && a.genre == b.genre && a.composer == b.composer && a.albumTrackNumber == b.albumTrackNumber
+                && a.discNumber == b.discNumber && a.playbackDuration == b.playbackDuration
+                && a.releaseDate == b.releaseDate && a.isCompilation == b.isCompilation && a.path == b.path
+                && a.playCount == b.playCount && a.skipCount == b.skipCount && a.lastPlayedDate == b.lastPlayedDate
+                && a.loudness == b.loudness && a.artworkSource == b.artworkSource && a.artworkWidth == b.artworkWidth
+                && a.artworkHeight == b.artworkHeight)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -38,7 +38,8 @@ public struct MediaItemArtwork: Hashable, Sendable {
     ///   picture cannot be decoded.
     public func image(at size: Size) throws -> ArtworkImage? {
         guard (1...4096).contains(size.width), (1...4096).contains(size.height) else {
-            throw BackbeatError(.invalidArgument, operation: "artwork image", reason: "size \(size) is outside 1...4096")
+            throw BackbeatError(
+                .invalidArgument, operation: "artwork image", reason: "size \(size) is outside 1...4096")
         }
         guard let encoded = try encodedData() else { return nil }
         let decoded = try ImageCodec.decode(encoded.data, url: encoded.url)

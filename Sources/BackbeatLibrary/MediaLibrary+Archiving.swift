@@ -11,8 +11,9 @@ extension CodingUserInfoKey {
 extension Decoder {
     func mediaLibrary(_ operation: String) throws -> MediaLibrary {
         guard let library = userInfo[.mediaLibrary] as? MediaLibrary else {
-            throw BackbeatError(.libraryMissing, operation: operation,
-                                reason: "set decoder.userInfo[.mediaLibrary] to the library to look items up in")
+            throw BackbeatError(
+                .libraryMissing, operation: operation,
+                reason: "set decoder.userInfo[.mediaLibrary] to the library to look items up in")
         }
         return library
     }
@@ -73,8 +74,13 @@ extension MediaLibrary {
     /// The playlist with this persistent ID.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` when there is none.
     public func playlist(persistentID: UInt64) throws -> MediaPlaylist {
-        guard let playlist = try MediaQuery.playlists(in: self).playlists.first(where: { $0.persistentID == persistentID }) else {
-            throw BackbeatError(.unknownPersistentID, operation: "find playlist", reason: String(format: "playlist %016llx", persistentID))
+        guard
+            let playlist = try MediaQuery.playlists(in: self).playlists.first(where: { $0.persistentID == persistentID }
+            )
+        else {
+            throw BackbeatError(
+                .unknownPersistentID, operation: "find playlist",
+                reason: String(format: "playlist %016llx", persistentID))
         }
         return playlist
     }

@@ -24,8 +24,10 @@ extension MediaLibrary {
                 metadata.duration = MediaTime(seconds: 180)
                 var hasher = Hasher64()
                 hasher.combine(UInt64(i))
-                let file = LibraryScanner.FoundFile(path: "/synthetic/\(artist)/\(album)/\(i).ogg", size: 1, mtime: 0, cover: nil)
-                let extracted = LibraryScanner.Extracted(file: file, id: hasher.value, metadata: metadata, embeddedArtworkSize: nil)
+                let file = LibraryScanner.FoundFile(
+                    path: "/synthetic/\(artist)/\(album)/\(i).ogg", size: 1, mtime: 0, cover: nil)
+                let extracted = LibraryScanner.Extracted(
+                    file: file, id: hasher.value, metadata: metadata, embeddedArtworkSize: nil)
                 try insert.execute(arguments: LibraryScanner.rowArguments(extracted))
             }
         }

@@ -7,19 +7,23 @@ extension MediaLibrary {
     /// The music player calls this; the statistics live in the index and follow the item across rescans and moves.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` for an item not in this library.
     public func recordPlay(of item: MediaItem, at date: Date) throws {
-        try updateStatistics(item.persistentID, operation: "record play", sql: """
-            INSERT INTO play_stats (id, play_count, last_played) VALUES (?1, 1, ?2)
-            ON CONFLICT(id) DO UPDATE SET play_count = play_count + 1, last_played = ?2
-            """, arguments: [Int64(bitPattern: item.persistentID), date.timeIntervalSince1970])
+        try updateStatistics(
+            item.persistentID, operation: "record play",
+            sql: """
+                INSERT INTO play_stats (id, play_count, last_played) VALUES (?1, 1, ?2)
+                ON CONFLICT(id) DO UPDATE SET play_count = play_count + 1, last_played = ?2
+                """, arguments: [Int64(bitPattern: item.persistentID), date.timeIntervalSince1970])
     }
 
     /// Records that `item` was skipped.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` for an item not in this library.
     public func recordSkip(of item: MediaItem) throws {
-        try updateStatistics(item.persistentID, operation: "record skip", sql: """
-            INSERT INTO play_stats (id, skip_count) VALUES (?1, 1)
-            ON CONFLICT(id) DO UPDATE SET skip_count = skip_count + 1
-            """, arguments: [Int64(bitPattern: item.persistentID)])
+        try updateStatistics(
+            item.persistentID, operation: "record skip",
+            sql: """
+                INSERT INTO play_stats (id, skip_count) VALUES (?1, 1)
+                ON CONFLICT(id) DO UPDATE SET skip_count = skip_count + 1
+                """, arguments: [Int64(bitPattern: item.persistentID)])
     }
 
     /// Play and skip counts reported by the music player that could not be
@@ -39,7 +43,8 @@ extension MediaLibrary {
                 } catch let error as BackbeatError where error.code == .indexBusy && attempt < 3 {
                     attempt += 1
                 } catch {
-                    let failure = error as? BackbeatError
+                    let failure =
+                        error as? BackbeatError
                         ?? BackbeatError(.indexFailed, operation: "record statistics", reason: "\(error)")
                     statisticsFailures.withLockedValue { failures in
                         failures.append(failure)
@@ -58,7 +63,10 @@ extension MediaLibrary {
 
     private func updateStatistics(_ id: UInt64, operation: String, sql: String, arguments: StatementArguments) throws {
         let found = try index.write(operation) { db -> Bool in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM items WHERE id = ?", arguments: [Int64(bitPattern: id)]) != nil else { return false }
+            guard
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM items WHERE id = ?", arguments: [Int64(bitPattern: id)])
+                    != nil
+            else { return false }
             try db.execute(sql: sql, arguments: arguments)
             return true
         }

@@ -55,7 +55,8 @@ public final class MediaLibrary: Sendable {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             base = URL(fileURLWithPath: xdg, isDirectory: true)
         } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+                ".local/share", isDirectory: true)
         }
         return base.appendingPathComponent("backbeat/library.sqlite")
     }
@@ -73,14 +74,18 @@ public final class MediaLibrary: Sendable {
         try self.init(roots: roots, index: index, source: LibraryCodecs.source)
     }
 
-    init(roots: [URL], index location: IndexLocation, source: any MediaMetadataSource,
-         busyTimeout: Double = LibraryIndex.defaultBusyTimeout) throws {
+    init(
+        roots: [URL], index location: IndexLocation, source: any MediaMetadataSource,
+        busyTimeout: Double = LibraryIndex.defaultBusyTimeout
+    ) throws {
         self.roots = roots.map { $0.standardizedFileURL }
         index = try LibraryIndex(location: location, busyTimeout: busyTimeout)
         indexWarning = index.warning
         scanner = LibraryScanner(roots: self.roots.map { ($0.path as NSString).standardizingPath }, source: source)
         let stored = try index.read("open") { db in try LibraryIndex.metaValue(db, "last_modified") }
-        state = LockedValueBox(State(lastModifiedDate: stored.flatMap(Double.init).map { Date(timeIntervalSince1970: $0) } ?? .distantPast))
+        state = LockedValueBox(
+            State(lastModifiedDate: stored.flatMap(Double.init).map { Date(timeIntervalSince1970: $0) } ?? .distantPast)
+        )
     }
 
     /// Brings the index up to date with the roots: new files are added,
@@ -96,8 +101,9 @@ public final class MediaLibrary: Sendable {
             let now = Date()
             let report = try scanner.scan(into: index, now: now)
             if report.hasChanges {
-                let change = LibraryChange(added: report.added, changed: report.changed, removed: report.removed,
-                                           playlistsChanged: report.playlistsChanged, lastModifiedDate: now)
+                let change = LibraryChange(
+                    added: report.added, changed: report.changed, removed: report.removed,
+                    playlistsChanged: report.playlistsChanged, lastModifiedDate: now)
                 let generating = state.withLockedValue { state -> Bool in
                     state.lastModifiedDate = now
                     return state.generatingNotifications > 0
@@ -144,10 +150,12 @@ public final class MediaLibrary: Sendable {
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` when the library has no such item.
     public func item(persistentID: UInt64) throws -> MediaItem {
         let items = try index.read("find item") { db in
-            try LibraryIndex.fetchItems(db, where: "i.id = ?", arguments: [Int64(bitPattern: persistentID)], orderBy: "i.id")
+            try LibraryIndex.fetchItems(
+                db, where: "i.id = ?", arguments: [Int64(bitPattern: persistentID)], orderBy: "i.id")
         }
         guard let item = items.first else {
-            throw BackbeatError(.unknownPersistentID, operation: "find item", reason: String(format: "item %016llx", persistentID))
+            throw BackbeatError(
+                .unknownPersistentID, operation: "find item", reason: String(format: "item %016llx", persistentID))
         }
         return item
     }

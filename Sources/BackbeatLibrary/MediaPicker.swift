@@ -61,14 +61,20 @@ public final class MediaPicker: Sendable {
         case .playlists:
             query.groupingType = .playlist
             let playlists = try query.playlists
-            return (playlists.map { Entry(title: $0.name, subtitle: Self.count($0.count), items: $0.items) }, try query.collectionSections)
+            return (
+                playlists.map { Entry(title: $0.name, subtitle: Self.count($0.count), items: $0.items) },
+                try query.collectionSections
+            )
         case .artists: query.groupingType = .artist
         case .albums: query.groupingType = .album
         case .genres: query.groupingType = .genre
         case .songs:
             query.groupingType = .title
             let items = try query.items
-            return (items.map { Entry(title: $0.title, subtitle: $0.artist ?? "Unknown Artist", items: [$0]) }, try query.itemSections)
+            return (
+                items.map { Entry(title: $0.title, subtitle: $0.artist ?? "Unknown Artist", items: [$0]) },
+                try query.itemSections
+            )
         }
         let collections = try query.collections
         let entries = collections.map { collection -> Entry in
@@ -76,7 +82,8 @@ public final class MediaPicker: Sendable {
             let title: String, subtitle: String
             switch category {
             case .artists: (title, subtitle) = (first?.artist ?? "Unknown Artist", Self.count(collection.count))
-            case .albums: (title, subtitle) = (first?.albumTitle ?? "Unknown Album", first?.albumArtist ?? "Unknown Artist")
+            case .albums:
+                (title, subtitle) = (first?.albumTitle ?? "Unknown Album", first?.albumArtist ?? "Unknown Artist")
             default: (title, subtitle) = (first?.genre ?? "Unknown Genre", Self.count(collection.count))
             }
             return Entry(title: title, subtitle: subtitle, items: collection.items)
@@ -121,7 +128,8 @@ public final class MediaPicker: Sendable {
     public func done() -> Result {
         state.withLockedValue { state in
             if let result = state.result { return result }
-            let result: Result = state.selection.isEmpty ? .didCancel : .didPick(MediaItemCollection(items: state.selection))
+            let result: Result =
+                state.selection.isEmpty ? .didCancel : .didPick(MediaItemCollection(items: state.selection))
             state.result = result
             return result
         }

@@ -61,12 +61,13 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
     }
 
     public var description: String {
-        let shown = switch value {
-        case .text(let s): "\"\(s)\""
-        case .integer(let n): property == .persistentID ? String(UInt64(bitPattern: n)) : String(n)
-        case .bool(let b): String(b)
-        case .mediaType(let t): t.name
-        }
+        let shown =
+            switch value {
+            case .text(let s): "\"\(s)\""
+            case .integer(let n): property == .persistentID ? String(UInt64(bitPattern: n)) : String(n)
+            case .bool(let b): String(b)
+            case .mediaType(let t): t.name
+            }
         return "\(property) \(comparison.rawValue) \(shown)"
     }
 
@@ -74,15 +75,19 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
     /// throws when the predicate cannot apply.
     func sqlCondition(table: String = "i") throws -> (sql: String, argument: DatabaseValue) {
         guard let column = property.filterColumn else {
-            throw BackbeatError(.nonFilterableProperty, operation: "add predicate", reason: "\(property) cannot be filtered")
+            throw BackbeatError(
+                .nonFilterableProperty, operation: "add predicate", reason: "\(property) cannot be filtered")
         }
         func mismatch(_ wanted: String) -> BackbeatError {
-            BackbeatError(.predicateTypeMismatch, operation: "add predicate", reason: "\(self): \(property) compares \(wanted)")
+            BackbeatError(
+                .predicateTypeMismatch, operation: "add predicate", reason: "\(self): \(property) compares \(wanted)")
         }
         switch (value, comparison) {
         case (.text(let text), _) where property.isText:
             let folded = TextFolding.fold(text)
-            return comparison == .equalTo ? ("\(table).\(column) = ?", folded.databaseValue) : ("instr(\(table).\(column), ?) > 0", folded.databaseValue)
+            return comparison == .equalTo
+                ? ("\(table).\(column) = ?", folded.databaseValue)
+                : ("instr(\(table).\(column), ?) > 0", folded.databaseValue)
         case (_, .contains):
             throw mismatch("with equalTo only")
         case (.integer(let n), .equalTo) where [.albumTrackNumber, .discNumber, .persistentID].contains(property):
@@ -92,8 +97,12 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
         case (.mediaType(let t), .equalTo) where property == .mediaType:
             return ("(\(table).\(column) & ?) != 0", Int64(t.rawValue).databaseValue)
         default:
-            throw mismatch(property.isText ? "text" : property == .isCompilation ? "a Bool"
-                           : property == .mediaType ? "a MediaType" : "a number")
+            throw mismatch(
+                property.isText
+                    ? "text"
+                    : property == .isCompilation
+                        ? "a Bool"
+                        : property == .mediaType ? "a MediaType" : "a number")
         }
     }
 }

@@ -31,7 +31,8 @@ extension MediaQuery {
             let match = blocks.map { _ in "(i.\(plan.sortKey) = ? AND i.\(plan.key) = ?)" }.joined(separator: " OR ")
             var arguments = StatementArguments(blocks.flatMap { [$0.sortName.databaseValue, $0.key] })
             arguments += self.arguments
-            let sql = "SELECT i.id FROM items i WHERE (\(match))\(clause.isEmpty ? "" : " AND \(clause)") ORDER BY \(plan.orderBy())"
+            let sql =
+                "SELECT i.id FROM items i WHERE (\(match))\(clause.isEmpty ? "" : " AND \(clause)") ORDER BY \(plan.orderBy())"
             return try index.read("read collection") { db in
                 let generation = try LibraryIndex.generation(db)
                 let ids = try Int64.fetchAll(db, sql: sql, arguments: arguments)
@@ -43,19 +44,22 @@ extension MediaQuery {
     /// The collections, grouped by SQLite, each with its first item decoded.
     func groupedInSQL() throws -> [MediaItemCollection] {
         let (clause, arguments) = try whereClause()
-        let members = CollectionMembers(index: library.index, plan: groupingType.plan, clause: clause, arguments: arguments)
+        let members = CollectionMembers(
+            index: library.index, plan: groupingType.plan, clause: clause, arguments: arguments)
         let index = library.index
         return try index.read("query") { db in
             let generation = try LibraryIndex.generation(db)
             let groups = try groupSummaries(db, representatives: true)
-            let firsts = try index.cache.items(groups.map(\.representativeID), generation: generation, db: db, decodingAll: false)
+            let firsts = try index.cache.items(
+                groups.map(\.representativeID), generation: generation, db: db, decodingAll: false)
             guard firsts.count == groups.count else {
                 throw BackbeatError(.indexFailed, operation: "query", reason: "items vanished during the query")
             }
             return zip(groups, firsts).map { group, first in
                 let blocks = group.blocks
-                return MediaItemCollection(count: group.count, representativeItem: first,
-                                           deferred: DeferredItems(fallback: [first]) { try members.items(blocks) })
+                return MediaItemCollection(
+                    count: group.count, representativeItem: first,
+                    deferred: DeferredItems(fallback: [first]) { try members.items(blocks) })
             }
         }
     }
@@ -94,7 +98,8 @@ extension MediaQuery {
                 groups[groups.count - 1].blocks.append(block)
                 groups[groups.count - 1].count += count
             } else {
-                groups.append(GroupSummary(blocks: [block], count: count, representativeID: representatives ? row[3] : 0))
+                groups.append(
+                    GroupSummary(blocks: [block], count: count, representativeID: representatives ? row[3] : 0))
             }
         }
         return groups

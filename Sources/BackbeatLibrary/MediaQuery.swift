@@ -40,8 +40,9 @@ public struct MediaQuery: Sendable {
     public mutating func addFilterPredicate(_ predicate: MediaPropertyPredicate) throws {
         _ = try predicate.sqlCondition()
         if let other = filterPredicates.first(where: { $0.property == predicate.property }) {
-            throw BackbeatError(.duplicatePredicate, operation: "add predicate",
-                                reason: "\(predicate) conflicts with \(other)")
+            throw BackbeatError(
+                .duplicatePredicate, operation: "add predicate",
+                reason: "\(predicate) conflicts with \(other)")
         }
         filterPredicates.insert(predicate)
     }
@@ -53,8 +54,10 @@ public struct MediaQuery: Sendable {
 
     // MARK: Factory queries
 
-    private static func factory(_ library: MediaLibrary, _ type: MediaType, _ grouping: MediaGrouping,
-                                compilations: Bool = false) -> MediaQuery {
+    private static func factory(
+        _ library: MediaLibrary, _ type: MediaType, _ grouping: MediaGrouping,
+        compilations: Bool = false
+    ) -> MediaQuery {
         var query = MediaQuery(library: library)
         query.groupingType = grouping
         query.filterPredicates.insert(MediaPropertyPredicate(value: type))
@@ -122,7 +125,9 @@ public struct MediaQuery: Sendable {
     public var collectionSections: [MediaQuerySection] {
         get throws {
             if groupingType == .playlist { return Self.sections(try playlists.map { TextFolding.sortKey($0.name) }) }
-            if groupingType.plan.groupsInBlocks { return Self.sections(try groupSummaries(representatives: false).map(\.sortKey)) }
+            if groupingType.plan.groupsInBlocks {
+                return Self.sections(try groupSummaries(representatives: false).map(\.sortKey))
+            }
             return Self.sections(try groups(withSortKeys: true).map(\.sortKey))
         }
     }
@@ -145,8 +150,10 @@ public struct MediaQuery: Sendable {
                         db, joining: "JOIN playlist_entries e ON e.item_id = i.id", where: condition, arguments: args,
                         orderBy: "e.position")
                     if items.isEmpty, realPredicates { continue }
-                    result.append(MediaPlaylist(persistentID: UInt64(bitPattern: id), name: row[1], attributes: [],
-                                                collection: MediaItemCollection(items: items)))
+                    result.append(
+                        MediaPlaylist(
+                            persistentID: UInt64(bitPattern: id), name: row[1], attributes: [],
+                            collection: MediaItemCollection(items: items)))
                 }
                 return result
             }
@@ -196,7 +203,9 @@ public struct MediaQuery: Sendable {
             guard items.count == ids.count else {
                 throw BackbeatError(.indexFailed, operation: "query", reason: "items vanished during the query")
             }
-            return items.indices.map { GroupedItem(item: items[$0], groupKey: keys[$0], sortKey: withSortKeys ? sortKeys[$0] : "") }
+            return items.indices.map {
+                GroupedItem(item: items[$0], groupKey: keys[$0], sortKey: withSortKeys ? sortKeys[$0] : "")
+            }
         }
     }
 

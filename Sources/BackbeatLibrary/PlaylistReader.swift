@@ -23,14 +23,16 @@ enum PlaylistReader {
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
             if let size = attributes[.size] as? Int, size > maximumBytes {
-                throw BackbeatError(.invalidPlaylist, operation: "read playlist", url: url,
-                                    reason: "\(size) bytes is more than the \(maximumBytes >> 20) MiB limit")
+                throw BackbeatError(
+                    .invalidPlaylist, operation: "read playlist", url: url,
+                    reason: "\(size) bytes is more than the \(maximumBytes >> 20) MiB limit")
             }
             data = try Data(contentsOf: url)
         } catch let error as BackbeatError {
             throw error
         } catch {
-            throw BackbeatError(.unreadableFile, operation: "read playlist", url: url, reason: error.localizedDescription)
+            throw BackbeatError(
+                .unreadableFile, operation: "read playlist", url: url, reason: error.localizedDescription)
         }
         switch url.pathExtension.lowercased() {
         case "pls": return parsePLS(text(data))
@@ -53,7 +55,9 @@ enum PlaylistReader {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             if line.hasPrefix("#") {
-                if line.hasPrefix("#PLAYLIST:") { parsed.name = String(line.dropFirst(10)).trimmingCharacters(in: .whitespaces) }
+                if line.hasPrefix("#PLAYLIST:") {
+                    parsed.name = String(line.dropFirst(10)).trimmingCharacters(in: .whitespaces)
+                }
                 continue
             }
             guard parsed.entries.count < maximumEntries else { parsed.truncated = true; break }
@@ -85,13 +89,16 @@ enum PlaylistReader {
         // parser is only ever given UTF-8 that is valid: UTF-16 and declared
         // 8-bit documents are transcoded here, anything else must be UTF-8.
         guard let data = utf8Document(data) else {
-            throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url, reason: "not valid UTF-8 (nor UTF-16 or a declared 8-bit encoding)")
+            throw BackbeatError(
+                .invalidPlaylist, operation: "parse XSPF", url: url,
+                reason: "not valid UTF-8 (nor UTF-16 or a declared 8-bit encoding)")
         }
         // FoundationXML also crashes on a processing instruction with no data
         // (`<?name?>`); XSPF has no use for one, so such a document is refused.
         if let target = dataLessProcessingInstruction(data) {
-            throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url,
-                                reason: "processing instruction <?\(target)?> has no data")
+            throw BackbeatError(
+                .invalidPlaylist, operation: "parse XSPF", url: url,
+                reason: "processing instruction <?\(target)?> has no data")
         }
         let delegate = XSPFDelegate()
         let parser = XMLParser(data: data)
@@ -99,9 +106,12 @@ enum PlaylistReader {
         parser.delegate = delegate
         let parsedOK = parser.parse()
         guard parsedOK, !delegate.sawForeignRoot, delegate.sawRoot, delegate.isBalanced else {
-            let reason = delegate.sawForeignRoot ? "root element is not <playlist>"
-                : !parsedOK ? "malformed XML at line \(parser.lineNumber): \(parser.parserError?.localizedDescription ?? "parse error")"
-                : !delegate.sawRoot ? "no <playlist> element" : "document ends inside an element"
+            let reason =
+                delegate.sawForeignRoot
+                ? "root element is not <playlist>"
+                : !parsedOK
+                    ? "malformed XML at line \(parser.lineNumber): \(parser.parserError?.localizedDescription ?? "parse error")"
+                    : !delegate.sawRoot ? "no <playlist> element" : "document ends inside an element"
             throw BackbeatError(.invalidPlaylist, operation: "parse XSPF", url: url, reason: reason)
         }
         return delegate.parsed
@@ -110,7 +120,9 @@ enum PlaylistReader {
 
 extension PlaylistReader {
     /// 8-bit encodings libxml2 transcodes every byte of into valid UTF-8.
-    private static let singleByteEncodings: Set<String> = ["iso-8859-1", "latin1", "iso-latin-1", "iso-8859-15", "windows-1252", "cp1252"]
+    private static let singleByteEncodings: Set<String> = [
+        "iso-8859-1", "latin1", "iso-latin-1", "iso-8859-15", "windows-1252", "cp1252",
+    ]
 
     /// The target of the first `<?target?>` with nothing but spaces after its
     /// target, anywhere in `data` (comments and CDATA included), or nil.
@@ -122,7 +134,9 @@ extension PlaylistReader {
             defer { i += 1 }
             guard bytes[i] == UInt8(ascii: "<"), bytes[i + 1] == UInt8(ascii: "?") else { continue }
             var j = i + 2
-            while j < bytes.count, !isSpace(bytes[j]), !(bytes[j] == UInt8(ascii: "?") && j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: ">")) { j += 1 }
+            while j < bytes.count, !isSpace(bytes[j]),
+                !(bytes[j] == UInt8(ascii: "?") && j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: ">"))
+            { j += 1 }
             let target = bytes[(i + 2)..<j]
             while j < bytes.count, isSpace(bytes[j]) { j += 1 }
             if j + 1 < bytes.count, bytes[j] == UInt8(ascii: "?"), bytes[j + 1] == UInt8(ascii: ">") {
@@ -157,7 +171,9 @@ extension PlaylistReader {
 
     /// ISO-8859-1 and -15 and Windows-1252, byte by byte.
     private static func decodeSingleByte(_ data: Data, _ encoding: String) -> String {
-        let latin9: [UInt8: Character] = [0xA4: "€", 0xA6: "Š", 0xA8: "š", 0xB4: "Ž", 0xB8: "ž", 0xBC: "Œ", 0xBD: "œ", 0xBE: "Ÿ"]
+        let latin9: [UInt8: Character] = [
+            0xA4: "€", 0xA6: "Š", 0xA8: "š", 0xB4: "Ž", 0xB8: "ž", 0xBC: "Œ", 0xBD: "œ", 0xBE: "Ÿ",
+        ]
         let windows: [Character] = Array("€\u{81}‚ƒ„…†‡ˆ‰Š‹Œ\u{8D}Ž\u{8F}\u{90}‘’“”•–—˜™š›œ\u{9D}žŸ")
         var text = ""
         text.reserveCapacity(data.count)
@@ -177,7 +193,8 @@ extension PlaylistReader {
     static func declaredSingleByteEncoding(_ data: Data) -> String? {
         let head = Array(data.prefix(256))
         guard head.starts(with: Array("<?xml".utf8)), let end = head.firstRange(of: Array("?>".utf8)),
-              let declaration = String(validating: head[..<end.lowerBound], as: UTF8.self) else { return nil }
+            let declaration = String(validating: head[..<end.lowerBound], as: UTF8.self)
+        else { return nil }
         // version="…" encoding="NAME": attributes are name = quoted value, separated by spaces.
         var rest = Substring(declaration.dropFirst(5))
         while let equals = rest.firstIndex(of: "=") {
@@ -206,8 +223,10 @@ private final class XSPFDelegate: NSObject, XMLParserDelegate {
     var isBalanced: Bool { path.isEmpty }
     private var text = ""
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
         if path.isEmpty, elementName != "playlist" {
             sawForeignRoot = true
             parser.abortParsing()
@@ -221,12 +240,18 @@ private final class XSPFDelegate: NSObject, XMLParserDelegate {
         if text.utf8.count < 65_536 { text += string }
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+    ) {
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if path == ["playlist", "title"] {
             parsed.name = value
         } else if path == ["playlist", "trackList", "track", "location"], !value.isEmpty {
-            if parsed.entries.count < PlaylistReader.maximumEntries { parsed.entries.append(value) } else { parsed.truncated = true }
+            if parsed.entries.count < PlaylistReader.maximumEntries {
+                parsed.entries.append(value)
+            } else {
+                parsed.truncated = true
+            }
         }
         path.removeLast()
         text = ""

@@ -37,7 +37,9 @@ struct ScannedMetadata: Sendable, Equatable {
                 value = String(decoding: value.utf8.prefix(Self.maximumValueBytes), as: UTF8.self)
             }
             if value.contains("\u{FFFD}") { warnings.append("tag \(name) is not valid UTF-8; repaired") }
-            value = value.filter { !$0.isNewline && !($0.unicodeScalars.first.map { CharacterSet.controlCharacters.contains($0) } ?? false) }
+            value = value.filter {
+                !$0.isNewline && !($0.unicodeScalars.first.map { CharacterSet.controlCharacters.contains($0) } ?? false)
+            }
             value = value.trimmingCharacters(in: .whitespaces)
             return value.isEmpty ? nil : value
         }

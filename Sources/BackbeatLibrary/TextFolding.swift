@@ -24,7 +24,9 @@ enum TextFolding {
 
     /// The section title for a sort key: an uppercase letter, or `#` for anything else.
     static func sectionTitle(forSortKey key: String) -> String {
-        guard let first = key.unicodeScalars.first, first.isASCII, CharacterSet.letters.contains(first) else { return "#" }
+        guard let first = key.unicodeScalars.first, first.isASCII, CharacterSet.letters.contains(first) else {
+            return "#"
+        }
         return String(first).uppercased()
     }
 }

@@ -103,30 +103,40 @@ public final class AssetExportSession: Sendable {
             s.status = .exporting
             return true
         }
-        guard started else { throw BackbeatError(.invalidArgument, operation: "export", url: url, reason: "a session exports once") }
+        guard started else {
+            throw BackbeatError(.invalidArgument, operation: "export", url: url, reason: "a session exports once")
+        }
         do {
             if preset == .passthrough {
                 try copy(to: url, as: fileType, overwrite: overwrite)
             } else {
                 try transcode(to: url, as: fileType, overwrite: overwrite)
             }
-            state.withLockedValue { $0.status = .completed; $0.progress = 1 }
+            state.withLockedValue {
+                $0.status = .completed; $0.progress = 1
+            }
         } catch let error as BackbeatError {
-            state.withLockedValue { $0.status = error.code == .cancelled ? .cancelled : .failed; $0.error = error }
+            state.withLockedValue {
+                $0.status = error.code == .cancelled ? .cancelled : .failed; $0.error = error
+            }
             throw error
         }
     }
 
     /// Starts the export in a new task and calls `completionHandler` when it ends, with nil on success.
     /// ``status``, ``progress`` and ``cancelExport()`` work as with ``export(to:as:overwrite:)``.
-    public func exportAsynchronously(to url: URL, as fileType: AudioFileType? = nil, overwrite: Bool = false,
-                                     completionHandler: @escaping @Sendable (BackbeatError?) -> Void) {
+    public func exportAsynchronously(
+        to url: URL, as fileType: AudioFileType? = nil, overwrite: Bool = false,
+        completionHandler: @escaping @Sendable (BackbeatError?) -> Void
+    ) {
         Task {
             do {
                 try await export(to: url, as: fileType, overwrite: overwrite)
                 completionHandler(nil)
             } catch {
-                completionHandler(error as? BackbeatError ?? BackbeatError(.writeFailed, operation: "export", url: url, reason: "\(error)"))
+                completionHandler(
+                    error as? BackbeatError
+                        ?? BackbeatError(.writeFailed, operation: "export", url: url, reason: "\(error)"))
             }
         }
     }
@@ -143,8 +153,9 @@ public final class AssetExportSession: Sendable {
     private func resolveType(_ fileType: AudioFileType?, _ url: URL) throws -> AudioFileType {
         if let fileType { return fileType }
         guard let type = AudioFileType(pathExtension: url.pathExtension) else {
-            throw BackbeatError(.unsupportedFormat, operation: "export", url: url,
-                                reason: "cannot tell the container from \"\(url.pathExtension)\" (use wav, aiff, caf, flac or ogg)")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "export", url: url,
+                reason: "cannot tell the container from \"\(url.pathExtension)\" (use wav, aiff, caf, flac or ogg)")
         }
         return type
     }
@@ -153,23 +164,30 @@ public final class AssetExportSession: Sendable {
         let type = try resolveType(fileType, url)
         let source = try asset.details()
         let native = source.format
-        var format = AudioFormat(sampleRate: native.sampleRate, channelCount: native.channelCount,
-                                 commonFormat: native.commonFormat, isInterleaved: true)
+        var format = AudioFormat(
+            sampleRate: native.sampleRate, channelCount: native.channelCount,
+            commonFormat: native.commonFormat, isInterleaved: true)
         var quality = 0.5
         switch preset {
         case .cdQuality:
             guard type.isPCM else {
-                throw BackbeatError(.unsupportedFormat, operation: "export", url: url, reason: "the cd preset writes WAV, AIFF or CAF, not \(type)")
+                throw BackbeatError(
+                    .unsupportedFormat, operation: "export", url: url,
+                    reason: "the cd preset writes WAV, AIFF or CAF, not \(type)")
             }
             format = AudioFormat(sampleRate: 44_100, channelCount: 2, commonFormat: .int16)
         case .oggVorbis(let q):
             guard type == .oggVorbis else {
-                throw BackbeatError(.unsupportedFormat, operation: "export", url: url, reason: "the vorbis preset writes Ogg, not \(type)")
+                throw BackbeatError(
+                    .unsupportedFormat, operation: "export", url: url,
+                    reason: "the vorbis preset writes Ogg, not \(type)")
             }
             quality = q
         case .flac:
             guard type == .flac else {
-                throw BackbeatError(.unsupportedFormat, operation: "export", url: url, reason: "the flac preset writes FLAC, not \(type)")
+                throw BackbeatError(
+                    .unsupportedFormat, operation: "export", url: url,
+                    reason: "the flac preset writes FLAC, not \(type)")
             }
             format.commonFormat = .int16
         case .custom(let rate, let channels, let common, let q):
@@ -218,13 +236,15 @@ public final class AssetExportSession: Sendable {
         let source = try asset.details()
         let requested = fileType ?? AudioFileType(pathExtension: url.pathExtension)
         if let requested, requested.description != source.container {
-            throw BackbeatError(.unsupportedFormat, operation: "export", url: url,
-                                reason: "passthrough keeps the \(source.container) container; the output asks for \(requested)")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "export", url: url,
+                reason: "passthrough keeps the \(source.container) container; the output asks for \(requested)")
         }
         let output = try OutputFile(url: url, overwrite: overwrite)
         do {
             guard FileManager.default.createFile(atPath: output.temporaryURL.path, contents: nil) else {
-                throw BackbeatError(.writeFailed, operation: "create", url: url, reason: "cannot create the temporary file")
+                throw BackbeatError(
+                    .writeFailed, operation: "create", url: url, reason: "cannot create the temporary file")
             }
             let reader = try FileDescriptor.reading(asset.url)
             let writer = try FileDescriptor.writing(output.temporaryURL)

@@ -46,9 +46,14 @@ public final class AssetReader {
 
     /// Adds the track output. Throws `.invalidArgument` once reading has begun or if an output was already added.
     public func add(_ output: AssetReaderTrackOutput) throws {
-        guard status == .unknown else { throw BackbeatError(.invalidArgument, operation: "add output", url: asset.url, reason: "reading has already started") }
+        guard status == .unknown else {
+            throw BackbeatError(
+                .invalidArgument, operation: "add output", url: asset.url, reason: "reading has already started")
+        }
         guard outputs.isEmpty, output.reader == nil else {
-            throw BackbeatError(.invalidArgument, operation: "add output", url: asset.url, reason: "an audio file has one track, and it already has an output")
+            throw BackbeatError(
+                .invalidArgument, operation: "add output", url: asset.url,
+                reason: "an audio file has one track, and it already has an output")
         }
         output.reader = self
         outputs.append(output)
@@ -57,9 +62,14 @@ public final class AssetReader {
     /// Opens the file and prepares the output.
     /// - Throws: ``BackbeatError`` if there is no output, the settings are invalid or the file cannot be decoded.
     public func startReading() throws {
-        guard status == .unknown else { throw BackbeatError(.invalidArgument, operation: "startReading", url: asset.url, reason: "reading has already started") }
+        guard status == .unknown else {
+            throw BackbeatError(
+                .invalidArgument, operation: "startReading", url: asset.url, reason: "reading has already started")
+        }
         guard let output = outputs.first else {
-            throw BackbeatError(.invalidArgument, operation: "startReading", url: asset.url, reason: "add an AssetReaderTrackOutput first")
+            throw BackbeatError(
+                .invalidArgument, operation: "startReading", url: asset.url,
+                reason: "add an AssetReaderTrackOutput first")
         }
         do {
             try output.start(url: asset.url, timeRange: timeRange)
@@ -109,12 +119,19 @@ public final class AssetReaderTrackOutput {
     /// - Throws: ``BackbeatError`` if decoding fails (the reader's status becomes `.failed`)
     ///   or the reader has not started.
     public func copyNextSampleBuffer() throws -> PCMBuffer? {
-        guard let reader else { throw BackbeatError(.invalidArgument, operation: "copyNextSampleBuffer", reason: "add the output to a reader first") }
+        guard let reader else {
+            throw BackbeatError(
+                .invalidArgument, operation: "copyNextSampleBuffer", reason: "add the output to a reader first")
+        }
         switch reader.status {
         case .reading: break
-        case .unknown: throw BackbeatError(.invalidArgument, operation: "copyNextSampleBuffer", url: reader.asset.url, reason: "call startReading() first")
+        case .unknown:
+            throw BackbeatError(
+                .invalidArgument, operation: "copyNextSampleBuffer", url: reader.asset.url,
+                reason: "call startReading() first")
         case .completed, .cancelled: return nil
-        case .failed: throw reader.error ?? BackbeatError(.readFailed, operation: "copyNextSampleBuffer", url: reader.asset.url)
+        case .failed:
+            throw reader.error ?? BackbeatError(.readFailed, operation: "copyNextSampleBuffer", url: reader.asset.url)
         }
         guard let pipeline else { return nil }
         do {

@@ -68,9 +68,13 @@ public final class AssetWriter {
 
     /// Adds the input. Throws `.invalidArgument` after ``startWriting()`` or for a second input.
     public func add(_ input: AssetWriterInput) throws {
-        guard status == .unknown else { throw BackbeatError(.invalidArgument, operation: "add input", url: outputURL, reason: "writing has already started") }
+        guard status == .unknown else {
+            throw BackbeatError(
+                .invalidArgument, operation: "add input", url: outputURL, reason: "writing has already started")
+        }
         guard inputs.isEmpty, input.writer == nil else {
-            throw BackbeatError(.invalidArgument, operation: "add input", url: outputURL, reason: "a writer takes one audio input")
+            throw BackbeatError(
+                .invalidArgument, operation: "add input", url: outputURL, reason: "a writer takes one audio input")
         }
         input.writer = self
         inputs.append(input)
@@ -79,21 +83,29 @@ public final class AssetWriter {
     /// Opens the temporary file and writes the headers and tags.
     /// - Throws: ``BackbeatError`` if there is no input, the settings do not fit the container, or the file cannot be created.
     public func startWriting() throws {
-        guard status == .unknown else { throw BackbeatError(.invalidArgument, operation: "startWriting", url: outputURL, reason: "writing has already started") }
+        guard status == .unknown else {
+            throw BackbeatError(
+                .invalidArgument, operation: "startWriting", url: outputURL, reason: "writing has already started")
+        }
         guard let input = inputs.first else {
-            throw BackbeatError(.invalidArgument, operation: "startWriting", url: outputURL, reason: "add an AssetWriterInput first")
+            throw BackbeatError(
+                .invalidArgument, operation: "startWriting", url: outputURL, reason: "add an AssetWriterInput first")
         }
         let format = input.outputSettings
         do {
             try format.validate(operation: "startWriting")
             switch outputFileType {
             case .oggVorbis:
-                sink = .vorbis(try VorbisFileWriter(url: outputURL, sampleRate: format.sampleRate, channelCount: format.channelCount,
-                                                    quality: input.quality, tags: metadata, overwrite: overwrite))
+                sink = .vorbis(
+                    try VorbisFileWriter(
+                        url: outputURL, sampleRate: format.sampleRate, channelCount: format.channelCount,
+                        quality: input.quality, tags: metadata, overwrite: overwrite))
             default:
-                sink = .sndfile(try SoundFileWriter(url: outputURL, type: Self.sndfileType(outputFileType, format.commonFormat),
-                                                    sampleRate: format.sampleRate, channelCount: format.channelCount,
-                                                    overwrite: overwrite, tags: metadata))
+                sink = .sndfile(
+                    try SoundFileWriter(
+                        url: outputURL, type: Self.sndfileType(outputFileType, format.commonFormat),
+                        sampleRate: format.sampleRate, channelCount: format.channelCount,
+                        overwrite: overwrite, tags: metadata))
             }
             status = .writing
         } catch let error as BackbeatError {
@@ -123,7 +135,9 @@ public final class AssetWriter {
 
     package func finish() throws {
         guard status == .writing, let sink else {
-            throw error ?? BackbeatError(.invalidArgument, operation: "finishWriting", url: outputURL, reason: "the writer is not writing")
+            throw error
+                ?? BackbeatError(
+                    .invalidArgument, operation: "finishWriting", url: outputURL, reason: "the writer is not writing")
         }
         do {
             switch sink {
@@ -161,7 +175,9 @@ public final class AssetWriter {
 
     func write(_ buffer: PCMBuffer) throws {
         guard status == .writing, let sink else {
-            throw error ?? BackbeatError(.invalidArgument, operation: "append", url: outputURL, reason: "the writer is not writing")
+            throw error
+                ?? BackbeatError(
+                    .invalidArgument, operation: "append", url: outputURL, reason: "the writer is not writing")
         }
         do {
             switch (sink, buffer.samples) {
@@ -212,11 +228,21 @@ public final class AssetWriterInput {
     /// - Throws: ``BackbeatError`` `.invalidArgument` for a mismatched buffer or a writer not writing;
     ///   `.writeFailed` if the file cannot be written (the writer then fails and removes its file).
     public func append(_ buffer: PCMBuffer) throws {
-        guard let writer else { throw BackbeatError(.invalidArgument, operation: "append", reason: "add the input to a writer first") }
-        guard !finished else { throw BackbeatError(.invalidArgument, operation: "append", url: writer.outputURL, reason: "the input is marked as finished") }
-        guard buffer.format.sampleRate == outputSettings.sampleRate, buffer.format.channelCount == outputSettings.channelCount else {
-            throw BackbeatError(.invalidArgument, operation: "append", url: writer.outputURL,
-                                reason: "buffer is \(buffer.format), the input expects \(outputSettings.sampleRate) Hz, \(outputSettings.channelCount) ch")
+        guard let writer else {
+            throw BackbeatError(.invalidArgument, operation: "append", reason: "add the input to a writer first")
+        }
+        guard !finished else {
+            throw BackbeatError(
+                .invalidArgument, operation: "append", url: writer.outputURL, reason: "the input is marked as finished")
+        }
+        guard buffer.format.sampleRate == outputSettings.sampleRate,
+            buffer.format.channelCount == outputSettings.channelCount
+        else {
+            throw BackbeatError(
+                .invalidArgument, operation: "append", url: writer.outputURL,
+                reason:
+                    "buffer is \(buffer.format), the input expects \(outputSettings.sampleRate) Hz, \(outputSettings.channelCount) ch"
+            )
         }
         try writer.write(buffer)
     }

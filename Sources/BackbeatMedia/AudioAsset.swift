@@ -83,9 +83,11 @@ public final class AudioAsset: Sendable {
             let decoder = try AudioDecoders.open(url)
             defer { decoder.close() }
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path)).map(FileManager.fileSize) ?? 0
-            result = .success(Details(url: url, container: decoder.container, codec: decoder.codec,
-                                      format: decoder.nativeFormat, frameCount: decoder.frameCount,
-                                      fileSize: size, tags: decoder.readTags()))
+            result = .success(
+                Details(
+                    url: url, container: decoder.container, codec: decoder.codec,
+                    format: decoder.nativeFormat, frameCount: decoder.frameCount,
+                    fileSize: size, tags: decoder.readTags()))
         } catch let error as BackbeatError {
             result = .failure(error)
         } catch {

@@ -101,7 +101,8 @@ package enum AudioDecoders {
         case .ogg(let codec):
             try probe.checkOggEnd()
             guard codec == "Opus" || codec == "FLAC" else {
-                throw BackbeatError(.unsupportedCodec, operation: "open", url: url, reason: "Ogg stream of \(codec) is not supported")
+                throw BackbeatError(
+                    .unsupportedCodec, operation: "open", url: url, reason: "Ogg stream of \(codec) is not supported")
             }
             return try SndfileDecoder(url: url)
         case .wave:

@@ -37,10 +37,12 @@ public struct AudioFormat: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Throws unless the rate and channel count are usable.
     func validate(operation: String) throws {
         guard sampleRate > 0, sampleRate <= 768_000 else {
-            throw BackbeatError(.invalidArgument, operation: operation, reason: "sample rate \(sampleRate) Hz is out of range")
+            throw BackbeatError(
+                .invalidArgument, operation: operation, reason: "sample rate \(sampleRate) Hz is out of range")
         }
         guard channelCount > 0, channelCount <= 8 else {
-            throw BackbeatError(.invalidArgument, operation: operation, reason: "channel count \(channelCount) is out of range")
+            throw BackbeatError(
+                .invalidArgument, operation: operation, reason: "channel count \(channelCount) is out of range")
         }
     }
 }

@@ -41,10 +41,12 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var beatsPerMinute: Int?
 
     /// Creates tags; every field defaults to absent.
-    public init(title: String? = nil, artist: String? = nil, albumTitle: String? = nil, albumArtist: String? = nil,
-                genre: String? = nil, composer: String? = nil, trackNumber: Int? = nil, discNumber: Int? = nil,
-                date: String? = nil, isCompilation: Bool? = nil, artwork: [Artwork] = [],
-                beatsPerMinute: Int? = nil) {
+    public init(
+        title: String? = nil, artist: String? = nil, albumTitle: String? = nil, albumArtist: String? = nil,
+        genre: String? = nil, composer: String? = nil, trackNumber: Int? = nil, discNumber: Int? = nil,
+        date: String? = nil, isCompilation: Bool? = nil, artwork: [Artwork] = [],
+        beatsPerMinute: Int? = nil
+    ) {
         self.title = title
         self.artist = artist
         self.albumTitle = albumTitle
@@ -82,8 +84,10 @@ public struct Artwork: Sendable, Hashable, Codable {
     public static let frontCover = 3
 
     /// Creates a picture.
-    public init(data: Data, mimeType: String, width: Int, height: Int, pictureType: Int = Artwork.frontCover,
-                description: String = "") {
+    public init(
+        data: Data, mimeType: String, width: Int, height: Int, pictureType: Int = Artwork.frontCover,
+        description: String = ""
+    ) {
         self.data = data
         self.mimeType = mimeType
         self.width = width

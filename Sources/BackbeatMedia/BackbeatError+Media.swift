@@ -33,7 +33,8 @@ extension BackbeatError {
     /// ``Code/fileNotFound``, ``Code/notAFile`` or ``Code/emptyFile``.
     static func checkReadableFile(_ url: URL, operation: String) throws {
         guard url.isFileURL else {
-            throw BackbeatError(.invalidArgument, operation: operation, url: url, reason: "only file URLs can be opened")
+            throw BackbeatError(
+                .invalidArgument, operation: operation, url: url, reason: "only file URLs can be opened")
         }
         let attributes: [FileAttributeKey: Any]
         do {

@@ -71,7 +71,9 @@ enum Base64 {
         var i = 0
         while i < bytes.count {
             let remaining = bytes.count - i
-            let n = UInt32(bytes[i]) << 16 | (remaining > 1 ? UInt32(bytes[i + 1]) << 8 : 0) | (remaining > 2 ? UInt32(bytes[i + 2]) : 0)
+            let n =
+                UInt32(bytes[i]) << 16 | (remaining > 1 ? UInt32(bytes[i + 1]) << 8 : 0)
+                | (remaining > 2 ? UInt32(bytes[i + 2]) : 0)
             out.append(alphabet[Int(n >> 18 & 63)])
             out.append(alphabet[Int(n >> 12 & 63)])
             out.append(remaining > 1 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))

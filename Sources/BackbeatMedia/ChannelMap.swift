@@ -7,8 +7,10 @@
 /// - Otherwise: shared channels pass through in order, extra source channels
 ///   are dropped, extra outputs are silent.
 package enum ChannelMap {
-    package static func apply(_ input: UnsafePointer<Float>, frames: Int, from source: Int, to target: Int,
-                      into output: UnsafeMutablePointer<Float>) {
+    package static func apply(
+        _ input: UnsafePointer<Float>, frames: Int, from source: Int, to target: Int,
+        into output: UnsafeMutablePointer<Float>
+    ) {
         if source == target {
             output.update(from: input, count: frames * source)
             return

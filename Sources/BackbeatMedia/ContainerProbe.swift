@@ -44,9 +44,13 @@ struct ContainerProbe {
             let packet = Array(b[start..<min(b.count, start + 8)])
             if packet.count >= 7, packet[0] == 1, Array(packet[1..<7]) == Array("vorbis".utf8) { return .oggVorbis }
             if packet.starts(with: Array("OpusHead".utf8)) { return .ogg(codec: "Opus") }
-            if packet.count >= 5, packet[0] == 0x7F, Array(packet[1..<5]) == Array("FLAC".utf8) { return .ogg(codec: "FLAC") }
+            if packet.count >= 5, packet[0] == 0x7F, Array(packet[1..<5]) == Array("FLAC".utf8) {
+                return .ogg(codec: "FLAC")
+            }
             if packet.starts(with: Array("Speex   ".utf8)) { return .ogg(codec: "Speex") }
-            if packet.count >= 7, packet[0] == 0x80, Array(packet[1..<7]) == Array("theora".utf8) { return .ogg(codec: "Theora") }
+            if packet.count >= 7, packet[0] == 0x80, Array(packet[1..<7]) == Array("theora".utf8) {
+                return .ogg(codec: "Theora")
+            }
             return .ogg(codec: "unknown")
         }
         if (matches("RIFF") || matches("RF64")) && matches("WAVE", at: 8) { return .wave }
@@ -65,15 +69,22 @@ struct ContainerProbe {
         var i = tail.count - 4
         while i >= 0 {
             if tail[i] == 0x4F, tail[i + 1] == 0x67, tail[i + 2] == 0x67, tail[i + 3] == 0x53,
-               i + 5 < tail.count, tail[i + 4] == 0, tail[i + 5] & 0xF8 == 0 {
+                i + 5 < tail.count, tail[i + 4] == 0, tail[i + 5] & 0xF8 == 0
+            {
                 // The last plausible page header: does the page end exactly at the end of the file?
                 guard i + 27 <= tail.count else { throw truncated("the last Ogg page header is cut off") }
                 let segments = Int(tail[i + 26])
-                guard i + 27 + segments <= tail.count else { throw truncated("the last Ogg page's segment table is cut off") }
+                guard i + 27 + segments <= tail.count else {
+                    throw truncated("the last Ogg page's segment table is cut off")
+                }
                 let body = tail[(i + 27)..<(i + 27 + segments)].reduce(0) { $0 + Int($1) }
                 let end = base + Int64(i + 27 + segments + body)
                 if end > size { throw truncated("the last Ogg page needs \(end - size) more bytes") }
-                if end < size { throw BackbeatError(.corruptFile, operation: "open", url: url, reason: "\(size - end) bytes of garbage after the last Ogg page") }
+                if end < size {
+                    throw BackbeatError(
+                        .corruptFile, operation: "open", url: url,
+                        reason: "\(size - end) bytes of garbage after the last Ogg page")
+                }
                 guard tail[i + 5] & 0x04 != 0 else { throw truncated("the stream stops without an end-of-stream page") }
                 return
             }
@@ -88,8 +99,12 @@ struct ContainerProbe {
 
     /// WAVE format tags libsndfile decodes: PCM, MS ADPCM, IEEE float, A-law,
     /// µ-law, IMA ADPCM, GSM 6.10, G.721, MPEG, MPEG layer 3, extensible.
-    static let decodableWaveTags: Set<UInt16> = [0x0001, 0x0002, 0x0003, 0x0006, 0x0007, 0x0011, 0x0031, 0x0040, 0x0050, 0x0055, 0xFFFE]
-    static let waveTagNames: [UInt16: String] = [0x00FF: "AAC", 0x0161: "WMA", 0x0162: "WMA Pro", 0x2000: "AC-3", 0x0092: "Dolby AC-3 SPDIF"]
+    static let decodableWaveTags: Set<UInt16> = [
+        0x0001, 0x0002, 0x0003, 0x0006, 0x0007, 0x0011, 0x0031, 0x0040, 0x0050, 0x0055, 0xFFFE,
+    ]
+    static let waveTagNames: [UInt16: String] = [
+        0x00FF: "AAC", 0x0161: "WMA", 0x0162: "WMA Pro", 0x2000: "AC-3", 0x0092: "Dolby AC-3 SPDIF",
+    ]
 
     /// Throws `.unsupportedCodec` for a WAV codec libsndfile does not decode, and
     /// `.truncatedFile` when a WAV's RIFF or data chunk size claims
@@ -112,8 +127,9 @@ struct ContainerProbe {
                 let tag = UInt16(head[offset + 8]) | UInt16(head[offset + 9]) << 8
                 if !Self.decodableWaveTags.contains(tag) {
                     let name = Self.waveTagNames[tag].map { " (\($0))" } ?? ""
-                    throw BackbeatError(.unsupportedCodec, operation: "open", url: url,
-                                        reason: "WAV codec 0x\(String(tag, radix: 16, uppercase: true))\(name) is not supported")
+                    throw BackbeatError(
+                        .unsupportedCodec, operation: "open", url: url,
+                        reason: "WAV codec 0x\(String(tag, radix: 16, uppercase: true))\(name) is not supported")
                 }
             }
             if id == "data" {

@@ -38,8 +38,9 @@ final class FileDescriptor {
         self.url = url
         descriptor = Glibc.open(url.path, flags | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw BackbeatError(flags == O_RDONLY ? .readFailed : .writeFailed, operation: operation, url: url,
-                                reason: Self.systemReason())
+            throw BackbeatError(
+                flags == O_RDONLY ? .readFailed : .writeFailed, operation: operation, url: url,
+                reason: Self.systemReason())
         }
     }
 
@@ -50,9 +51,13 @@ final class FileDescriptor {
         var bytes = [UInt8](repeating: 0, count: max(0, count))
         var filled = 0
         while filled < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            let got = bytes.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled)
+            }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw BackbeatError(.readFailed, operation: "read", url: url, reason: Self.systemReason()) }
+            guard got >= 0 else {
+                throw BackbeatError(.readFailed, operation: "read", url: url, reason: Self.systemReason())
+            }
             if got == 0 { break }
             filled += got
         }
@@ -70,14 +75,18 @@ final class FileDescriptor {
     /// Moves to the end and returns the file's length.
     func seekToEnd() throws -> Int64 {
         let end = lseek(descriptor, 0, SEEK_END)
-        guard end >= 0 else { throw BackbeatError(.readFailed, operation: "seek", url: url, reason: Self.systemReason()) }
+        guard end >= 0 else {
+            throw BackbeatError(.readFailed, operation: "seek", url: url, reason: Self.systemReason())
+        }
         return Int64(end)
     }
 
     /// The current offset from the start.
     func offset() throws -> Int64 {
         let at = lseek(descriptor, 0, SEEK_CUR)
-        guard at >= 0 else { throw BackbeatError(.readFailed, operation: "seek", url: url, reason: Self.systemReason()) }
+        guard at >= 0 else {
+            throw BackbeatError(.readFailed, operation: "seek", url: url, reason: Self.systemReason())
+        }
         return Int64(at)
     }
 
@@ -87,7 +96,9 @@ final class FileDescriptor {
         while written < bytes.count {
             let put = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
             if put < 0, errno == EINTR { continue }
-            guard put > 0 else { throw BackbeatError(.writeFailed, operation: "write", url: url, reason: Self.systemReason()) }
+            guard put > 0 else {
+                throw BackbeatError(.writeFailed, operation: "write", url: url, reason: Self.systemReason())
+            }
             written += put
         }
     }
@@ -104,7 +115,9 @@ final class FileDescriptor {
         guard descriptor >= 0 else { return }
         let result = Glibc.close(descriptor)
         descriptor = -1
-        guard result == 0 else { throw BackbeatError(.writeFailed, operation: "close", url: url, reason: Self.systemReason()) }
+        guard result == 0 else {
+            throw BackbeatError(.writeFailed, operation: "close", url: url, reason: Self.systemReason())
+        }
     }
 
     private static func systemReason() -> String { String(cString: strerror(errno)) }

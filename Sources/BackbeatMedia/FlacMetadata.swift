@@ -44,7 +44,9 @@ enum FlacMetadata {
                     }
                 }
             } else {
-                guard let at = try? handle.offset(), (try? handle.seek(toOffset: at + Int64(length))) != nil else { break }
+                guard let at = try? handle.offset(), (try? handle.seek(toOffset: at + Int64(length))) != nil else {
+                    break
+                }
             }
             if isLast { break }
         }

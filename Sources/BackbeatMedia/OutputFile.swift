@@ -19,7 +19,10 @@ struct OutputFile {
 
     /// Checks the target's directory and the overwrite rule, and picks the temporary name.
     init(url: URL, overwrite: Bool, operation: String = "open") throws {
-        guard url.isFileURL else { throw BackbeatError(.invalidArgument, operation: operation, url: url, reason: "only file URLs can be written") }
+        guard url.isFileURL else {
+            throw BackbeatError(
+                .invalidArgument, operation: operation, url: url, reason: "only file URLs can be written")
+        }
         self.url = url
         self.overwrite = overwrite
         let directory = url.deletingLastPathComponent()
@@ -28,10 +31,15 @@ struct OutputFile {
             throw BackbeatError(.writeFailed, operation: operation, url: url, reason: "directory does not exist")
         }
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            if isDirectory { throw BackbeatError(.notAFile, operation: operation, url: url, reason: "the output path is a directory") }
-            if !overwrite { throw BackbeatError(.fileExists, operation: operation, url: url, reason: "use overwrite to replace it") }
+            if isDirectory {
+                throw BackbeatError(.notAFile, operation: operation, url: url, reason: "the output path is a directory")
+            }
+            if !overwrite {
+                throw BackbeatError(.fileExists, operation: operation, url: url, reason: "use overwrite to replace it")
+            }
         }
-        temporaryURL = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).partial")
+        temporaryURL = directory.appendingPathComponent(
+            ".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).partial")
     }
 
     /// Publishes the finished temporary file under the target's name; on
@@ -80,7 +88,8 @@ struct OutputFile {
         case EPERM, EOPNOTSUPP, ENOSYS, EMLINK, EXDEV:
             // No hard links here (FAT, some network and FUSE file systems).
             if FileManager.default.fileExists(atPath: url.path) {
-                throw BackbeatError(.fileExists, operation: "publish", url: url, reason: "the file appeared while writing")
+                throw BackbeatError(
+                    .fileExists, operation: "publish", url: url, reason: "the file appeared while writing")
             }
             try publishReplacing()
         default:
@@ -92,7 +101,8 @@ struct OutputFile {
     private static func synchronize(_ url: URL) throws {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw BackbeatError(.writeFailed, operation: "open to fsync", url: url, reason: String(cString: strerror(errno)))
+            throw BackbeatError(
+                .writeFailed, operation: "open to fsync", url: url, reason: String(cString: strerror(errno)))
         }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else {

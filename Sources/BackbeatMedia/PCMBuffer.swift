@@ -20,8 +20,11 @@ public struct PCMBuffer: Sendable, Equatable {
     public init(format: AudioFormat, floats: [Float], presentationTime: MediaTime = .zero) throws {
         try format.validate(operation: "PCMBuffer")
         guard format.commonFormat == .float32, floats.count % format.channelCount == 0 else {
-            throw BackbeatError(.invalidArgument, operation: "PCMBuffer",
-                                reason: "\(floats.count) samples do not fill \(format.channelCount)-channel \(format.commonFormat.rawValue) frames")
+            throw BackbeatError(
+                .invalidArgument, operation: "PCMBuffer",
+                reason:
+                    "\(floats.count) samples do not fill \(format.channelCount)-channel \(format.commonFormat.rawValue) frames"
+            )
         }
         self.format = format
         self.samples = .float32(floats)
@@ -32,8 +35,11 @@ public struct PCMBuffer: Sendable, Equatable {
     public init(format: AudioFormat, int16s: [Int16], presentationTime: MediaTime = .zero) throws {
         try format.validate(operation: "PCMBuffer")
         guard format.commonFormat == .int16, int16s.count % format.channelCount == 0 else {
-            throw BackbeatError(.invalidArgument, operation: "PCMBuffer",
-                                reason: "\(int16s.count) samples do not fill \(format.channelCount)-channel \(format.commonFormat.rawValue) frames")
+            throw BackbeatError(
+                .invalidArgument, operation: "PCMBuffer",
+                reason:
+                    "\(int16s.count) samples do not fill \(format.channelCount)-channel \(format.commonFormat.rawValue) frames"
+            )
         }
         self.format = format
         self.samples = .int16(int16s)

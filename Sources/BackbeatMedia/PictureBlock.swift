@@ -19,9 +19,13 @@ enum PictureBlock {
             let type = try reader.uint32()
             guard type <= 20 else { return .failure(PictureError("picture type \(type) is out of range")) }
             let mimeLength = try reader.uint32()
-            guard mimeLength <= maxTextLength else { return .failure(PictureError("MIME type length \(mimeLength) is too long")) }
+            guard mimeLength <= maxTextLength else {
+                return .failure(PictureError("MIME type length \(mimeLength) is too long"))
+            }
             let mime = try reader.bytes(Int(mimeLength))
-            guard mime.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) else { return .failure(PictureError("MIME type is not printable ASCII")) }
+            guard mime.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) else {
+                return .failure(PictureError("MIME type is not printable ASCII"))
+            }
             let descriptionLength = try reader.uint32()
             guard descriptionLength <= maxTextLength else {
                 return .failure(PictureError("description length \(descriptionLength) is too long"))
@@ -32,13 +36,16 @@ enum PictureBlock {
             _ = try reader.uint32()  // indexed colours
             let dataLength = try reader.uint32()
             guard Int(dataLength) <= reader.remaining else {
-                return .failure(PictureError("picture data length \(dataLength) exceeds the \(reader.remaining) bytes present"))
+                return .failure(
+                    PictureError("picture data length \(dataLength) exceeds the \(reader.remaining) bytes present"))
             }
             let data = try reader.bytes(Int(dataLength))
             guard dataLength > 0 else { return .failure(PictureError("picture data is empty")) }
-            return .success(Artwork(data: Data(data), mimeType: String(decoding: mime, as: UTF8.self),
-                                    width: Int(width), height: Int(height), pictureType: Int(type),
-                                    description: String(decoding: description, as: UTF8.self)))
+            return .success(
+                Artwork(
+                    data: Data(data), mimeType: String(decoding: mime, as: UTF8.self),
+                    width: Int(width), height: Int(height), pictureType: Int(type),
+                    description: String(decoding: description, as: UTF8.self)))
         } catch {
             return .failure(error)
         }
@@ -46,14 +53,18 @@ enum PictureBlock {
 
     /// Parses the base64 text of a METADATA_BLOCK_PICTURE comment.
     static func parseBase64<S: Collection>(_ text: S) -> Result<Artwork, PictureError> where S.Element == UInt8 {
-        guard let bytes = Base64.decode(text) else { return .failure(PictureError("METADATA_BLOCK_PICTURE is not valid base64")) }
+        guard let bytes = Base64.decode(text) else {
+            return .failure(PictureError("METADATA_BLOCK_PICTURE is not valid base64"))
+        }
         return parse(bytes)
     }
 
     /// Serialises a picture block.
     static func serialise(_ artwork: Artwork) -> Data {
         var out = Data()
-        func put(_ v: Int) { var be = UInt32(truncatingIfNeeded: v).bigEndian; withUnsafeBytes(of: &be) { out.append(contentsOf: $0) } }
+        func put(_ v: Int) {
+            var be = UInt32(truncatingIfNeeded: v).bigEndian; withUnsafeBytes(of: &be) { out.append(contentsOf: $0) }
+        }
         let mime = Data(artwork.mimeType.utf8), description = Data(artwork.description.utf8)
         put(artwork.pictureType)
         put(mime.count); out.append(mime)
@@ -77,14 +88,20 @@ enum PictureBlock {
         var remaining: Int { bytes.count - offset }
 
         mutating func uint32() throws(PictureError) -> UInt32 {
-            guard remaining >= 4 else { throw PictureError("picture block ends early (needs 4 bytes at offset \(offset), has \(remaining))") }
-            let v = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+            guard remaining >= 4 else {
+                throw PictureError("picture block ends early (needs 4 bytes at offset \(offset), has \(remaining))")
+            }
+            let v =
+                UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+                | UInt32(bytes[offset + 3])
             offset += 4
             return v
         }
 
         mutating func bytes(_ n: Int) throws(PictureError) -> ArraySlice<UInt8> {
-            guard n >= 0, n <= remaining else { throw PictureError("picture block ends early (needs \(n) bytes at offset \(offset), has \(remaining))") }
+            guard n >= 0, n <= remaining else {
+                throw PictureError("picture block ends early (needs \(n) bytes at offset \(offset), has \(remaining))")
+            }
             defer { offset += n }
             return bytes[offset..<offset + n]
         }

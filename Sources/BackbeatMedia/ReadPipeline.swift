@@ -47,8 +47,11 @@ final class ReadPipeline {
             endFrame = decoder.frameCount
             stopFrame = .max
         }
-        outputStartFrame = MediaTime(frames: startFrame, sampleRate: rate).frames(atSampleRate: output.sampleRate, rounding: .nearest)
-        resampler = output.sampleRate == rate ? nil
+        outputStartFrame = MediaTime(frames: startFrame, sampleRate: rate).frames(
+            atSampleRate: output.sampleRate, rounding: .nearest)
+        resampler =
+            output.sampleRate == rate
+            ? nil
             : try Resampler(from: rate, to: output.sampleRate, channelCount: output.channelCount)
     }
 
@@ -63,9 +66,15 @@ final class ReadPipeline {
 
             // Fast path: the decoder's own 16-bit output is already what was asked for.
             if resampler == nil, channels == output.channelCount, output.commonFormat == .int16,
-               output.isInterleaved || channels == 1 {
+                output.isInterleaved || channels == 1
+            {
                 var samples = [Int16](repeating: 0, count: want * channels)
-                let n = want == 0 ? 0 : try samples.withUnsafeMutableBufferPointer { try decoder.readInt16(into: $0.baseAddress!, frames: want) }
+                let n =
+                    want == 0
+                    ? 0
+                    : try samples.withUnsafeMutableBufferPointer {
+                        try decoder.readInt16(into: $0.baseAddress!, frames: want)
+                    }
                 sourceFramesRead += Int64(n)
                 if n == 0 { finished = true; return nil }
                 if n < want { samples.removeLast((want - n) * channels) }
@@ -73,7 +82,12 @@ final class ReadPipeline {
             }
 
             if source.count < want * channels { source = [Float](repeating: 0, count: want * channels) }
-            let n = want == 0 ? 0 : try source.withUnsafeMutableBufferPointer { try decoder.readFloats(into: $0.baseAddress!, frames: want) }
+            let n =
+                want == 0
+                ? 0
+                : try source.withUnsafeMutableBufferPointer {
+                    try decoder.readFloats(into: $0.baseAddress!, frames: want)
+                }
             sourceFramesRead += Int64(n)
             let atEnd = n < want || n == 0
             if atEnd { finished = true }
@@ -87,7 +101,8 @@ final class ReadPipeline {
                 if mapped.count < n * outChannels { mapped = [Float](repeating: 0, count: n * outChannels) }
                 source.withUnsafeBufferPointer { src in
                     mapped.withUnsafeMutableBufferPointer { dst in
-                        ChannelMap.apply(src.baseAddress!, frames: n, from: channels, to: outChannels, into: dst.baseAddress!)
+                        ChannelMap.apply(
+                            src.baseAddress!, frames: n, from: channels, to: outChannels, into: dst.baseAddress!)
                     }
                 }
                 floats = Array(mapped[0..<n * outChannels])
@@ -99,7 +114,9 @@ final class ReadPipeline {
                     var silence: Float = 0
                     floats = try resampler.process(&silence, frames: 0, endOfInput: atEnd)
                 } else {
-                    floats = try floats.withUnsafeBufferPointer { try resampler.process($0.baseAddress!, frames: n, endOfInput: atEnd) }
+                    floats = try floats.withUnsafeBufferPointer {
+                        try resampler.process($0.baseAddress!, frames: n, endOfInput: atEnd)
+                    }
                 }
             }
             let outFrames = floats.count / outChannels

@@ -13,11 +13,15 @@ package final class Resampler {
     private var state: OpaquePointer?
     private var output: [Float] = []
 
-    package init(from sourceRate: Int, to targetRate: Int, channelCount: Int, quality: Int32 = Int32(SRC_SINC_MEDIUM_QUALITY)) throws {
+    package init(
+        from sourceRate: Int, to targetRate: Int, channelCount: Int, quality: Int32 = Int32(SRC_SINC_MEDIUM_QUALITY)
+    ) throws {
         self.channelCount = channelCount
         self.ratio = Double(targetRate) / Double(sourceRate)
         guard src_is_valid_ratio(ratio) != 0 else {
-            throw BackbeatError(.unsupportedFormat, operation: "src_new", reason: "cannot resample \(sourceRate) Hz to \(targetRate) Hz")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "src_new", reason: "cannot resample \(sourceRate) Hz to \(targetRate) Hz"
+            )
         }
         var error: Int32 = 0
         guard let state = src_new(quality, Int32(channelCount), &error) else {
@@ -48,7 +52,8 @@ package final class Resampler {
                 data.end_of_input = endOfInput ? 1 : 0
                 let status = src_process(state, &data)
                 guard status == 0 else {
-                    throw BackbeatError(.unsupportedFormat, operation: "src_process", reason: String(cString: src_strerror(status)))
+                    throw BackbeatError(
+                        .unsupportedFormat, operation: "src_process", reason: String(cString: src_strerror(status)))
                 }
                 return Int(data.output_frames_gen)
             }

@@ -47,12 +47,14 @@ final class SndfileDecoder: AudioDecoder {
         }
         guard info.channels > 0, info.channels <= 64, info.samplerate > 0, info.frames >= 0 else {
             sf_close(handle)
-            throw BackbeatError(.corruptFile, operation: "sf_open", url: url,
-                                reason: "invalid format (\(info.samplerate) Hz, \(info.channels) channels)")
+            throw BackbeatError(
+                .corruptFile, operation: "sf_open", url: url,
+                reason: "invalid format (\(info.samplerate) Hz, \(info.channels) channels)")
         }
         do {
-            try DecoderLimits.check(sampleRate: Int(info.samplerate), channels: Int(info.channels), frames: Int64(info.frames),
-                                    url: url, operation: "sf_open")
+            try DecoderLimits.check(
+                sampleRate: Int(info.samplerate), channels: Int(info.channels), frames: Int64(info.frames),
+                url: url, operation: "sf_open")
         } catch {
             sf_close(handle)
             throw error
@@ -80,7 +82,9 @@ final class SndfileDecoder: AudioDecoder {
     }
 
     private func open(_ operation: String) throws -> OpaquePointer {
-        guard let handle else { throw BackbeatError(.readFailed, operation: operation, url: url, reason: "decoder is closed") }
+        guard let handle else {
+            throw BackbeatError(.readFailed, operation: operation, url: url, reason: "decoder is closed")
+        }
         return handle
     }
 
@@ -102,7 +106,8 @@ final class SndfileDecoder: AudioDecoder {
         if n <= 0 {
             let code = sf_error(handle)
             if code != 0 {
-                throw BackbeatError(.corruptFile, operation: operation, url: url, reason: String(cString: sf_strerror(handle)))
+                throw BackbeatError(
+                    .corruptFile, operation: operation, url: url, reason: String(cString: sf_strerror(handle)))
             }
         }
         position += Int64(max(0, n))
@@ -113,7 +118,8 @@ final class SndfileDecoder: AudioDecoder {
         let target = max(0, min(frame, frameCount))
         let result = sf_seek(handle, sf_count_t(target), SEEK_SET)
         guard result >= 0 else {
-            throw BackbeatError(.corruptFile, operation: "sf_seek", url: url, reason: String(cString: sf_strerror(handle)))
+            throw BackbeatError(
+                .corruptFile, operation: "sf_seek", url: url, reason: String(cString: sf_strerror(handle)))
         }
         position = Int64(result)
     }
@@ -172,7 +178,8 @@ final class SndfileDecoder: AudioDecoder {
         case Int32(SF_FORMAT_ALAW): return "A-law"
         case Int32(SF_FORMAT_IMA_ADPCM): return "IMA ADPCM"
         case Int32(SF_FORMAT_MS_ADPCM): return "MS ADPCM"
-        case Int32(SF_FORMAT_ALAC_16), Int32(SF_FORMAT_ALAC_20), Int32(SF_FORMAT_ALAC_24), Int32(SF_FORMAT_ALAC_32): return "ALAC"
+        case Int32(SF_FORMAT_ALAC_16), Int32(SF_FORMAT_ALAC_20), Int32(SF_FORMAT_ALAC_24), Int32(SF_FORMAT_ALAC_32):
+            return "ALAC"
         default: return formatInfoName(subtype) ?? "unknown"
         }
     }
@@ -182,7 +189,8 @@ final class SndfileDecoder: AudioDecoder {
         var info = SF_FORMAT_INFO()
         info.format = format
         guard sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
-              let name = info.name else { return nil }
+            let name = info.name
+        else { return nil }
         return String(cString: name)
     }
 }

@@ -48,11 +48,14 @@ package final class SoundFileWriter {
     /// Opens the temporary file. Throws if the directory is missing, or if
     /// `url` exists and `overwrite` is false.
     package convenience init(url: URL, type: FileType, sampleRate: Int, channelCount: Int, overwrite: Bool) throws {
-        try self.init(url: url, type: type, sampleRate: sampleRate, channelCount: channelCount, overwrite: overwrite, tags: AudioTags())
+        try self.init(
+            url: url, type: type, sampleRate: sampleRate, channelCount: channelCount, overwrite: overwrite,
+            tags: AudioTags())
     }
 
     /// Opens the temporary file and sets the tags libsndfile can store for this container.
-    package init(url: URL, type: FileType, sampleRate: Int, channelCount: Int, overwrite: Bool, tags: AudioTags) throws {
+    package init(url: URL, type: FileType, sampleRate: Int, channelCount: Int, overwrite: Bool, tags: AudioTags) throws
+    {
         self.url = url
         self.channelCount = channelCount
         self.type = type
@@ -62,8 +65,9 @@ package final class SoundFileWriter {
         info.channels = Int32(channelCount)
         info.format = type.major | type.subtype
         guard sf_format_check(&info) != 0 else {
-            throw BackbeatError(.unsupportedFormat, operation: "sf_format_check", url: url,
-                                reason: "\(channelCount) channels at \(sampleRate) Hz cannot be written in this format")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "sf_format_check", url: url,
+                reason: "\(channelCount) channels at \(sampleRate) Hz cannot be written in this format")
         }
         guard let handle = sf_open(output.temporaryURL.path, Int32(SFM_WRITE), &info) else {
             let reason = String(cString: sf_strerror(nil))
@@ -73,7 +77,8 @@ package final class SoundFileWriter {
         self.handle = handle
         // libsndfile stores strings before the audio, so they are set first.
         let strings: [(Int32, String?)] = [
-            (Int32(SF_STR_TITLE), tags.title), (Int32(SF_STR_ARTIST), tags.artist), (Int32(SF_STR_ALBUM), tags.albumTitle),
+            (Int32(SF_STR_TITLE), tags.title), (Int32(SF_STR_ARTIST), tags.artist),
+            (Int32(SF_STR_ALBUM), tags.albumTitle),
             (Int32(SF_STR_GENRE), tags.genre), (Int32(SF_STR_DATE), tags.date),
             (Int32(SF_STR_TRACKNUMBER), tags.trackNumber.map(String.init)),
         ]
@@ -85,7 +90,9 @@ package final class SoundFileWriter {
     /// Appends interleaved Float32 frames.
     package func write(_ samples: ArraySlice<Float>) throws {
         if type.isInt16 { return try write(ReadPipeline.toInt16(Array(samples))[...]) }
-        guard let handle else { throw BackbeatError(.writeFailed, operation: "sf_writef_float", url: url, reason: "writer is closed") }
+        guard let handle else {
+            throw BackbeatError(.writeFailed, operation: "sf_writef_float", url: url, reason: "writer is closed")
+        }
         let frames = samples.count / channelCount
         let written = samples.withUnsafeBufferPointer { sf_writef_float(handle, $0.baseAddress, sf_count_t(frames)) }
         try check(written, frames, "sf_writef_float")
@@ -93,7 +100,9 @@ package final class SoundFileWriter {
 
     /// Appends interleaved Int16 frames.
     package func write(_ samples: ArraySlice<Int16>) throws {
-        guard let handle else { throw BackbeatError(.writeFailed, operation: "sf_writef_short", url: url, reason: "writer is closed") }
+        guard let handle else {
+            throw BackbeatError(.writeFailed, operation: "sf_writef_short", url: url, reason: "writer is closed")
+        }
         let frames = samples.count / channelCount
         let written = samples.withUnsafeBufferPointer { sf_writef_short(handle, $0.baseAddress, sf_count_t(frames)) }
         try check(written, frames, "sf_writef_short")
@@ -115,7 +124,8 @@ package final class SoundFileWriter {
         let status = sf_close(handle)
         guard status == 0 else {
             output.discard()
-            throw BackbeatError(.writeFailed, operation: "sf_close", url: url, reason: String(cString: sf_error_number(status)))
+            throw BackbeatError(
+                .writeFailed, operation: "sf_close", url: url, reason: String(cString: sf_error_number(status)))
         }
         try output.commit()
     }

@@ -37,7 +37,8 @@ package enum VorbisComments {
             case "DATE": tags.date = tags.date ?? text(value)
             case "YEAR": if tags.date == nil { tags.date = text(value) }
             case "COMPILATION": tags.isCompilation = tags.isCompilation ?? boolean(text(value))
-            case "BPM", "TEMPO": tags.beatsPerMinute = tags.beatsPerMinute ?? leadingInteger(text(value)).flatMap { $0 > 0 ? $0 : nil }
+            case "BPM", "TEMPO":
+                tags.beatsPerMinute = tags.beatsPerMinute ?? leadingInteger(text(value)).flatMap { $0 > 0 ? $0 : nil }
             case "METADATA_BLOCK_PICTURE":
                 switch PictureBlock.parseBase64(value) {
                 case .success(let artwork): tags.artwork.append(artwork)

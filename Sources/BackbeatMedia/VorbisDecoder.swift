@@ -40,7 +40,8 @@ final class VorbisDecoder: AudioDecoder {
         }
         guard let info = ov_info(file, -1), info.pointee.channels > 0, info.pointee.rate > 0 else {
             ov_clear(file); file.deallocate()
-            throw BackbeatError(.corruptFile, operation: "ov_info", url: url, reason: "stream has no valid Vorbis info header")
+            throw BackbeatError(
+                .corruptFile, operation: "ov_info", url: url, reason: "stream has no valid Vorbis info header")
         }
         guard ov_seekable(file) != 0 else {
             ov_clear(file); file.deallocate()
@@ -52,8 +53,9 @@ final class VorbisDecoder: AudioDecoder {
             throw Self.error(Int32(truncatingIfNeeded: total), operation: "ov_pcm_total", url: url)
         }
         do {
-            try DecoderLimits.check(sampleRate: Int(info.pointee.rate), channels: Int(info.pointee.channels), frames: total,
-                                    url: url, operation: "ov_info")
+            try DecoderLimits.check(
+                sampleRate: Int(info.pointee.rate), channels: Int(info.pointee.channels), frames: total,
+                url: url, operation: "ov_info")
         } catch {
             ov_clear(file); file.deallocate()
             throw error
@@ -74,7 +76,9 @@ final class VorbisDecoder: AudioDecoder {
     }
 
     private func handle(_ operation: String) throws -> UnsafeMutablePointer<OggVorbis_File> {
-        guard let file else { throw BackbeatError(.readFailed, operation: operation, url: url, reason: "decoder is closed") }
+        guard let file else {
+            throw BackbeatError(.readFailed, operation: operation, url: url, reason: "decoder is closed")
+        }
         return file
     }
 
@@ -83,8 +87,9 @@ final class VorbisDecoder: AudioDecoder {
         guard link != checkedLink else { return }
         checkedLink = link
         guard let info = ov_info(file, link), Int(info.pointee.channels) == channelCount else {
-            throw BackbeatError(.unsupportedCodec, operation: "ov_read", url: url,
-                                reason: "chained Ogg stream changes its channel count at link \(link)")
+            throw BackbeatError(
+                .unsupportedCodec, operation: "ov_read", url: url,
+                reason: "chained Ogg stream changes its channel count at link \(link)")
         }
     }
 
@@ -171,11 +176,15 @@ final class VorbisDecoder: AudioDecoder {
         switch status {
         case OV_EREAD: BackbeatError(.readFailed, operation: operation, url: url, reason: "read from the file failed")
         case OV_ENOTVORBIS: BackbeatError(.corruptFile, operation: operation, url: url, reason: "not Vorbis data")
-        case OV_EVERSION: BackbeatError(.unsupportedCodec, operation: operation, url: url, reason: "unsupported Vorbis version")
+        case OV_EVERSION:
+            BackbeatError(.unsupportedCodec, operation: operation, url: url, reason: "unsupported Vorbis version")
         case OV_EBADHEADER: BackbeatError(.corruptFile, operation: operation, url: url, reason: "invalid Vorbis header")
-        case OV_EBADLINK: BackbeatError(.corruptFile, operation: operation, url: url, reason: "invalid stream section or corrupt link")
+        case OV_EBADLINK:
+            BackbeatError(
+                .corruptFile, operation: operation, url: url, reason: "invalid stream section or corrupt link")
         case OV_ENOSEEK: BackbeatError(.corruptFile, operation: operation, url: url, reason: "stream is not seekable")
-        case OV_EFAULT: BackbeatError(.corruptFile, operation: operation, url: url, reason: "internal decoder fault (corrupt data)")
+        case OV_EFAULT:
+            BackbeatError(.corruptFile, operation: operation, url: url, reason: "internal decoder fault (corrupt data)")
         case OV_EINVAL: BackbeatError(.corruptFile, operation: operation, url: url, reason: "invalid data or request")
         default: BackbeatError(.corruptFile, operation: operation, url: url, reason: "vorbisfile error \(status)")
         }

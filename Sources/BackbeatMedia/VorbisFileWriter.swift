@@ -46,8 +46,9 @@ final class VorbisFileWriter {
         let status = vorbis_encode_init_vbr(info, Int(channelCount), Int(sampleRate), q)
         guard status == 0 else {
             vorbis_comment_clear(comment); vorbis_info_clear(info)
-            throw BackbeatError(.unsupportedFormat, operation: "vorbis_encode_init_vbr", url: url,
-                                reason: "Vorbis cannot encode \(channelCount) channels at \(sampleRate) Hz (error \(status))")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "vorbis_encode_init_vbr", url: url,
+                reason: "Vorbis cannot encode \(channelCount) channels at \(sampleRate) Hz (error \(status))")
         }
         for (key, value) in VorbisComments.comments(for: tags) {
             vorbis_comment_add_tag(comment, key, value)
@@ -90,7 +91,9 @@ final class VorbisFileWriter {
 
     /// Appends interleaved Float32 frames.
     func write(_ samples: ArraySlice<Float>) throws {
-        guard file != nil else { throw BackbeatError(.writeFailed, operation: "vorbis_analysis", url: url, reason: "writer is closed") }
+        guard file != nil else {
+            throw BackbeatError(.writeFailed, operation: "vorbis_analysis", url: url, reason: "writer is closed")
+        }
         let channels = channelCount
         let total = samples.count / channels
         var done = 0
@@ -99,7 +102,9 @@ final class VorbisFileWriter {
             while done < total {
                 let n = min(4096, total - done)
                 guard let planes = vorbis_analysis_buffer(dsp, Int32(n)) else {
-                    throw BackbeatError(.writeFailed, operation: "vorbis_analysis_buffer", url: url, reason: "encoder refused the buffer")
+                    throw BackbeatError(
+                        .writeFailed, operation: "vorbis_analysis_buffer", url: url,
+                        reason: "encoder refused the buffer")
                 }
                 let source = base + done * channels
                 for c in 0..<channels {

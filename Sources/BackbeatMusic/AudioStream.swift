@@ -64,7 +64,9 @@ final class AudioStream: EngineComponent {
     /// Frames queued since the last reset (the global position after the last queued frame).
     private var queuedEnd: Int64 = 0
 
-    private enum Mark { case started(UInt64, entryFrame: Int64, frameCount: Int64), ended(UInt64), failed(UInt64, BackbeatError) }
+    private enum Mark {
+        case started(UInt64, entryFrame: Int64, frameCount: Int64), ended(UInt64), failed(UInt64, BackbeatError)
+    }
     /// Entry boundaries at global frames, fired when playback reaches them.
     private var marks: [(at: Int64, mark: Mark)] = []
     /// The entry being heard: its id, the global frame it (re)started at, the entry frame there.
@@ -213,13 +215,14 @@ final class AudioStream: EngineComponent {
     /// Frames heard since the last restart: unqueued buffers plus the source's offset in the queue.
     private func playedFrames() -> Int64 {
         guard let engine, running else { return consumedFrames }
-        return (try? engine.device.withContext { () -> Int64 in
-            switch source.state {
-            case .stopped: return queuedEnd
-            case .initial: return consumedFrames
-            case .playing, .paused: return consumedFrames + Int64(source.sampleOffset)
-            }
-        }) ?? consumedFrames
+        return
+            (try? engine.device.withContext { () -> Int64 in
+                switch source.state {
+                case .stopped: return queuedEnd
+                case .initial: return consumedFrames
+                case .playing, .paused: return consumedFrames + Int64(source.sampleOffset)
+                }
+            }) ?? consumedFrames
     }
 
     // MARK: Meters
@@ -324,8 +327,10 @@ final class AudioStream: EngineComponent {
             case .audio(_, let samples, let levels):
                 let buffer = freeBuffers.removeFirst()
                 guard let engine,
-                      let pcm = try? PCMBuffer(format: AudioFormat(sampleRate: feed.sampleRate, channelCount: 2), floats: samples),
-                      (try? engine.device.upload(pcm, to: buffer)) != nil else {
+                    let pcm = try? PCMBuffer(
+                        format: AudioFormat(sampleRate: feed.sampleRate, channelCount: 2), floats: samples),
+                    (try? engine.device.upload(pcm, to: buffer)) != nil
+                else {
                     freeBuffers.append(buffer)
                     continue
                 }
@@ -382,7 +387,8 @@ extension AudioStream {
         guard let heard else { positionAtLoss = nil; return }
         // A real disconnect has already stopped the source: count only whole
         // buffers heard (at most one buffer, ~83 ms, behind).
-        positionAtLoss = readPositions ? position : (heard.entry, heard.entryFrame + max(0, consumedFrames - heard.global))
+        positionAtLoss =
+            readPositions ? position : (heard.entry, heard.entryFrame + max(0, consumedFrames - heard.global))
     }
 
     func deviceWasReplaced() throws {

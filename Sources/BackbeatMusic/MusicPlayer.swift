@@ -125,7 +125,9 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     ///   ``BackbeatError/Code/openAL`` when the device has no source left.
     public static func application(for engine: AudioEngine) throws -> MusicPlayer {
         try engine.withLock {
-            if let existing = engine.liveMusicPlayersLocked.lazy.compactMap({ $0 as? MusicPlayer }).first { return existing }
+            if let existing = engine.liveMusicPlayersLocked.lazy.compactMap({ $0 as? MusicPlayer }).first {
+                return existing
+            }
             let player = try MusicPlayer(engine: engine)
             engine.registerMusicPlayerLocked(player)
             return player
@@ -185,7 +187,11 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Repeat mode; default ``RepeatMode/none``.
     public var repeatMode: RepeatMode {
         get { locked { cycle.repeatMode } }
-        set { locked { cycle.repeatMode = newValue; replan() } }
+        set {
+            locked {
+                cycle.repeatMode = newValue; replan()
+            }
+        }
     }
 
     /// Shuffle mode; default ``ShuffleMode/off``. Changing it keeps the
@@ -293,7 +299,9 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private func beginSeeking(_ direction: PlaybackState) {
         locked {
             guard let engine, position != nil, state != direction else { return }
-            if state != .seekingForward && state != .seekingBackward { stateBeforeSeeking = state == .playing ? .playing : .paused }
+            if state != .seekingForward && state != .seekingBackward {
+                stateBeforeSeeking = state == .playing ? .playing : .paused
+            }
             if !prepared { startStream(at: 0) }
             stream.setPlaying(true)
             seekJumpFrame = engine.currentFrameLocked + Int64(Self.seekSliceSeconds * Double(engine.sampleRate))
@@ -371,14 +379,19 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) {
         locked {
             guard let engine else { return }
-            beginShutdownFade(at: engine.currentFrameLocked, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
+            beginShutdownFade(
+                at: engine.currentFrameLocked, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
         }
     }
 
     /// Whether ``updateMeters()`` measures levels. Default false.
     public var isMeteringEnabled: Bool {
         get { locked { stream.isMeteringEnabled } }
-        set { locked { stream.isMeteringEnabled = newValue; if !newValue { output.meters.reset() } } }
+        set {
+            locked {
+                stream.isMeteringEnabled = newValue; if !newValue { output.meters.reset() }
+            }
+        }
     }
 
     /// Refreshes the meters from the audio played since the last refresh (after the player's volume).
@@ -440,7 +453,14 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         currentEntry = entry
         planned = []
         if let next = cycle.successor(of: position, wraps: false) {
-            planned = [(next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url))]
+            planned = [
+                (
+                    next.position, next.wraps,
+                    StreamEntry(
+                        id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url
+                    )
+                )
+            ]
         }
         prepared = true
         stream.restart(with: [entry] + planned.map(\.entry), rampIn: frame > 0)
@@ -460,8 +480,18 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         guard let currentEntry, let position else { return }
         var entries: [(position: Int, wraps: Bool, entry: StreamEntry)] = []
         if let next = cycle.successor(of: position, wraps: false) {
-            if let old = planned.first, old.position == next.position, old.wraps == next.wraps { entries = [old] }
-            else { entries = [(next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url))] }
+            if let old = planned.first, old.position == next.position, old.wraps == next.wraps {
+                entries = [old]
+            } else {
+                entries = [
+                    (
+                        next.position, next.wraps,
+                        StreamEntry(
+                            id: StreamEntry.nextID(),
+                            url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url)
+                    )
+                ]
+            }
         }
         planned = entries
         stream.setUpcoming(planned.map(\.entry), current: currentEntry)
@@ -472,7 +502,12 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         guard let currentEntry, let position else { return }
         let last = planned.last.map { ($0.position, $0.wraps) } ?? (position, false)
         guard planned.count < 4, let next = cycle.successor(of: last.0, wraps: last.1) else { return }
-        planned.append((next.position, next.wraps, StreamEntry(id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url)))
+        planned.append(
+            (
+                next.position, next.wraps,
+                StreamEntry(
+                    id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url)
+            ))
         stream.setUpcoming(planned.map(\.entry), current: currentEntry)
     }
 
@@ -529,7 +564,11 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     private func advance() {
         let before = nowPlayingLocked
         guard let next = planned.first else {
-            if let position, let s = cycle.successor(of: position, wraps: false) { moveTo(s.position, newCycle: s.wraps) } else { endOfQueue() }
+            if let position, let s = cycle.successor(of: position, wraps: false) {
+                moveTo(s.position, newCycle: s.wraps)
+            } else {
+                endOfQueue()
+            }
             return
         }
         planned.removeFirst()
@@ -558,7 +597,8 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Scanning: every slice of engine time, jump ahead or back.
     private func scan(at frame: Int64) {
         guard state == .seekingForward || state == .seekingBackward, frame >= seekJumpFrame, let engine,
-              let current = currentFrameLocked() else { return }
+            let current = currentFrameLocked()
+        else { return }
         seekJumpFrame = frame + Int64(Self.seekSliceSeconds * Double(engine.sampleRate))
         let jump = state == .seekingForward ? Self.seekForwardJumpSeconds : Self.seekBackwardJumpSeconds
         let target = max(0, current + Int64(jump * Double(engine.sampleRate)))

@@ -53,7 +53,9 @@ struct QueueOrder: Sendable {
     }
 
     /// The position after `position` (in the next cycle when `wraps`), skipping failed items.
-    mutating func successor(of position: Int, wraps: Bool, ignoreRepeatOne: Bool = false) -> (position: Int, wraps: Bool)? {
+    mutating func successor(of position: Int, wraps: Bool, ignoreRepeatOne: Bool = false) -> (
+        position: Int, wraps: Bool
+    )? {
         if repeatMode == .one && !ignoreRepeatOne { return (position, wraps) }
         guard !wraps else {
             // Planning past the start of the next cycle: only within it.
@@ -101,8 +103,9 @@ struct QueueOrder: Sendable {
             indices = keys.flatMap { byAlbum[$0]! }
         }
         if let first, let i = indices.firstIndex(of: first) {
-            if shuffleMode == .songs { indices.swapAt(0, i) }
-            else if shuffleMode == .albums {
+            if shuffleMode == .songs {
+                indices.swapAt(0, i)
+            } else if shuffleMode == .albums {
                 // Start the cycle at the current song's album, keeping album order.
                 let album = albums[first]
                 let rotation = indices.firstIndex { albums[$0] == album && album != nil } ?? i

@@ -125,8 +125,11 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
             guard let self, let stream else { return }
             if stream === self.stream { self.handle(event) } else { self.handleOutgoing(event, from: stream) }
         }
-        stream.onPlanExhausted = { [weak self, weak stream] in if let self, stream === self.stream { self.refillPlan() } }
-        stream.onUpdate = { [weak self, weak stream] frame in if let self, stream === self.stream { self.checkCrossfade(at: frame) } }
+        stream.onPlanExhausted = { [weak self, weak stream] in if let self, stream === self.stream { self.refillPlan() }
+        }
+        stream.onUpdate = { [weak self, weak stream] frame in
+            if let self, stream === self.stream { self.checkCrossfade(at: frame) }
+        }
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
@@ -159,10 +162,15 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     public func insert(_ item: PlayerItem, after afterItem: PlayerItem?) throws {
         try locked {
             guard canInsertLocked(item, after: afterItem) else {
-                let reason = queue.contains(item) ? "\(item) is already in the queue" : "\(afterItem!) is not in the queue"
+                let reason =
+                    queue.contains(item) ? "\(item) is already in the queue" : "\(afterItem!) is not in the queue"
                 throw BackbeatError(.invalidArgument, operation: "QueuePlayer.insert", url: item.url, reason: reason)
             }
-            if let afterItem, let i = queue.firstIndex(of: afterItem) { queue.insert(item, at: i + 1) } else { queue.append(item) }
+            if let afterItem, let i = queue.firstIndex(of: afterItem) {
+                queue.insert(item, at: i + 1)
+            } else {
+                queue.append(item)
+            }
             if queue.count == 1 { startCurrent(at: 0) } else { replan() }
         }
     }
@@ -202,14 +210,22 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     /// What happens when an item ends; default ``ActionAtItemEnd/advance``.
     public var actionAtItemEnd: ActionAtItemEnd {
         get { locked { action } }
-        set { locked { action = newValue; replan() } }
+        set {
+            locked {
+                action = newValue; replan()
+            }
+        }
     }
 
     /// When true, an item that ends goes to the back of the queue instead of
     /// leaving it, so the queue plays round and round. Default false.
     public var loopsQueue: Bool {
         get { locked { looping } }
-        set { locked { looping = newValue; replan() } }
+        set {
+            locked {
+                looping = newValue; replan()
+            }
+        }
     }
 
     // MARK: Transport
@@ -247,7 +263,9 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     public var currentPlaybackTime: MediaTime {
         locked {
             guard let engine else { return .zero }
-            let frame = stream.position.flatMap { $0.entry == currentEntry?.id ? $0.frame : nil } ?? currentEntry?.startFrame ?? 0
+            let frame =
+                stream.position.flatMap { $0.entry == currentEntry?.id ? $0.frame : nil } ?? currentEntry?.startFrame
+                ?? 0
             return MediaTime(frames: frame, sampleRate: engine.sampleRate)
         }
     }
@@ -276,7 +294,9 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
         locked {
             guard let engine else { return }
-            _ = output.fade(to: target, at: engine.currentFrameLocked, frames: duration.frames(atSampleRate: engine.sampleRate), curve: curve)
+            _ = output.fade(
+                to: target, at: engine.currentFrameLocked, frames: duration.frames(atSampleRate: engine.sampleRate),
+                curve: curve)
         }
     }
 
@@ -284,14 +304,19 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) {
         locked {
             guard let engine else { return }
-            beginShutdownFade(at: engine.currentFrameLocked, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
+            beginShutdownFade(
+                at: engine.currentFrameLocked, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
         }
     }
 
     /// Silences the player without stopping time.
     public var isMuted: Bool {
         get { locked { userMuted } }
-        set { locked { userMuted = newValue; applyMute() } }
+        set {
+            locked {
+                userMuted = newValue; applyMute()
+            }
+        }
     }
 
     /// Whether ``updateMeters()`` measures levels. Default false.
@@ -404,8 +429,11 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         let items = upcomingItems()
         var entries: [(item: PlayerItem, entry: StreamEntry)] = []
         for (i, item) in items.enumerated() {
-            if i < planned.count, planned[i].item === item { entries.append(planned[i]) }
-            else { entries.append((item, StreamEntry(id: StreamEntry.nextID(), url: item.url))) }
+            if i < planned.count, planned[i].item === item {
+                entries.append(planned[i])
+            } else {
+                entries.append((item, StreamEntry(id: StreamEntry.nextID(), url: item.url)))
+            }
         }
         planned = entries
         stream.setUpcoming(planned.map(\.entry), current: current)
@@ -510,10 +538,11 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
     /// On the current stream's update: start the crossfade when the item is that close to its end.
     private func checkCrossfade(at frame: Int64) {
         guard crossfadeFrames > 0, action == .advance, outgoing == nil, status == .playing,
-              let current = currentEntry, let length = currentFrameCount,
-              let position = stream.position, position.entry == current.id,
-              length - position.frame <= crossfadeFrames,
-              queue.count > 1 || (looping && !queue.isEmpty), let spare = spareStream else { return }
+            let current = currentEntry, let length = currentFrameCount,
+            let position = stream.position, position.entry == current.id,
+            length - position.frame <= crossfadeFrames,
+            queue.count > 1 || (looping && !queue.isEmpty), let spare = spareStream
+        else { return }
         let fadeFrames = max(1, min(crossfadeFrames, length - position.frame))
         let finished = queue.removeFirst()
         if looping { queue.append(finished) }
@@ -522,8 +551,10 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer {
         stream = spare
         spareStream = old
         outgoing = old
-        crossfadeGains[ObjectIdentifier(old)] = Fade(from: 1, to: 0, startFrame: frame, frames: fadeFrames, curve: .equalPower)
-        crossfadeGains[ObjectIdentifier(spare)] = Fade(from: 0, to: 1, startFrame: frame, frames: fadeFrames, curve: .equalPower)
+        crossfadeGains[ObjectIdentifier(old)] = Fade(
+            from: 1, to: 0, startFrame: frame, frames: fadeFrames, curve: .equalPower)
+        crossfadeGains[ObjectIdentifier(spare)] = Fade(
+            from: 0, to: 1, startFrame: frame, frames: fadeFrames, curve: .equalPower)
         currentChanged()
         guard let item = queue.first else { return }
         let entry = StreamEntry(id: StreamEntry.nextID(), url: item.url)

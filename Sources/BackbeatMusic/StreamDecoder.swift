@@ -48,13 +48,15 @@ final class StreamDecoder {
     deinit { decoder.close() }
 
     private func makeResampler() throws -> Resampler? {
-        decoder.sampleRate == sampleRate ? nil
+        decoder.sampleRate == sampleRate
+            ? nil
             : try Resampler(from: decoder.sampleRate, to: sampleRate, channelCount: Self.channelCount)
     }
 
     /// The song's length in stream frames.
     var frameCount: Int64 {
-        MediaTime(frames: decoder.frameCount, sampleRate: decoder.sampleRate).frames(atSampleRate: sampleRate, rounding: .nearest)
+        MediaTime(frames: decoder.frameCount, sampleRate: decoder.sampleRate).frames(
+            atSampleRate: sampleRate, rounding: .nearest)
     }
 
     /// The stream frame the next chunk starts at.
@@ -63,7 +65,8 @@ final class StreamDecoder {
     /// Moves to stream frame `frame` (clamped to the song), sample-accurately.
     func seek(toFrame frame: Int64) throws {
         let target = max(0, min(frame, frameCount))
-        let sourceFrame = MediaTime(frames: target, sampleRate: sampleRate).frames(atSampleRate: decoder.sampleRate, rounding: .nearest)
+        let sourceFrame = MediaTime(frames: target, sampleRate: sampleRate).frames(
+            atSampleRate: decoder.sampleRate, rounding: .nearest)
         try decoder.seek(toFrame: sourceFrame)
         resampler = try makeResampler()
         origin = target
@@ -77,7 +80,9 @@ final class StreamDecoder {
             let want = resampler.map { max(64, Int(Double(frames) / $0.ratio)) } ?? frames
             let channels = decoder.channelCount
             if source.count < want * channels { source = [Float](repeating: 0, count: want * channels) }
-            let n = try source.withUnsafeMutableBufferPointer { try decoder.readFloats(into: $0.baseAddress!, frames: want) }
+            let n = try source.withUnsafeMutableBufferPointer {
+                try decoder.readFloats(into: $0.baseAddress!, frames: want)
+            }
             let atEnd = n < want
             if atEnd { finished = true }
             var floats: [Float]
@@ -88,7 +93,9 @@ final class StreamDecoder {
                 if n > 0 {
                     source.withUnsafeBufferPointer { src in
                         mapped.withUnsafeMutableBufferPointer { dst in
-                            ChannelMap.apply(src.baseAddress!, frames: n, from: channels, to: Self.channelCount, into: dst.baseAddress!)
+                            ChannelMap.apply(
+                                src.baseAddress!, frames: n, from: channels, to: Self.channelCount,
+                                into: dst.baseAddress!)
                         }
                     }
                 }
@@ -99,7 +106,9 @@ final class StreamDecoder {
                     var silence: Float = 0
                     floats = try resampler.process(&silence, frames: 0, endOfInput: atEnd)
                 } else {
-                    floats = try floats.withUnsafeBufferPointer { try resampler.process($0.baseAddress!, frames: n, endOfInput: atEnd) }
+                    floats = try floats.withUnsafeBufferPointer {
+                        try resampler.process($0.baseAddress!, frames: n, endOfInput: atEnd)
+                    }
                 }
             }
             if floats.isEmpty { continue }

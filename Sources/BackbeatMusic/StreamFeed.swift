@@ -101,7 +101,8 @@ final class StreamFeed: @unchecked Sendable {
         var decoder: StreamDecoder?
     }
     private var cursor = Cursor()
-    private static let queue = DispatchQueue(label: "Backbeat stream decoder", qos: .userInitiated, attributes: .concurrent)
+    private static let queue = DispatchQueue(
+        label: "Backbeat stream decoder", qos: .userInitiated, attributes: .concurrent)
 
     init(sampleRate: Int, chunkFrames: Int, readyLimit: Int) {
         self.sampleRate = sampleRate
@@ -199,7 +200,9 @@ final class StreamFeed: @unchecked Sendable {
 
     /// Stops background work and frees the decoder.
     func close() {
-        stateLock.withLock { closed = true; plan.removeAll(); ready.removeAll(); readyAudio = 0 }
+        stateLock.withLock {
+            closed = true; plan.removeAll(); ready.removeAll(); readyAudio = 0
+        }
         decodeLock.withLock { cursor = Cursor() }
     }
 
@@ -214,10 +217,12 @@ final class StreamFeed: @unchecked Sendable {
     func decodeStep() -> Bool {
         decodeLock.lock()
         defer { decodeLock.unlock() }
-        guard let (gen, entry) = stateLock.withLock({ () -> (UInt64, StreamEntry)? in
-            guard !closed, readyAudio < readyLimit, let first = plan.first else { return nil }
-            return (generation, first)
-        }) else { return false }
+        guard
+            let (gen, entry) = stateLock.withLock({ () -> (UInt64, StreamEntry)? in
+                guard !closed, readyAudio < readyLimit, let first = plan.first else { return nil }
+                return (generation, first)
+            })
+        else { return false }
 
         var chunk: StreamChunk
         var finishedEntry = false
@@ -239,8 +244,9 @@ final class StreamFeed: @unchecked Sendable {
                     chunk = .ended(entry: entry.id)
                     finishedEntry = true
                 } else {
-                    chunk = .audio(entry: entry.id, samples: samples,
-                                   levels: ChunkLevels(samples: samples, channels: StreamDecoder.channelCount))
+                    chunk = .audio(
+                        entry: entry.id, samples: samples,
+                        levels: ChunkLevels(samples: samples, channels: StreamDecoder.channelCount))
                 }
             } catch {
                 // A read error mid-song (the file was truncated or damaged under

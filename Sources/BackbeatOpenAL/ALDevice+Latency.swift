@@ -55,19 +55,20 @@ extension ALDevice {
         guard !isLoopback, isConnected, count > 0 else { return nil }
         var source: ALuint = 0
         var buffer: ALuint = 0
-        let started: Bool = (try? withContext("alSourcePlay") { () -> Bool in
-            alGetError()
-            alGenSources(1, &source)
-            alGenBuffers(1, &buffer)
-            let silence = [Int16](repeating: 0, count: 4_800)
-            silence.withUnsafeBytes { bytes in
-                alBufferData(buffer, AL_FORMAT_MONO16, bytes.baseAddress, ALsizei(bytes.count), ALsizei(sampleRate))
-            }
-            alSourcei(source, AL_BUFFER, ALint(buffer))
-            alSourcei(source, AL_LOOPING, AL_TRUE)
-            alSourcePlay(source)
-            return alGetError() == AL_NO_ERROR
-        }) ?? false
+        let started: Bool =
+            (try? withContext("alSourcePlay") { () -> Bool in
+                alGetError()
+                alGenSources(1, &source)
+                alGenBuffers(1, &buffer)
+                let silence = [Int16](repeating: 0, count: 4_800)
+                silence.withUnsafeBytes { bytes in
+                    alBufferData(buffer, AL_FORMAT_MONO16, bytes.baseAddress, ALsizei(bytes.count), ALsizei(sampleRate))
+                }
+                alSourcei(source, AL_BUFFER, ALint(buffer))
+                alSourcei(source, AL_LOOPING, AL_TRUE)
+                alSourcePlay(source)
+                return alGetError() == AL_NO_ERROR
+            }) ?? false
         defer {
             _ = try? withContext("alDeleteSources") {
                 alSourceStop(source)

@@ -77,8 +77,11 @@ package final class ALDevice: @unchecked Sendable {
         ALConfig.applyApplicationIdentity()
         let device: OpaquePointer? = name.map { alcOpenDevice($0) } ?? alcOpenDevice(nil)
         guard let device else {
-            throw BackbeatError(.deviceUnavailable, operation: "alcOpenDevice",
-                                reason: "\(name.map { "\"\($0)\"" } ?? "default device"): no OpenAL backend could open it (ALC: \(alcErrorString(nil)))")
+            throw BackbeatError(
+                .deviceUnavailable, operation: "alcOpenDevice",
+                reason:
+                    "\(name.map { "\"\($0)\"" } ?? "default device"): no OpenAL backend could open it (ALC: \(alcErrorString(nil)))"
+            )
         }
         let attributes = commonAttributes + [0]
         guard let context = alcCreateContext(device, attributes) else {
@@ -88,8 +91,9 @@ package final class ALDevice: @unchecked Sendable {
         }
         var frequency: ALCint = 0
         alcGetIntegerv(device, ALCenum(ALC_FREQUENCY), 1, &frequency)
-        return ALDevice(device: device, context: context, isLoopback: false,
-                        sampleRate: Int(frequency), channelCount: 2)
+        return ALDevice(
+            device: device, context: context, isLoopback: false,
+            sampleRate: Int(frequency), channelCount: 2)
     }
 
     /// Opens a loopback device that renders Float32 on request (ALC_SOFT_loopback).
@@ -101,30 +105,37 @@ package final class ALDevice: @unchecked Sendable {
         case 4: channelEnum = ALCint(ALC_QUAD_SOFT)
         case 6: channelEnum = ALCint(ALC_5POINT1_SOFT)
         default:
-            throw BackbeatError(.unsupportedFormat, operation: "alcLoopbackOpenDeviceSOFT",
-                                reason: "\(channels) channels (1, 2, 4 or 6 are supported)")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "alcLoopbackOpenDeviceSOFT",
+                reason: "\(channels) channels (1, 2, 4 or 6 are supported)")
         }
         ALLog.prepare()
         guard let device = alcLoopbackOpenDeviceSOFT(nil) else {
             throw BackbeatError(.deviceUnavailable, operation: "alcLoopbackOpenDeviceSOFT", reason: alcErrorString(nil))
         }
-        guard alcIsRenderFormatSupportedSOFT(device, ALCsizei(sampleRate), channelEnum, ALCint(ALC_FLOAT_SOFT)) == ALC_TRUE else {
+        guard
+            alcIsRenderFormatSupportedSOFT(device, ALCsizei(sampleRate), channelEnum, ALCint(ALC_FLOAT_SOFT))
+                == ALC_TRUE
+        else {
             alcCloseDevice(device)
-            throw BackbeatError(.unsupportedFormat, operation: "alcIsRenderFormatSupportedSOFT",
-                                reason: "\(sampleRate) Hz, \(channels) channels, float32")
+            throw BackbeatError(
+                .unsupportedFormat, operation: "alcIsRenderFormatSupportedSOFT",
+                reason: "\(sampleRate) Hz, \(channels) channels, float32")
         }
-        let attributes = commonAttributes + [
-            ALCint(ALC_FORMAT_CHANNELS_SOFT), channelEnum,
-            ALCint(ALC_FORMAT_TYPE_SOFT), ALCint(ALC_FLOAT_SOFT),
-            ALCint(ALC_FREQUENCY), ALCint(sampleRate),
-            0,
-        ]
+        let attributes =
+            commonAttributes + [
+                ALCint(ALC_FORMAT_CHANNELS_SOFT), channelEnum,
+                ALCint(ALC_FORMAT_TYPE_SOFT), ALCint(ALC_FLOAT_SOFT),
+                ALCint(ALC_FREQUENCY), ALCint(sampleRate),
+                0,
+            ]
         guard let context = alcCreateContext(device, attributes) else {
             let reason = alcErrorString(device)
             alcCloseDevice(device)
             throw BackbeatError(.unsupportedFormat, operation: "alcCreateContext", reason: reason)
         }
-        return ALDevice(device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels)
+        return ALDevice(
+            device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels)
     }
 
     /// Deletes every source and buffer still alive, then the context and device. Idempotent.
@@ -188,7 +199,8 @@ package final class ALDevice: @unchecked Sendable {
     /// Whether an ALC or AL extension is present.
     package func hasExtension(_ name: String) -> Bool {
         (try? withContext {
-            name.hasPrefix("ALC_") ? alcIsExtensionPresent(device, name) == ALC_TRUE : alIsExtensionPresent(name) == AL_TRUE
+            name.hasPrefix("ALC_")
+                ? alcIsExtensionPresent(device, name) == ALC_TRUE : alIsExtensionPresent(name) == AL_TRUE
         }) ?? false
     }
 
@@ -236,7 +248,9 @@ package final class ALDevice: @unchecked Sendable {
 
     /// Uploads interleaved samples into a new OpenAL buffer (Float32 via
     /// AL_EXT_float32, or Int16), mono or stereo.
-    package func generateBuffer<Sample: ALSample>(interleaved samples: [Sample], channels: Int, sampleRate: Int) throws -> ALuint {
+    package func generateBuffer<Sample: ALSample>(interleaved samples: [Sample], channels: Int, sampleRate: Int) throws
+        -> ALuint
+    {
         try withContext("alBufferData") {
             var buffer: ALuint = 0
             alGenBuffers(1, &buffer)
@@ -253,16 +267,23 @@ package final class ALDevice: @unchecked Sendable {
     }
 
     /// Fills an existing buffer with interleaved samples (used for stream refills).
-    package func upload<Sample: ALSample>(interleaved samples: [Sample], channels: Int, sampleRate: Int, to buffer: ALuint) throws {
+    package func upload<Sample: ALSample>(
+        interleaved samples: [Sample], channels: Int, sampleRate: Int, to buffer: ALuint
+    ) throws {
         try withContext("alBufferData") {
             guard channels == 1 || channels == 2 else {
-                throw BackbeatError(.unsupportedFormat, operation: "alBufferData", reason: "\(channels)-channel buffers (mono or stereo only)")
+                throw BackbeatError(
+                    .unsupportedFormat, operation: "alBufferData",
+                    reason: "\(channels)-channel buffers (mono or stereo only)")
             }
             guard (1...Int(Int32.max)).contains(sampleRate) else {
-                throw BackbeatError(.unsupportedFormat, operation: "alBufferData", reason: "sample rate \(sampleRate) Hz")
+                throw BackbeatError(
+                    .unsupportedFormat, operation: "alBufferData", reason: "sample rate \(sampleRate) Hz")
             }
             let format = Sample.alFormat(channels: channels)
-            samples.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(sampleRate)) }
+            samples.withUnsafeBytes {
+                alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(sampleRate))
+            }
             try check("alBufferData")
         }
     }
@@ -281,8 +302,10 @@ package final class ALDevice: @unchecked Sendable {
     /// Places the context's listener at `position` (metres), facing `forward`
     /// with `up` overhead (AL_POSITION, AL_ORIENTATION). The vectors are
     /// (x, y, z) triples, unit length and perpendicular.
-    package func setListener(position: (Float, Float, Float), forward: (Float, Float, Float),
-                             up: (Float, Float, Float)) throws {
+    package func setListener(
+        position: (Float, Float, Float), forward: (Float, Float, Float),
+        up: (Float, Float, Float)
+    ) throws {
         try withContext("alListener") {
             alListener3f(AL_POSITION, position.0, position.1, position.2)
             var orientation: [ALfloat] = [forward.0, forward.1, forward.2, up.0, up.1, up.2]
@@ -344,7 +367,9 @@ package final class ALDevice: @unchecked Sendable {
     package static func playbackDeviceNames() -> [String] {
         ALLog.prepare()
         let all = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") == ALC_TRUE
-        guard let list = alcGetString(nil, ALCenum(all ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER)) else { return [] }
+        guard let list = alcGetString(nil, ALCenum(all ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER)) else {
+            return []
+        }
         var names: [String] = []
         var cursor = list
         while cursor.pointee != 0 {

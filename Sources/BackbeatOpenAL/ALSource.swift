@@ -72,8 +72,10 @@ package struct ALSource: Hashable, Sendable {
     /// attenuated by the context's distance model with the given reference
     /// distance, maximum distance and rolloff. Stereo sounds are placed too
     /// (AL_SOFT_source_spatialize).
-    package func setPosition(x: Float, y: Float, z: Float, referenceDistance: Float = 1,
-                             maximumDistance: Float = .greatestFiniteMagnitude, rolloffFactor: Float = 1) {
+    package func setPosition(
+        x: Float, y: Float, z: Float, referenceDistance: Float = 1,
+        maximumDistance: Float = .greatestFiniteMagnitude, rolloffFactor: Float = 1
+    ) {
         alSourcei(name, AL_SOURCE_RELATIVE, 0)
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_TRUE)
         alSourcef(name, AL_ROLLOFF_FACTOR, rolloffFactor)

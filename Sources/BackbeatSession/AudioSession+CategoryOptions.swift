@@ -13,7 +13,9 @@ extension AudioSession {
         public static let duckOthers = CategoryOptions(rawValue: 1 << 1)
 
         /// Every combination of the known options, for tables and tests.
-        public static let allCombinations: [CategoryOptions] = [[], [.mixWithOthers], [.duckOthers], [.mixWithOthers, .duckOthers]]
+        public static let allCombinations: [CategoryOptions] = [
+            [], [.mixWithOthers], [.duckOthers], [.mixWithOthers, .duckOthers],
+        ]
 
         public var description: String {
             var names: [String] = []

@@ -19,18 +19,22 @@ extension AudioSession {
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for a non-positive or
     ///   non-finite `decibels`, a negative `attack` or `release`, or a `hold` that
     ///   is not positive.
-    public func duck(music hold: MediaTime, by decibels: Float,
-                     attack: MediaTime = MediaTime(value: 1, timescale: 10),
-                     release: MediaTime = MediaTime(value: 3, timescale: 10)) throws {
+    public func duck(
+        music hold: MediaTime, by decibels: Float,
+        attack: MediaTime = MediaTime(value: 1, timescale: 10),
+        release: MediaTime = MediaTime(value: 3, timescale: 10)
+    ) throws {
         try requestDuck(music: hold, by: decibels, attack: attack, release: release)
     }
 
     /// ``duck(music:by:attack:release:)``, returning the request with the
     /// engine times at which each stage ends.
     @discardableResult
-    package func requestDuck(music hold: MediaTime, by decibels: Float,
-                             attack: MediaTime = MediaTime(value: 1, timescale: 10),
-                             release: MediaTime = MediaTime(value: 3, timescale: 10)) throws -> MusicDuck {
+    package func requestDuck(
+        music hold: MediaTime, by decibels: Float,
+        attack: MediaTime = MediaTime(value: 1, timescale: 10),
+        release: MediaTime = MediaTime(value: 3, timescale: 10)
+    ) throws -> MusicDuck {
         func invalid(_ why: String) -> BackbeatError {
             BackbeatError(.invalidArgument, operation: "AudioSession.duck(music:by:)", reason: why)
         }
@@ -40,8 +44,10 @@ extension AudioSession {
         guard release >= .zero else { throw invalid("release must not be negative, got \(release.seconds)s") }
         let duck = MusicDuck(start: clock(), decibels: decibels, attack: attack, hold: hold, release: release)
         submit { s in
-            Work(update: SessionUpdate(cause: .duckRequest, time: duck.start, decision: s.decision,
-                                       actions: [.duckMusic(duck)], ignoredBecause: nil))
+            Work(
+                update: SessionUpdate(
+                    cause: .duckRequest, time: duck.start, decision: s.decision,
+                    actions: [.duckMusic(duck)], ignoredBecause: nil))
         }
         return duck
     }

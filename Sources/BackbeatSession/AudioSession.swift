@@ -71,10 +71,13 @@ public final class AudioSession: Sendable {
 
     /// Creates a session on an engine clock, applying decisions to `target` and
     /// sending requests about other audio to `otherAudio`.
-    package init(clock: @escaping @Sendable () -> MediaTime,
-         target: (any SessionTarget)? = nil, otherAudio: (any OtherAudioController)? = nil) {
+    package init(
+        clock: @escaping @Sendable () -> MediaTime,
+        target: (any SessionTarget)? = nil, otherAudio: (any OtherAudioController)? = nil
+    ) {
         self.clock = clock
-        var initial = State(decision: SessionPolicy.decide(category: .soloAmbient, options: [], environment: SessionEnvironment()))
+        var initial = State(
+            decision: SessionPolicy.decide(category: .soloAmbient, options: [], environment: SessionEnvironment()))
         initial.target = target
         initial.otherAudioController = otherAudio
         state = LockedValueBox(initial)
@@ -175,8 +178,10 @@ public final class AudioSession: Sendable {
             let transition = SessionPolicy.transition(event, from: s.environment)
             let cause = SessionUpdate.Cause.event(event, source: source)
             if let why = transition.ignoredBecause {
-                return Work(update: SessionUpdate(cause: cause, time: time, decision: s.decision, actions: [],
-                                                  ignoredBecause: why))
+                return Work(
+                    update: SessionUpdate(
+                        cause: cause, time: time, decision: s.decision, actions: [],
+                        ignoredBecause: why))
             }
             s.environment = transition.environment
             var requests: [SessionAction] = []
@@ -194,8 +199,9 @@ public final class AudioSession: Sendable {
 
     /// The OpenAL device went away: the system's route change, reported by the engine.
     package func systemLostDevice(previousRoute: AudioRoute, currentRoute: AudioRoute) {
-        post(.routeChange(reason: .oldDeviceUnavailable, previousRoute: previousRoute, currentRoute: currentRoute),
-             source: .system, at: clock())
+        post(
+            .routeChange(reason: .oldDeviceUnavailable, previousRoute: previousRoute, currentRoute: currentRoute),
+            source: .system, at: clock())
     }
 
     /// A music player is about to play. If an interruption began and never
@@ -229,11 +235,15 @@ public final class AudioSession: Sendable {
         let time = clock()
         submit { s in
             let d = s.decision
-            let actions: [SessionAction] = [.setEffectsMuted(d.effectsMuted), .setEffectsPaused(d.effectsPaused),
-                                            .setGameMusicMuted(d.gameMusicMuted),
-                                            .setMusicPlayerHeldBack(d.gameMusicHeldBack)]
-            return Work(update: SessionUpdate(cause: .activation(s.isActive), time: time, decision: d,
-                                              actions: actions, ignoredBecause: nil), silent: true)
+            let actions: [SessionAction] = [
+                .setEffectsMuted(d.effectsMuted), .setEffectsPaused(d.effectsPaused),
+                .setGameMusicMuted(d.gameMusicMuted),
+                .setMusicPlayerHeldBack(d.gameMusicHeldBack),
+            ]
+            return Work(
+                update: SessionUpdate(
+                    cause: .activation(s.isActive), time: time, decision: d,
+                    actions: actions, ignoredBecause: nil), silent: true)
         }
     }
 
@@ -245,8 +255,10 @@ public final class AudioSession: Sendable {
 
     /// Re-decides, and turns the difference from the decision in force into
     /// actions: levels first, then the players' edges, then requests to other audio.
-    private static func work(_ s: inout State, cause: SessionUpdate.Cause, time: MediaTime,
-                             edges: [SessionAction], requests: [SessionAction]) -> Work {
+    private static func work(
+        _ s: inout State, cause: SessionUpdate.Cause, time: MediaTime,
+        edges: [SessionAction], requests: [SessionAction]
+    ) -> Work {
         let before = s.decision
         let after = decide(s)
         var actions: [SessionAction] = []
@@ -284,7 +296,8 @@ public final class AudioSession: Sendable {
         }
         if restore { actions.append(.restoreOtherAudio) }
         s.decision = after
-        return Work(update: SessionUpdate(cause: cause, time: time, decision: after, actions: actions, ignoredBecause: nil))
+        return Work(
+            update: SessionUpdate(cause: cause, time: time, decision: after, actions: actions, ignoredBecause: nil))
     }
 
     // MARK: Applying (outside the lock, one at a time)

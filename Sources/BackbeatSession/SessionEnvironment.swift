@@ -12,8 +12,10 @@ public struct SessionEnvironment: Sendable, Hashable {
     public var previousRoute: AudioRoute?
 
     /// Creates an environment; the defaults describe a quiet machine.
-    public init(isInterrupted: Bool = false, isSilentSwitchOn: Bool = false, otherAudio: [String] = [],
-                currentRoute: AudioRoute = .defaultOutput, previousRoute: AudioRoute? = nil) {
+    public init(
+        isInterrupted: Bool = false, isSilentSwitchOn: Bool = false, otherAudio: [String] = [],
+        currentRoute: AudioRoute = .defaultOutput, previousRoute: AudioRoute? = nil
+    ) {
         self.isInterrupted = isInterrupted
         self.isSilentSwitchOn = isSilentSwitchOn
         self.otherAudio = otherAudio

@@ -15,7 +15,9 @@ extension SessionPolicy {
     /// on the new environment; this adds only what happens once, on the edge.
     static func transition(_ event: SessionEvent, from environment: SessionEnvironment) -> Transition {
         var next = environment
-        func ignored(_ why: String) -> Transition { Transition(environment: environment, playerActions: [], ignoredBecause: why) }
+        func ignored(_ why: String) -> Transition {
+            Transition(environment: environment, playerActions: [], ignoredBecause: why)
+        }
         switch event {
         case .interruptionBegan:
             guard !environment.isInterrupted else { return ignored("an interruption is already under way") }
@@ -32,7 +34,9 @@ extension SessionPolicy {
             next.currentRoute = current
             return Transition(environment: next, playerActions: reason == .oldDeviceUnavailable ? [.pauseMusic] : [])
         case .silentSwitch(let on):
-            guard environment.isSilentSwitchOn != on else { return ignored("silent switch already \(on ? "on" : "off")") }
+            guard environment.isSilentSwitchOn != on else {
+                return ignored("silent switch already \(on ? "on" : "off")")
+            }
             next.isSilentSwitchOn = on
             return Transition(environment: next, playerActions: [])
         case .otherAudioStarted(let name):

@@ -16,16 +16,19 @@ package enum SessionPolicy {
     ///   set with a category other than ``AudioSession/Category/playback``.
     package static func validate(category: AudioSession.Category, options: AudioSession.CategoryOptions) throws {
         guard category != .playback, !options.isEmpty else { return }
-        throw BackbeatError(.invalidSessionOptions, operation: "AudioSession.setCategory",
-                            reason: "\(options) is valid only with playback, not \(category)")
+        throw BackbeatError(
+            .invalidSessionOptions, operation: "AudioSession.setCategory",
+            reason: "\(options) is valid only with playback, not \(category)")
     }
 
     /// What the engine must do now.
     ///
     /// Total: options that do not fit the category (which ``validate(category:options:)``
     /// rejects) are ignored here.
-    package static func decide(category: AudioSession.Category, options: AudioSession.CategoryOptions,
-                              environment: SessionEnvironment) -> SessionDecision {
+    package static func decide(
+        category: AudioSession.Category, options: AudioSession.CategoryOptions,
+        environment: SessionEnvironment
+    ) -> SessionDecision {
         let options = category == .playback ? options : []
         let mixes: Bool
         let request: OtherAudioRequest

@@ -36,7 +36,8 @@ package final class EventBroadcast<Event: Sendable>: Sendable {
     /// A new stream of every event sent from now on; it ends at ``finish()``,
     /// and a consumer that stops iterating removes it.
     package func events() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(bufferLimit))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Event.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         let id = UniqueID.next()
         let added = registry.withLockedValue { r -> Bool in
             guard !r.finished else { return false }

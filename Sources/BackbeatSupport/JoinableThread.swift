@@ -27,13 +27,15 @@ package final class JoinableThread: Sendable {
     package func start() {
         let start = Unmanaged.passRetained(Start(name: name, body: body, identity: identity))
         var thread = pthread_t()
-        let error = pthread_create(&thread, nil, { argument in
-            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-            start.identity.withLockedValue { $0.id = pthread_self() }
-            setCurrentThreadName(start.name)
-            start.body()
-            return nil
-        }, start.toOpaque())
+        let error = pthread_create(
+            &thread, nil,
+            { argument in
+                let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+                start.identity.withLockedValue { $0.id = pthread_self() }
+                setCurrentThreadName(start.name)
+                start.body()
+                return nil
+            }, start.toOpaque())
         precondition(error == 0, "pthread_create failed: \(error)")
         identity.withLockedValue { $0.id = thread }
     }
@@ -42,7 +44,10 @@ package final class JoinableThread: Sendable {
         let name: String
         let body: @Sendable () -> Void
         let identity: LockedValueBox<(id: pthread_t?, released: Bool)>
-        init(name: String, body: @escaping @Sendable () -> Void, identity: LockedValueBox<(id: pthread_t?, released: Bool)>) {
+        init(
+            name: String, body: @escaping @Sendable () -> Void,
+            identity: LockedValueBox<(id: pthread_t?, released: Bool)>
+        ) {
             self.name = String(name.utf8.prefix(15)) ?? "Backbeat"
             self.body = body
             self.identity = identity

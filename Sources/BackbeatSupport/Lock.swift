@@ -42,9 +42,11 @@ package final class Lock: @unchecked Sendable {
     /// Takes the lock, waiting for it. Pair with ``unlock()``; prefer ``withLock(_:)``.
     package func lock() {
         let error = pthread_mutex_lock(mutex)
-        precondition(error == 0, error == EDEADLK
-            ? "Backbeat lock taken again by the thread that holds it (the lock is not recursive)"
-            : "pthread_mutex_lock failed: \(error)")
+        precondition(
+            error == 0,
+            error == EDEADLK
+                ? "Backbeat lock taken again by the thread that holds it (the lock is not recursive)"
+                : "pthread_mutex_lock failed: \(error)")
     }
 
     /// Releases the lock, which this thread holds.

@@ -18,9 +18,12 @@ import BackbeatEngine
 ///   - maximumVoices: caps the effect voices (nil: what the device grants).
 ///   - body: the test.
 /// - Throws: what opening the engine or `body` throws.
-public func withOfflineEngine<T>(sampleRate: Int = 48_000, channels: Int = 2, maximumVoices: Int? = nil,
-                                 _ body: (AudioEngine) throws -> T) throws -> T {
-    let engine = try AudioEngine(output: .offline(sampleRate: sampleRate, channels: channels), maximumVoices: maximumVoices)
+public func withOfflineEngine<T>(
+    sampleRate: Int = 48_000, channels: Int = 2, maximumVoices: Int? = nil,
+    _ body: (AudioEngine) throws -> T
+) throws -> T {
+    let engine = try AudioEngine(
+        output: .offline(sampleRate: sampleRate, channels: channels), maximumVoices: maximumVoices)
     defer { engine.shutdown() }
     return try body(engine)
 }

@@ -60,12 +60,15 @@ public final class PrivateSoundServer: Sendable {
             throw BackbeatError(.invalidArgument, operation: "PrivateSoundServer", reason: "no sinks")
         }
         for sink in sinks {
-            let allowed = !sink.isEmpty && sink.count <= 64 && sink.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-                    || $0 == "-" || $0 == "_" || $0 == "."
-            }
+            let allowed =
+                !sink.isEmpty && sink.count <= 64
+                && sink.unicodeScalars.allSatisfy {
+                    ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                        || $0 == "-" || $0 == "_" || $0 == "."
+                }
             guard allowed else {
-                throw BackbeatError(.invalidArgument, operation: "PrivateSoundServer", reason: "bad sink name '\(sink)'")
+                throw BackbeatError(
+                    .invalidArgument, operation: "PrivateSoundServer", reason: "bad sink name '\(sink)'")
             }
         }
         guard Set(sinks).count == sinks.count else {
@@ -143,8 +146,11 @@ public final class PrivateSoundServer: Sendable {
             defer { state.removed = true }
             return !state.removed
         }
-        if remove, let pid = try? Self.spawn(["rm", "-rf", directory], environment: Self.currentEnvironment(),
-                                              output: "/dev/null") {
+        if remove,
+            let pid = try? Self.spawn(
+                ["rm", "-rf", directory], environment: Self.currentEnvironment(),
+                output: "/dev/null")
+        {
             _ = Self.wait(pid, timeout: 10)
         }
     }
@@ -167,8 +173,10 @@ public final class PrivateSoundServer: Sendable {
         let status = Self.wait(pid, timeout: timeout)
         let text = Self.read(output) ?? ""
         guard status == 0 else {
-            let reason = status == nil ? "timed out" : (text.split(separator: "\n").first.map(String.init) ?? "exit \(status!)")
-            throw BackbeatError(.soundServerFailed, operation: "pactl \(arguments.joined(separator: " "))", reason: reason)
+            let reason =
+                status == nil ? "timed out" : (text.split(separator: "\n").first.map(String.init) ?? "exit \(status!)")
+            throw BackbeatError(
+                .soundServerFailed, operation: "pactl \(arguments.joined(separator: " "))", reason: reason)
         }
         return text
     }
@@ -194,8 +202,10 @@ public final class PrivateSoundServer: Sendable {
         }
         let file = scratchFile("monitor")
         let pid = try Self.spawn(
-            ["parec", "--device=\(sink).monitor", "--format=float32le", "--rate=\(Self.sampleRate)",
-             "--channels=\(Self.channels)", "--latency-msec=5", "--raw"],
+            [
+                "parec", "--device=\(sink).monitor", "--format=float32le", "--rate=\(Self.sampleRate)",
+                "--channels=\(Self.channels)", "--latency-msec=5", "--raw",
+            ],
             environment: clientEnvironment(), output: file)
         let recording = MonitorRecording(pid: pid, file: file)
         let deadline = Self.now() + timeout
@@ -203,7 +213,8 @@ public final class PrivateSoundServer: Sendable {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid || Self.now() > deadline {
                 _ = try? recording.stop()
-                throw BackbeatError(.soundServerFailed, operation: "parec \(sink).monitor", reason: "no samples arrived")
+                throw BackbeatError(
+                    .soundServerFailed, operation: "parec \(sink).monitor", reason: "no samples arrived")
             }
             Self.sleep(milliseconds: 2)
         }
@@ -215,33 +226,41 @@ public final class PrivateSoundServer: Sendable {
     private func writeStartupScript() throws {
         var lines = [".fail"]
         for sink in sinks {
-            lines.append("load-module module-null-sink sink_name=\(sink) rate=\(Self.sampleRate) norewinds=1 "
-                + "sink_properties=device.description=\(sink)")
+            lines.append(
+                "load-module module-null-sink sink_name=\(sink) rate=\(Self.sampleRate) norewinds=1 "
+                    + "sink_properties=device.description=\(sink)")
         }
-        lines.append("load-module module-null-source source_name=keepawake rate=\(Self.sampleRate) description=keepawake")
+        lines.append(
+            "load-module module-null-source source_name=keepawake rate=\(Self.sampleRate) description=keepawake")
         for sink in sinks {
-            lines.append("load-module module-loopback source=keepawake sink=\(sink) latency_msec=5 "
-                + "source_dont_move=true sink_dont_move=true sink_input_properties=media.name=keepawake")
+            lines.append(
+                "load-module module-loopback source=keepawake sink=\(sink) latency_msec=5 "
+                    + "source_dont_move=true sink_dont_move=true sink_input_properties=media.name=keepawake")
         }
         lines.append("set-default-sink \(sinks[0])")
         lines.append("set-default-source \(sinks[0]).monitor")
-        lines.append("load-module module-native-protocol-unix socket=\(directory)/native auth-anonymous=1 "
-            + "auth-cookie-enabled=0")
+        lines.append(
+            "load-module module-native-protocol-unix socket=\(directory)/native auth-anonymous=1 "
+                + "auth-cookie-enabled=0")
         let text = lines.joined(separator: "\n") + "\n"
         guard let file = fopen("\(directory)/startup.pa", "w") else {
-            throw BackbeatError(.soundServerFailed, operation: "write startup.pa", reason: String(cString: strerror(errno)))
+            throw BackbeatError(
+                .soundServerFailed, operation: "write startup.pa", reason: String(cString: strerror(errno)))
         }
         defer { fclose(file) }
         guard fputs(text, file) >= 0 else {
-            throw BackbeatError(.soundServerFailed, operation: "write startup.pa", reason: String(cString: strerror(errno)))
+            throw BackbeatError(
+                .soundServerFailed, operation: "write startup.pa", reason: String(cString: strerror(errno)))
         }
     }
 
     private func start(timeout: Double) throws {
         let environment = ["PATH=/usr/bin:/bin:/usr/sbin:/sbin", "HOME=\(directory)", "XDG_RUNTIME_DIR=\(directory)"]
         let pid = try Self.spawn(
-            ["pulseaudio", "-n", "-F", "\(directory)/startup.pa", "--daemonize=no", "--use-pid-file=no",
-             "--system=false", "--exit-idle-time=-1", "--log-target=stderr", "--log-level=error"],
+            [
+                "pulseaudio", "-n", "-F", "\(directory)/startup.pa", "--daemonize=no", "--use-pid-file=no",
+                "--system=false", "--exit-idle-time=-1", "--log-target=stderr", "--log-level=error",
+            ],
             environment: environment, output: "\(directory)/daemon.log")
         state.withLockedValue { $0.daemon = pid }
         let deadline = Self.now() + timeout
@@ -284,7 +303,9 @@ public final class PrivateSoundServer: Sendable {
     }
 
     private func scratchFile(_ prefix: String) -> String {
-        let n = state.withLockedValue { state -> Int in state.counter += 1; return state.counter }
+        let n = state.withLockedValue { state -> Int in
+            state.counter += 1; return state.counter
+        }
         return "\(directory)/\(prefix)-\(getpid())-\(n)"
     }
 
@@ -330,7 +351,8 @@ public final class PrivateSoundServer: Sendable {
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv)
         guard rc == 0 else {
-            throw BackbeatError(.soundServerFailed, operation: "spawn \(argv[0])", reason: String(cString: strerror(rc)))
+            throw BackbeatError(
+                .soundServerFailed, operation: "spawn \(argv[0])", reason: String(cString: strerror(rc)))
         }
         return pid
     }

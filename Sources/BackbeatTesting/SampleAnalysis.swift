@@ -105,8 +105,10 @@ public enum SampleAnalysis {
     ///   - threshold: the level that counts as sound (default -40 dBFS).
     ///   - minimumGap: quiet frames that separate two onsets, so a tone's own
     ///     zero crossings do not count (default 64).
-    public static func onsetFrames(_ samples: [Float], channels: Int, threshold: Float = 0.01,
-                                   minimumGap: Int = 64) -> [Int] {
+    public static func onsetFrames(
+        _ samples: [Float], channels: Int, threshold: Float = 0.01,
+        minimumGap: Int = 64
+    ) -> [Int] {
         var onsets: [Int] = []
         var quiet = Int.max
         var frame = 0
@@ -127,8 +129,10 @@ public enum SampleAnalysis {
     }
 
     /// ``onsetFrames(_:channels:threshold:minimumGap:)`` as engine times at `sampleRate`.
-    public static func onsetTimes(_ samples: [Float], channels: Int, sampleRate: Int, threshold: Float = 0.01,
-                                  minimumGap: Int = 64) -> [MediaTime] {
+    public static func onsetTimes(
+        _ samples: [Float], channels: Int, sampleRate: Int, threshold: Float = 0.01,
+        minimumGap: Int = 64
+    ) -> [MediaTime] {
         onsetFrames(samples, channels: channels, threshold: threshold, minimumGap: minimumGap)
             .map { MediaTime(frames: Int64($0), sampleRate: sampleRate) }
     }

@@ -18,8 +18,10 @@ public enum TestSignal {
     ///   - sampleRate: frames per second (default 48 kHz).
     ///   - amplitude: the peak, 0...1 (default 0.5).
     ///   - channels: interleaved channels (default mono).
-    public static func sine(frequency: Double, duration: MediaTime, sampleRate: Int = 48_000, amplitude: Float = 0.5,
-                            channels: Int = 1) -> PCMBuffer {
+    public static func sine(
+        frequency: Double, duration: MediaTime, sampleRate: Int = 48_000, amplitude: Float = 0.5,
+        channels: Int = 1
+    ) -> PCMBuffer {
         let frames = Int(duration.frames(atSampleRate: sampleRate, rounding: .nearest))
         var samples = [Float](repeating: 0, count: frames * channels)
         for f in 0..<frames {

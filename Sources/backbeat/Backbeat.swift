@@ -5,8 +5,11 @@ import BackbeatBench
 struct BackbeatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backbeat",
-        abstract: "Backbeat, the game audio engine: inspect outputs and files, convert audio, manage a media library, list the desktop's media players.",
-        subcommands: [InfoCommand.self, ConvertCommand.self, LibraryCommand.self, PlayersCommand.self, BenchCommand.self])
+        abstract:
+            "Backbeat, the game audio engine: inspect outputs and files, convert audio, manage a media library, list the desktop's media players.",
+        subcommands: [
+            InfoCommand.self, ConvertCommand.self, LibraryCommand.self, PlayersCommand.self, BenchCommand.self,
+        ])
 
     static func main() async {
         // A benchmark's child: report this process's own peak memory as it exits.

@@ -56,8 +56,9 @@ struct ConvertCommand: AsyncParsableCommand {
             if case .oggVorbis = p, let quality { p = .oggVorbis(quality: quality) }
             return p
         }
-        return .custom(sampleRate: rate, channelCount: channels,
-                       commonFormat: format.flatMap(AudioFormat.CommonFormat.init(rawValue:)), quality: quality)
+        return .custom(
+            sampleRate: rate, channelCount: channels,
+            commonFormat: format.flatMap(AudioFormat.CommonFormat.init(rawValue:)), quality: quality)
     }
 
     func run() async throws {
@@ -97,7 +98,10 @@ enum ProgressBar {
 
     /// Completes the bar, or erases it so an error stays on one clean line.
     static func finish(done: Bool) {
-        if done { render(1); FileHandle.standardError.write(Data("\n".utf8)) }
-        else { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if done {
+            render(1); FileHandle.standardError.write(Data("\n".utf8))
+        } else {
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        }
     }
 }

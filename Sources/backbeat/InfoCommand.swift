@@ -5,7 +5,8 @@ import Foundation
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Print a file's format, duration, tags and artwork; with no file, OpenAL's version, extensions and outputs.",
+        abstract:
+            "Print a file's format, duration, tags and artwork; with no file, OpenAL's version, extensions and outputs.",
         discussion: "Like afinfo. Exits non-zero if any file cannot be read, after reporting the others.")
 
     @Argument(help: "Audio files to describe (Ogg Vorbis, WAV, AIFF, CAF, FLAC, MP3, Opus).")
@@ -29,7 +30,8 @@ struct InfoCommand: AsyncParsableCommand {
             }
         }
         if json {
-            let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            let data = try JSONSerialization.data(
+                withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
         }
         if failed { throw ExitCode.failure }
@@ -60,7 +62,9 @@ struct InfoCommand: AsyncParsableCommand {
         print("  file     available (WAV, as fast as possible or paced in real time)")
         if let latency = caps.configuredLatency {
             let ms = latency.duration(atSampleRate: 48_000).seconds * 1000
-            print("Latency requested: \(latency) (\(String(format: "%.1f", ms)) ms at 48 kHz, written to OpenAL Soft's config)")
+            print(
+                "Latency requested: \(latency) (\(String(format: "%.1f", ms)) ms at 48 kHz, written to OpenAL Soft's config)"
+            )
         } else {
             print("Latency requested: decided by ALSOFT_CONF")
         }
@@ -89,7 +93,8 @@ struct FileInfo {
         let asset = AudioAsset(url: url)
         let (container, codec, format) = try await asset.load(.containerFormat, .codec, .format)
         let (frames, duration, tags) = try await asset.load(.frameCount, .duration, .tags)
-        return FileInfo(container: container, codec: codec, format: format, frames: frames, duration: duration, tags: tags)
+        return FileInfo(
+            container: container, codec: codec, format: format, frames: frames, duration: duration, tags: tags)
     }
 
     func printText(path: String) {
@@ -99,7 +104,8 @@ struct FileInfo {
         print("Frames:      \(frames)")
         print("Duration:    \(duration.formatted) (\(String(format: "%.3f", duration.seconds)) s)")
         let fields: [(String, String?)] = [
-            ("Title", tags.title), ("Artist", tags.artist), ("Album", tags.albumTitle), ("Album artist", tags.albumArtist),
+            ("Title", tags.title), ("Artist", tags.artist), ("Album", tags.albumTitle),
+            ("Album artist", tags.albumArtist),
             ("Genre", tags.genre), ("Composer", tags.composer), ("Track", tags.trackNumber.map(String.init)),
             ("Disc", tags.discNumber.map(String.init)), ("Date", tags.date),
             ("Compilation", tags.isCompilation.map { $0 ? "yes" : "no" }),
@@ -108,7 +114,9 @@ struct FileInfo {
             print("\((name + ":").padding(toLength: 13, withPad: " ", startingAt: 0))\(value)")
         }
         for (i, art) in tags.artwork.enumerated() {
-            print("Artwork \(i + 1):   \(art.mimeType), \(art.width)x\(art.height), \(art.data.count) bytes, type \(art.pictureType)")
+            print(
+                "Artwork \(i + 1):   \(art.mimeType), \(art.width)x\(art.height), \(art.data.count) bytes, type \(art.pictureType)"
+            )
         }
         print("")
     }
@@ -130,7 +138,10 @@ struct FileInfo {
             "frames": frames,
             "durationSeconds": duration.seconds,
             "tags": tagObject,
-            "artwork": tags.artwork.map { ["width": $0.width, "height": $0.height, "mimeType": $0.mimeType, "bytes": $0.data.count] as [String: Any] },
+            "artwork": tags.artwork.map {
+                ["width": $0.width, "height": $0.height, "mimeType": $0.mimeType, "bytes": $0.data.count]
+                    as [String: Any]
+            },
         ]
     }
 }

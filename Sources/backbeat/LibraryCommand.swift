@@ -40,7 +40,9 @@ struct LibraryCommand: ParsableCommand {
         func run() throws {
             let library = try indexOption.open(roots: directories.map { URL(fileURLWithPath: $0) })
             let report = try library.scan()
-            print("added \(report.added), changed \(report.changed), removed \(report.removed), unchanged \(report.unchanged), skipped \(report.skipped.count)")
+            print(
+                "added \(report.added), changed \(report.changed), removed \(report.removed), unchanged \(report.unchanged), skipped \(report.skipped.count)"
+            )
             print("playlists \(report.playlists)\(report.playlistsChanged ? " (changed)" : "")")
             for skipped in report.skipped { print("skipped: \(skipped)") }
             for problem in report.playlistProblems { print("playlist: \(problem)") }
@@ -63,7 +65,9 @@ struct LibraryCommand: ParsableCommand {
         @OptionGroup var indexOption: IndexOption
         @Flag(exclusivity: .exclusive, help: "A factory query (default: everything, by title).")
         var kind: Kind?
-        @Option(name: .customLong("where"), help: ArgumentHelp("Match PROPERTY equal to VALUE.", valueName: "PROPERTY=VALUE"))
+        @Option(
+            name: .customLong("where"),
+            help: ArgumentHelp("Match PROPERTY equal to VALUE.", valueName: "PROPERTY=VALUE"))
         var equalTo: [String] = []
         @Option(help: ArgumentHelp("Match PROPERTY containing VALUE.", valueName: "PROPERTY=VALUE"))
         var contains: [String] = []
@@ -88,14 +92,18 @@ struct LibraryCommand: ParsableCommand {
             case .podcasts: query = .podcasts(in: library)
             case .audiobooks: query = .audiobooks(in: library)
             }
-            for (text, comparison) in equalTo.map({ ($0, MediaPropertyPredicate.Comparison.equalTo) }) + contains.map({ ($0, .contains) }) {
+            for (text, comparison) in equalTo.map({ ($0, MediaPropertyPredicate.Comparison.equalTo) })
+                + contains.map({ ($0, .contains) })
+            {
                 try query.addFilterPredicate(try Self.predicate(text, comparison))
             }
             let grouped = group != nil || (kind != nil && kind != .songs && kind != .audiobooks)
             if let group {
                 let name = group == "albumTitle" ? "album" : group
                 guard let grouping = MediaGrouping(rawValue: name) else {
-                    throw ValidationError("unknown grouping \"\(group)\" (known: \(MediaGrouping.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw ValidationError(
+                        "unknown grouping \"\(group)\" (known: \(MediaGrouping.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    )
                 }
                 query.groupingType = grouping
             }
@@ -104,14 +112,15 @@ struct LibraryCommand: ParsableCommand {
                 if json { return try printJSON(collections.map(Self.collectionJSON)) }
                 for collection in collections {
                     let first = collection.representativeItem
-                    let name = switch query.groupingType {
-                    case .artist: first?.artist
-                    case .albumArtist: first?.albumArtist
-                    case .genre: first?.genre
-                    case .composer: first?.composer
-                    case .title: first?.title
-                    default: first?.albumTitle
-                    }
+                    let name =
+                        switch query.groupingType {
+                        case .artist: first?.artist
+                        case .albumArtist: first?.albumArtist
+                        case .genre: first?.genre
+                        case .composer: first?.composer
+                        case .title: first?.title
+                        default: first?.albumTitle
+                        }
                     print("\(name ?? "Unknown") (\(collection.count))")
                     for item in collection.items { print("  " + Self.line(item)) }
                 }
@@ -122,11 +131,17 @@ struct LibraryCommand: ParsableCommand {
             }
         }
 
-        static func predicate(_ text: String, _ comparison: MediaPropertyPredicate.Comparison) throws -> MediaPropertyPredicate {
-            guard let equals = text.firstIndex(of: "=") else { throw ValidationError("expected PROPERTY=VALUE, got \"\(text)\"") }
+        static func predicate(_ text: String, _ comparison: MediaPropertyPredicate.Comparison) throws
+            -> MediaPropertyPredicate
+        {
+            guard let equals = text.firstIndex(of: "=") else {
+                throw ValidationError("expected PROPERTY=VALUE, got \"\(text)\"")
+            }
             let name = String(text[..<equals]), value = String(text[text.index(after: equals)...])
             guard let property = MediaItemProperty(name: name) else {
-                throw ValidationError("unknown property \"\(name)\" (known: \(MediaItemProperty.all.map(\.name).joined(separator: ", ")))")
+                throw ValidationError(
+                    "unknown property \"\(name)\" (known: \(MediaItemProperty.all.map(\.name).joined(separator: ", ")))"
+                )
             }
             switch property {
             case .albumTrackNumber, .discNumber, .playCount, .skipCount:
@@ -138,12 +153,18 @@ struct LibraryCommand: ParsableCommand {
                 }
                 return MediaPropertyPredicate(value: id, property: property, comparison: comparison)
             case .isCompilation:
-                guard let flag = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][value.lowercased()] else {
+                guard
+                    let flag = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][
+                        value.lowercased()]
+                else {
                     throw ValidationError("isCompilation needs true or false, got \"\(value)\"")
                 }
                 return MediaPropertyPredicate(value: flag, property: property, comparison: comparison)
             case .mediaType:
-                guard let type = ["music": MediaType.music, "podcast": .podcast, "audiobook": .audiobook][value.lowercased()] else {
+                guard
+                    let type = ["music": MediaType.music, "podcast": .podcast, "audiobook": .audiobook][
+                        value.lowercased()]
+                else {
                     throw ValidationError("mediaType is music, podcast or audiobook, got \"\(value)\"")
                 }
                 return MediaPropertyPredicate(value: type, property: property, comparison: comparison)
@@ -154,14 +175,18 @@ struct LibraryCommand: ParsableCommand {
 
         static func line(_ item: MediaItem) -> String {
             var parts = [item.title, item.artist ?? "Unknown Artist", item.albumTitle ?? "Unknown Album"]
-            if item.albumTrackNumber > 0 { parts[2] += " #\(item.discNumber > 0 ? "\(item.discNumber)-" : "")\(item.albumTrackNumber)" }
+            if item.albumTrackNumber > 0 {
+                parts[2] += " #\(item.discNumber > 0 ? "\(item.discNumber)-" : "")\(item.albumTrackNumber)"
+            }
             return parts.joined(separator: " — ") + " (\(item.playbackDuration.formatted))"
         }
 
         static func itemJSON(_ item: MediaItem) -> [String: Any] {
             var object: [String: Any] = [
-                "persistentID": NSNumber(value: item.persistentID), "title": item.title, "albumTrackNumber": item.albumTrackNumber,
-                "discNumber": item.discNumber, "durationSeconds": item.playbackDuration.seconds, "path": item.assetURL.path,
+                "persistentID": NSNumber(value: item.persistentID), "title": item.title,
+                "albumTrackNumber": item.albumTrackNumber,
+                "discNumber": item.discNumber, "durationSeconds": item.playbackDuration.seconds,
+                "path": item.assetURL.path,
                 "mediaType": item.mediaType == .music ? "music" : item.mediaType == .podcast ? "podcast" : "audiobook",
                 "isCompilation": item.isCompilation, "playCount": item.playCount, "skipCount": item.skipCount,
             ]
@@ -174,17 +199,23 @@ struct LibraryCommand: ParsableCommand {
                 object["integratedLUFS"] = loudness.integratedLUFS
                 object["truePeakDBTP"] = loudness.truePeakDBTP
             }
-            if let artwork = item.artwork { object["artwork"] = ["width": artwork.bounds.width, "height": artwork.bounds.height] }
+            if let artwork = item.artwork {
+                object["artwork"] = ["width": artwork.bounds.width, "height": artwork.bounds.height]
+            }
             return object
         }
 
         static func collectionJSON(_ collection: MediaItemCollection) -> [String: Any] {
-            ["count": collection.count, "representativeItem": collection.representativeItem.map(itemJSON) ?? NSNull(),
-             "items": collection.items.map(itemJSON)]
+            [
+                "count": collection.count,
+                "representativeItem": collection.representativeItem.map(itemJSON) ?? NSNull(),
+                "items": collection.items.map(itemJSON),
+            ]
         }
 
         private func printJSON(_ value: Any) throws {
-            let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            let data = try JSONSerialization.data(
+                withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
         }
     }

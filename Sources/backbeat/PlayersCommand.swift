@@ -22,8 +22,11 @@ struct PlayersCommand: AsyncParsableCommand {
         let desktop = DesktopEnvironment(busAddress: bus)
         if case .noDesktopBus(let reason) = desktop.status {
             // Not an error: a machine without a desktop has no players.
-            if json { print(watch ? #"{"event":"noDesktopBus","reason":\#(quoted(reason))}"# : "[]") }
-            else { print("no desktop bus (\(reason))") }
+            if json {
+                print(watch ? #"{"event":"noDesktopBus","reason":\#(quoted(reason))}"# : "[]")
+            } else {
+                print("no desktop bus (\(reason))")
+            }
             return
         }
         let players = desktop.players
@@ -63,7 +66,8 @@ struct PlayersCommand: AsyncParsableCommand {
 
     private func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 

@@ -10,7 +10,8 @@ struct ChildPeakMemoryTests {
     @Test("A child's reported peak does not depend on the size of the parent that spawned it")
     func peakIsTheChildsOwn() async throws {
         let executable = try Self.backbeatExecutable()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-peak-test-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backbeat-peak-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ogg = directory.appendingPathComponent("in.ogg"), wav = directory.appendingPathComponent("out.wav")
@@ -19,10 +20,14 @@ struct ChildPeakMemoryTests {
         // Small parent first: the kernel's carried-over mark only ever grows.
         let fromSmallParent = try DecodeSuite.convertPeakMiB(executable: executable, input: ogg, output: wav)
         let (fromLargeParent, carriedOver) = try Self.holdingResident(mebibytes: 200) {
-            (try DecodeSuite.convertPeakMiB(executable: executable, input: ogg, output: wav),
-             Double(try spawn(executable, ["convert", "--help"]).usage.ru_maxrss) / 1024)
+            (
+                try DecodeSuite.convertPeakMiB(executable: executable, input: ogg, output: wav),
+                Double(try spawn(executable, ["convert", "--help"]).usage.ru_maxrss) / 1024
+            )
         }
-        #expect(abs(fromLargeParent - fromSmallParent) <= 2, "small parent \(fromSmallParent) MiB, large parent \(fromLargeParent) MiB")
+        #expect(
+            abs(fromLargeParent - fromSmallParent) <= 2,
+            "small parent \(fromSmallParent) MiB, large parent \(fromLargeParent) MiB")
         // The control: what wait4 says about a child of the large parent is at least the parent's size,
         // far above what the child reports of itself.
         #expect(carriedOver >= 200, "ru_maxrss of a child of a 200 MiB parent: \(carriedOver) MiB")
@@ -32,13 +37,15 @@ struct ChildPeakMemoryTests {
     @Test("The floor is the same program doing nothing: below a conversion's peak")
     func floorIsBelowPeak() async throws {
         let executable = try Self.backbeatExecutable()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-floor-test-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backbeat-floor-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ogg = directory.appendingPathComponent("in.ogg")
         try await DecodeSuite.writeInput(ogg, seconds: 2)
         let floor = try DecodeSuite.floorMiB(executable: executable)
-        let peak = try DecodeSuite.convertPeakMiB(executable: executable, input: ogg, output: directory.appendingPathComponent("out.wav"))
+        let peak = try DecodeSuite.convertPeakMiB(
+            executable: executable, input: ogg, output: directory.appendingPathComponent("out.wav"))
         #expect(floor > 1 && floor < peak, "floor \(floor) MiB, peak \(peak) MiB")
     }
 
@@ -51,7 +58,8 @@ struct ChildPeakMemoryTests {
     static func backbeatExecutable() throws -> String {
         let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let path = (runner as NSString).deletingLastPathComponent + "/backbeat"
-        try #require(FileManager.default.isExecutableFile(atPath: path), "build the backbeat executable first (swift build)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: path), "build the backbeat executable first (swift build)")
         return path
     }
 

@@ -27,7 +27,8 @@ import BackbeatTestFixtures
         return url
     }
 
-    @Test(.enabled(if: MPVPlayer.isAvailable)) func otherAudioFollowsMPVAndSoloAmbientPausesAndResumesIt() async throws {
+    @Test(.enabled(if: MPVPlayer.isAvailable)) func otherAudioFollowsMPVAndSoloAmbientPausesAndResumesIt() async throws
+    {
         try await PrivateBus.with { bus in
             try await withTemporaryDirectoryAsync { dir in
                 let song = try await Self.song(in: dir, "Loop")
@@ -41,7 +42,9 @@ import BackbeatTestFixtures
                 try await eventually("mpv counts as other audio") { session.isOtherAudioPlaying }
                 // The session's observers hear of it after its state changes (they run on their own queue).
                 try await eventually("the session reports mpv starting") {
-                    log.withLock { $0.contains { $0.cause == .event(.otherAudioStarted(name: "mpv"), source: .system) } }
+                    log.withLock {
+                        $0.contains { $0.cause == .event(.otherAudioStarted(name: "mpv"), source: .system) }
+                    }
                 }
 
                 try desktop.client!.send("Pause", to: busName)
@@ -100,8 +103,11 @@ import BackbeatTestFixtures
                 let original = try #require(volume())
                 try session.setCategory(.playback, options: .duckOthers)
                 session.setActive(true)
-                try await eventually("mpv is ducked") { abs((volume() ?? 0) - original * MPRISOtherAudio.duckFactor) < 0.01 }
-                #expect(desktop.players.first { $0.name == "mpv" }?.playbackStatus == .playing, "ducking does not pause")
+                try await eventually("mpv is ducked") {
+                    abs((volume() ?? 0) - original * MPRISOtherAudio.duckFactor) < 0.01
+                }
+                #expect(
+                    desktop.players.first { $0.name == "mpv" }?.playbackStatus == .playing, "ducking does not pause")
                 session.setActive(false)
                 try await eventually("mpv's volume comes back") { abs((volume() ?? 0) - original) < 0.01 }
             }

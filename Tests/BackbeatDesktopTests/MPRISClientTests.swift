@@ -7,7 +7,9 @@ import BackbeatDesktop
 import BackbeatTestFixtures
 
 /// Puts an MPRIS object on `connection` under `org.mpris.MediaPlayer2.<name>`.
-func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escaping @Sendable (DBusMessage) -> DBusReply) throws {
+func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escaping @Sendable (DBusMessage) -> DBusReply)
+    throws
+{
     connection.export(path: DBusNames.mprisPath, handler)
     _ = try connection.call(.bus("RequestName", [.string(DBusNames.mprisPrefix + name), .uint32(4)]))
 }
@@ -25,7 +27,8 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
                 defer { connection.close() }
                 let client = try MPRISClient(connection: connection)
                 try await eventually("mpv plays First Light") {
-                    client.player(named: "mpv")?.isPlaying == true && client.player(named: "mpv")?.nowPlaying?.title == "First Light"
+                    client.player(named: "mpv")?.isPlaying == true
+                        && client.player(named: "mpv")?.nowPlaying?.title == "First Light"
                 }
                 let mpvState = try #require(client.player(named: "mpv"))
                 #expect(mpvState.nowPlaying?.artist == "The Testers")
@@ -34,11 +37,15 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
                 #expect(mpvState.volume != nil)
 
                 try client.send("Pause", to: mpvState.busName)
-                try await eventually("the pause arrives as a signal") { client.player(named: "mpv")?.playbackStatus == "Paused" }
+                try await eventually("the pause arrives as a signal") {
+                    client.player(named: "mpv")?.playbackStatus == "Paused"
+                }
                 try client.send("Play", to: mpvState.busName)
                 try await eventually("the play arrives as a signal") { client.player(named: "mpv")?.isPlaying == true }
                 try client.send("Next", to: mpvState.busName)
-                try await eventually("Next moves to Second Wind") { client.player(named: "mpv")?.nowPlaying?.title == "Second Wind" }
+                try await eventually("Next moves to Second Wind") {
+                    client.player(named: "mpv")?.nowPlaying?.title == "Second Wind"
+                }
                 #expect(try client.readPosition(of: mpvState.busName) >= 0)
 
                 mpv.stop()
@@ -52,17 +59,21 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
             let hostile = try DBusConnection.open(address: bus.address)
             defer { hostile.close() }
             try serveMPRIS(on: hostile, name: "hostile") { call in
-                guard call.interface == DBusNames.properties, call.member == "GetAll" else { return .unknownMethod(call) }
+                guard call.interface == DBusNames.properties, call.member == "GetAll" else {
+                    return .unknownMethod(call)
+                }
                 if call.body.first?.string == DBusNames.mprisRoot { return .values([.string("not a dictionary")]) }
-                return .values([.dictionary([
-                    "PlaybackStatus": .int32(7),
-                    "Volume": .string("loud"),
-                    "Metadata": .dictionary([
-                        "xesam:title": .int32(5), "xesam:artist": .array(element: "i", [.int32(1)]),
-                        "mpris:length": .string("long"), "xesam:album": .string("Readable"),
-                        "mpris:artUrl": .structure([.string("x")]),
-                    ]),
-                ])])
+                return .values([
+                    .dictionary([
+                        "PlaybackStatus": .int32(7),
+                        "Volume": .string("loud"),
+                        "Metadata": .dictionary([
+                            "xesam:title": .int32(5), "xesam:artist": .array(element: "i", [.int32(1)]),
+                            "mpris:length": .string("long"), "xesam:album": .string("Readable"),
+                            "mpris:artUrl": .structure([.string("x")]),
+                        ]),
+                    ])
+                ])
             }
             let connection = try DBusConnection.open(address: bus.address)
             defer { connection.close() }
@@ -72,12 +83,18 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
             #expect(player.nowPlaying == NowPlayingInfo(albumTitle: "Readable"), "the one readable field survives")
             #expect(player.publicValue.playbackStatus == .stopped)
 
-            hostile.emitSignal(path: DBusNames.mprisPath, interface: DBusNames.properties, member: "PropertiesChanged",
-                               arguments: [.string(DBusNames.mprisPlayer), .string("garbage")])
-            hostile.emitSignal(path: DBusNames.mprisPath, interface: DBusNames.properties, member: "PropertiesChanged",
-                               arguments: [.string(DBusNames.mprisPlayer), .dictionary(["PlaybackStatus": .string("Playing")]),
-                                           .strings([])])
-            try await eventually("the good signal after the bad one applies") { client.player(named: "hostile")?.isPlaying == true }
+            hostile.emitSignal(
+                path: DBusNames.mprisPath, interface: DBusNames.properties, member: "PropertiesChanged",
+                arguments: [.string(DBusNames.mprisPlayer), .string("garbage")])
+            hostile.emitSignal(
+                path: DBusNames.mprisPath, interface: DBusNames.properties, member: "PropertiesChanged",
+                arguments: [
+                    .string(DBusNames.mprisPlayer), .dictionary(["PlaybackStatus": .string("Playing")]),
+                    .strings([]),
+                ])
+            try await eventually("the good signal after the bad one applies") {
+                client.player(named: "hostile")?.isPlaying == true
+            }
             #expect(client.skips.contains { $0.contains("malformed PropertiesChanged") })
         }
     }
@@ -90,7 +107,9 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
             let real = try DBusConnection.open(address: bus.address)
             defer { real.close() }
             try serveMPRIS(on: real, name: "real") { call in
-                guard call.interface == DBusNames.properties, call.member == "GetAll" else { return .unknownMethod(call) }
+                guard call.interface == DBusNames.properties, call.member == "GetAll" else {
+                    return .unknownMethod(call)
+                }
                 return .values([.dictionary(["PlaybackStatus": .string("Playing")])])
             }
             let connection = try DBusConnection.open(address: bus.address)
@@ -102,8 +121,9 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
             let hostile = try DBusConnection.open(address: bus.address)
             defer { hostile.close() }
             let forged: [DBusValue] = [.string(player.busName), .string(real.uniqueName), .string("")]
-            hostile.emitSignal(path: "/org/freedesktop/DBus", interface: DBusNames.bus, member: "NameOwnerChanged",
-                               arguments: forged, destination: connection.uniqueName)
+            hostile.emitSignal(
+                path: "/org/freedesktop/DBus", interface: DBusNames.bus, member: "NameOwnerChanged",
+                arguments: forged, destination: connection.uniqueName)
             try await eventually("the forged signal arrives and is set aside") {
                 client.skips.contains { $0.contains("NameOwnerChanged not from the bus") }
             }
@@ -147,8 +167,9 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
             // The vanishing player quits while our call waits for it.
             let outcome = LockedValueBox<BackbeatError?>(nil)
             let caller = Thread {
-                let next = DBusCall(destination: DBusNames.mprisPrefix + "vanishing", path: DBusNames.mprisPath,
-                                    interface: DBusNames.mprisPlayer, member: "Next")
+                let next = DBusCall(
+                    destination: DBusNames.mprisPrefix + "vanishing", path: DBusNames.mprisPath,
+                    interface: DBusNames.mprisPlayer, member: "Next")
                 do { _ = try connection.call(next, timeout: .seconds(30)) } catch let error as BackbeatError {
                     outcome.withLockedValue { $0 = error }
                 } catch {}
@@ -157,7 +178,9 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
             try await eventually("the call reaches the player") { called.withLockedValue { $0 } }
             vanishing.close()
             try await eventually("the call fails when the player goes") { outcome.withLockedValue { $0 } != nil }
-            #expect(outcome.withLockedValue { $0?.code } == .desktopCallFailed, "\(String(describing: outcome.withLockedValue { $0 }))")
+            #expect(
+                outcome.withLockedValue { $0?.code } == .desktopCallFailed,
+                "\(String(describing: outcome.withLockedValue { $0 }))")
             try await eventually("the player is gone") { client.player(named: "vanishing") == nil }
         }
     }

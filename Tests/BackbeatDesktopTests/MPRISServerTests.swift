@@ -25,8 +25,9 @@ final class QueueStandIn: MPRISPublishable {
 
     var mprisState: MPRISPublishedState {
         state.withLockedValue { s in
-            MPRISPublishedState(status: s.status, nowPlaying: tracks[s.index], queueIndex: s.index,
-                                canGoNext: s.index + 1 < tracks.count, canGoPrevious: s.index > 0)
+            MPRISPublishedState(
+                status: s.status, nowPlaying: tracks[s.index], queueIndex: s.index,
+                canGoNext: s.index + 1 < tracks.count, canGoPrevious: s.index > 0)
         }
     }
 
@@ -51,7 +52,6 @@ final class QueueStandIn: MPRISPublishable {
     }
 }
 
-
 @Suite(.serialized) struct MPRISServerTests {
     static let playerctlAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/playerctl")
 
@@ -59,9 +59,13 @@ final class QueueStandIn: MPRISPublishable {
         try await PrivateBus.with { bus in
             let desktop = DesktopEnvironment(busAddress: bus.address)
             let player = QueueStandIn(tracks: [
-                NowPlayingInfo(title: "Opening Theme", artist: "Backbeat Band", albumTitle: "Level One", playbackDuration: MediaTime(seconds: 93),
-                               artworkURL: URL(fileURLWithPath: "/tmp/cover one.png")),
-                NowPlayingInfo(title: "Boss Fight", artist: "Backbeat Band", albumTitle: "Level One", playbackDuration: MediaTime(seconds: 120)),
+                NowPlayingInfo(
+                    title: "Opening Theme", artist: "Backbeat Band", albumTitle: "Level One",
+                    playbackDuration: MediaTime(seconds: 93),
+                    artworkURL: URL(fileURLWithPath: "/tmp/cover one.png")),
+                NowPlayingInfo(
+                    title: "Boss Fight", artist: "Backbeat Band", albumTitle: "Level One",
+                    playbackDuration: MediaTime(seconds: 120)),
             ])
             try desktop.publish(player, name: "test game", identity: "Test Game")
             #expect(try playerctl(bus, "-l").split(separator: "\n").contains("backbeat.test_game"))
@@ -126,8 +130,11 @@ final class QueueStandIn: MPRISPublishable {
         let normal = NowPlayingInfo(title: "y", playbackDuration: MediaTime(seconds: 93))
         #expect(normal.metadata(defaultTrackID: "/org/backbeat/item/1")["mpris:length"]?.int64 == 93_000_000)
         // Read back from a peer: the length round-trips; a negative one is left out.
-        #expect(NowPlayingInfo(metadata: ["mpris:length": .int64(93_000_000)])?.playbackDuration == MediaTime(seconds: 93))
-        #expect(NowPlayingInfo(metadata: ["mpris:length": .int64(-1), "xesam:title": .string("z")])?.playbackDuration == nil)
+        #expect(
+            NowPlayingInfo(metadata: ["mpris:length": .int64(93_000_000)])?.playbackDuration == MediaTime(seconds: 93))
+        #expect(
+            NowPlayingInfo(metadata: ["mpris:length": .int64(-1), "xesam:title": .string("z")])?.playbackDuration == nil
+        )
     }
 
     @Test func aTakenNameIsATypedError() async throws {

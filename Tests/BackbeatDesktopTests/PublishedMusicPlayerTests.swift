@@ -14,8 +14,9 @@ import BackbeatTestFixtures
             for n in 1...3 {
                 var tags = AudioTags(title: "Song \(n)", artist: "Tester", albumTitle: "Covered")
                 tags.trackNumber = n
-                let writer = try SoundFileWriter(url: dir.appendingPathComponent("0\(n).wav"), type: .wavFloat,
-                                                 sampleRate: 48_000, channelCount: 2, overwrite: true, tags: tags)
+                let writer = try SoundFileWriter(
+                    url: dir.appendingPathComponent("0\(n).wav"), type: .wavFloat,
+                    sampleRate: 48_000, channelCount: 2, overwrite: true, tags: tags)
                 try writer.write([Float](repeating: Float(n) / 10, count: 48_000 * 2)[...])
                 try writer.finish()
             }
@@ -28,7 +29,9 @@ import BackbeatTestFixtures
         }
     }
 
-    @Test(.enabled(if: MPRISServerTests.playerctlAvailable)) func playerctlShowsAndDrivesTheApplicationPlayer() async throws {
+    @Test(.enabled(if: MPRISServerTests.playerctlAvailable)) func playerctlShowsAndDrivesTheApplicationPlayer()
+        async throws
+    {
         try await PrivateBus.with { bus in
             try await Self.withCoveredLibrary { library, items, cover in
                 let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
@@ -56,9 +59,13 @@ import BackbeatTestFixtures
                 try await eventually("the desktop sees Playing") { try playerctl(bus, p, "status") == "Playing" }
                 try playerctl(bus, p, "next")
                 try await eventually("next moves to Song 2") { player.nowPlayingItem as? MediaItem == items[1] }
-                try await eventually("the desktop sees Song 2") { try playerctl(bus, p, "metadata", "title") == "Song 2" }
+                try await eventually("the desktop sees Song 2") {
+                    try playerctl(bus, p, "metadata", "title") == "Song 2"
+                }
                 try playerctl(bus, p, "previous")
-                try await eventually("previous moves back to Song 1") { player.nowPlayingItem as? MediaItem == items[0] }
+                try await eventually("previous moves back to Song 1") {
+                    player.nowPlayingItem as? MediaItem == items[0]
+                }
                 try playerctl(bus, p, "play-pause")
                 try await eventually("play-pause pauses") { player.playbackState == .paused }
                 try playerctl(bus, p, "loop", "Playlist")
@@ -72,7 +79,9 @@ import BackbeatTestFixtures
                 defer { watcher.close() }
                 let client = try MPRISClient(connection: watcher)
                 player.play()
-                try await eventually("another client sees it play") { client.player(named: "backbeat.game")?.isPlaying == true }
+                try await eventually("another client sees it play") {
+                    client.player(named: "backbeat.game")?.isPlaying == true
+                }
                 _ = try engine.render(frames: 48_000 + 4_800)
                 #expect(player.nowPlayingItem as? MediaItem == items[1])
                 try await eventually("the next song is signalled") {

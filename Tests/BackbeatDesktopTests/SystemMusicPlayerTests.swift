@@ -60,7 +60,8 @@ final class SystemNotificationRecorder: Sendable {
                 let mpv = try MPVPlayer(bus: bus, files: [first, second])
                 defer { mpv.stop() }
                 try await eventually("the system player follows mpv, playing First Light") {
-                    system.playerName == "mpv" && system.playbackState == .playing && system.nowPlayingItem?.title == "First Light"
+                    system.playerName == "mpv" && system.playbackState == .playing
+                        && system.nowPlayingItem?.title == "First Light"
                 }
                 let item = try #require(system.nowPlayingItem)
                 #expect(item.artist == "The Testers" && item.albumTitle == "Bus Rides")
@@ -93,16 +94,22 @@ final class SystemNotificationRecorder: Sendable {
                 try system.setShuffleMode(.songs)
                 try await eventually("Shuffle on") { system.shuffleMode == .songs }
                 // (Not turned off again: turning mpv-mpris's shuffle off ended mpv when this was written.)
-                #expect { try system.setShuffleMode(.albums) } throws: { ($0 as? BackbeatError)?.code == .unsupportedByPlayer }
+                #expect { try system.setShuffleMode(.albums) } throws: {
+                    ($0 as? BackbeatError)?.code == .unsupportedByPlayer
+                }
                 try system.setVolume(0.5)
                 try await eventually("the volume and its notification") {
                     system.volume.map { abs($0 - 0.5) < 0.01 } == true
-                        && recorder.notifications.contains { if case .volumeDidChange(let v) = $0 { abs(v - 0.5) < 0.01 } else { false } }
+                        && recorder.notifications.contains {
+                            if case .volumeDidChange(let v) = $0 { abs(v - 0.5) < 0.01 } else { false }
+                        }
                 }
 
                 // mpv-mpris has no TrackList: one URI opens, a queue is refused in so many words.
                 #expect(system.target()?.hasTrackList == false)
-                #expect { try system.setQueue(urls: [first, second]) } throws: { ($0 as? BackbeatError)?.code == .unsupportedByPlayer }
+                #expect { try system.setQueue(urls: [first, second]) } throws: {
+                    ($0 as? BackbeatError)?.code == .unsupportedByPlayer
+                }
                 #expect { try system.setQueue(urls: []) } throws: { ($0 as? BackbeatError)?.code == .invalidArgument }
                 try system.setQueue(urls: [third])
                 try await eventually("OpenUri plays Third Act") {
@@ -159,7 +166,9 @@ final class SystemNotificationRecorder: Sendable {
             try await eventually("Play reaches it") { called.withLockedValue { $0 } }
             fleeting.close()
             try await eventually("the call ends when it goes") { outcome.withLockedValue { $0 } != nil }
-            #expect(outcome.withLockedValue { $0?.code } == .playerNotFound, "\(String(describing: outcome.withLockedValue { $0 }))")
+            #expect(
+                outcome.withLockedValue { $0?.code } == .playerNotFound,
+                "\(String(describing: outcome.withLockedValue { $0 }))")
 
             // It comes back and quits again: a call made after it left, before the
             // bus has told us, is the same typed error (or the player is already gone).
@@ -205,8 +214,11 @@ final class SystemNotificationRecorder: Sendable {
             try await eventually("the player is seen") { system.playerName == "listed" }
             let a = URL(fileURLWithPath: "/music/a.ogg"), b = URL(string: "https://example.com/b.ogg")!
             try system.setQueue(urls: [a, b])
-            #expect(calls.all == ["remove /old/1", "remove /old/2",
-                                  "add https://example.com/b.ogg current=false", "add file:///music/a.ogg current=true"])
+            #expect(
+                calls.all == [
+                    "remove /old/1", "remove /old/2",
+                    "add https://example.com/b.ogg current=false", "add file:///music/a.ogg current=true",
+                ])
             #expect { try system.setQueue(urls: [URL(string: "rtsp://example.com/x")!]) } throws: {
                 ($0 as? BackbeatError)?.code == .unsupportedByPlayer
             }

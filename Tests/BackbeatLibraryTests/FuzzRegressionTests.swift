@@ -14,10 +14,13 @@ struct FuzzRegressionTests {
         let crash = Data([0x3C, 0xE1, 0xFE, 0x3E, 0x0A])  // "<\u{E1}\u{FE}>\n"
         let error = try #require(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(crash, url: url) }
         #expect(error.code == .invalidPlaylist)
-        let inPlaylist = Data("<playlist><trackList><track><location>a</location></track><t".utf8) + Data([0x85, 0x9E]) + Data("/></trackList></playlist>".utf8)
+        let inPlaylist =
+            Data("<playlist><trackList><track><location>a</location></track><t".utf8) + Data([0x85, 0x9E])
+            + Data("/></trackList></playlist>".utf8)
         #expect(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(inPlaylist, url: url) }
         // A malformed declaration does not make libxml2 transcode: still UTF-8, still refused.
-        let malformed = Data("<?xml version=\"1.0\" encoding<=Character2UTnF-8\"?>\n<playl".utf8) + Data([0xFF, 0xFF])
+        let malformed =
+            Data("<?xml version=\"1.0\" encoding<=Character2UTnF-8\"?>\n<playl".utf8) + Data([0xFF, 0xFF])
             + Data("ist versio?xn=\"0\0\" m".utf8)
         #expect(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(malformed, url: url) }
         let unknown = Data("<?xml version='1.0' encoding='x-unknown'?><".utf8) + Data([0xE1, 0xFE]) + Data("/>".utf8)
@@ -29,10 +32,13 @@ struct FuzzRegressionTests {
     func xspfDataLessProcessingInstruction() throws {
         let url = URL(fileURLWithPath: "/fuzz/crash.xspf")
         for text in ["<?xmreser?>\n8,Artist - Titlr", "<playlist><?pi  ?></playlist>", "<playlist><?x?>"] {
-            let error = try #require(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(Data(text.utf8), url: url) }
+            let error = try #require(throws: BackbeatError.self) {
+                try PlaylistReader.parseXSPF(Data(text.utf8), url: url)
+            }
             #expect(error.code == .invalidPlaylist)
         }
-        let withData = "<?xml version=\"1.0\"?><?xml-stylesheet href=\"s.xsl\"?><playlist><trackList><track><location>a.ogg</location></track></trackList></playlist>"
+        let withData =
+            "<?xml version=\"1.0\"?><?xml-stylesheet href=\"s.xsl\"?><playlist><trackList><track><location>a.ogg</location></track></trackList></playlist>"
         #expect(try PlaylistReader.parseXSPF(Data(withData.utf8), url: url).entries == ["a.ogg"])
     }
 
@@ -68,10 +74,12 @@ struct FuzzRegressionTests {
         } catch let error as BackbeatError {
             #expect(error.code == .invalidPlaylist)
         }
-        let cp1252 = Data("<?xml version=\"1.0\" encoding=\"windows-1252\"?><playlist><title>".utf8) + Data([0x80, 0x9C, 0xE9])
+        let cp1252 =
+            Data("<?xml version=\"1.0\" encoding=\"windows-1252\"?><playlist><title>".utf8) + Data([0x80, 0x9C, 0xE9])
             + Data("</title></playlist>".utf8)
         #expect(try PlaylistReader.parseXSPF(cp1252, url: url).name == "€œé")
-        let latin9 = Data("<?xml version='1.0' encoding='ISO-8859-15'?><playlist><title>".utf8) + Data([0xA4, 0xBD])
+        let latin9 =
+            Data("<?xml version='1.0' encoding='ISO-8859-15'?><playlist><title>".utf8) + Data([0xA4, 0xBD])
             + Data("</title></playlist>".utf8)
         #expect(try PlaylistReader.parseXSPF(latin9, url: url).name == "€œ")
     }
@@ -86,14 +94,17 @@ struct FuzzRegressionTests {
         let error = try #require(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(crash, url: url) }
         #expect(error.code == .invalidPlaylist)
         var withBOM = Data([0xFF, 0xFE])
-        for unit in "<playlist><title>a\u{0}b</title></playlist>".utf16 { withBOM.append(UInt8(unit & 0xFF)); withBOM.append(UInt8(unit >> 8)) }
+        for unit in "<playlist><title>a\u{0}b</title></playlist>".utf16 {
+            withBOM.append(UInt8(unit & 0xFF)); withBOM.append(UInt8(unit >> 8))
+        }
         #expect(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(withBOM, url: url) }
     }
 
     @Test("XSPF in a declared 8-bit encoding or in UTF-16 still parses")
     func xspfOtherEncodings() throws {
         let url = URL(fileURLWithPath: "/fuzz/ok.xspf")
-        let latin1 = Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><playlist><trackList><track><location>Caf".utf8)
+        let latin1 =
+            Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><playlist><trackList><track><location>Caf".utf8)
             + Data([0xE9]) + Data(".ogg</location></track></trackList></playlist>".utf8)
         #expect(try PlaylistReader.parseXSPF(latin1, url: url).entries == ["Café.ogg"])
         var utf16 = Data([0xFF, 0xFE])

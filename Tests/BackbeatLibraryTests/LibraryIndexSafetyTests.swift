@@ -13,8 +13,9 @@ import BackbeatTestFixtures
     static func library(in directory: URL, files: Int = 3) throws -> (URL, URL) {
         let root = directory.appendingPathComponent("music")
         for i in 0..<files {
-            try LibraryFixture.write(root.appendingPathComponent("song\(i).ogg"), tags: AudioTags(title: "Song \(i)"),
-                                     frequency: 300 + Double(i) * 50)
+            try LibraryFixture.write(
+                root.appendingPathComponent("song\(i).ogg"), tags: AudioTags(title: "Song \(i)"),
+                frequency: 300 + Double(i) * 50)
         }
         return (root, directory.appendingPathComponent("library.sqlite"))
     }
@@ -32,11 +33,21 @@ import BackbeatTestFixtures
                 let song = try #require(try MediaQuery.songs(in: library).items.first { $0.title == "Song 1" })
                 try library.recordPlay(of: song, at: Date(timeIntervalSince1970: 1_000))
             }
-            try DatabaseQueue(path: index.path).write { try $0.execute(sql: "UPDATE meta SET value = ? WHERE key = 'version'", arguments: [String(LibraryIndex.schemaVersion + 1)]) }
-            #expect { try MediaLibrary(roots: [root], index: .file(index)) } throws: { ($0 as? BackbeatError)?.code == .indexNewerVersion }
+            try DatabaseQueue(path: index.path).write {
+                try $0.execute(
+                    sql: "UPDATE meta SET value = ? WHERE key = 'version'",
+                    arguments: [String(LibraryIndex.schemaVersion + 1)])
+            }
+            #expect { try MediaLibrary(roots: [root], index: .file(index)) } throws: {
+                ($0 as? BackbeatError)?.code == .indexNewerVersion
+            }
             #expect(!FileManager.default.fileExists(atPath: index.path + ".broken"))
 
-            try DatabaseQueue(path: index.path).write { try $0.execute(sql: "UPDATE meta SET value = ? WHERE key = 'version'", arguments: [String(LibraryIndex.schemaVersion)]) }
+            try DatabaseQueue(path: index.path).write {
+                try $0.execute(
+                    sql: "UPDATE meta SET value = ? WHERE key = 'version'",
+                    arguments: [String(LibraryIndex.schemaVersion)])
+            }
             let reopened = try MediaLibrary(roots: [root], index: .file(index))
             #expect(reopened.indexWarning == nil)
             #expect(try Self.playCounts(reopened)["Song 1"] == 1)
@@ -48,16 +59,22 @@ import BackbeatTestFixtures
     @Test func aBusyIndexWaitsThenIsATypedErrorAndNothingIsMoved() throws {
         try withTemporaryDirectory { directory in
             let (root, index) = try Self.library(in: directory)
-            let library = try MediaLibrary(roots: [root], index: .file(index), source: LibraryCodecs.source, busyTimeout: 0.2)
+            let library = try MediaLibrary(
+                roots: [root], index: .file(index), source: LibraryCodecs.source, busyTimeout: 0.2)
             _ = try library.scan()
             let song = try #require(try MediaQuery.songs(in: library).items.first)
 
             var holding = Configuration()
             holding.allowsUnsafeTransactions = true  // a transaction left open across accesses, as another process may
             let other = try DatabaseQueue(path: index.path, configuration: holding)
-            try other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE; UPDATE generation SET value = value") }
-            #expect { try library.recordPlay(of: song, at: Date()) } throws: { ($0 as? BackbeatError)?.code == .indexBusy }
-            let second = try MediaLibrary(roots: [root], index: .file(index), source: LibraryCodecs.source, busyTimeout: 0.2)
+            try other.writeWithoutTransaction {
+                try $0.execute(sql: "BEGIN IMMEDIATE; UPDATE generation SET value = value")
+            }
+            #expect { try library.recordPlay(of: song, at: Date()) } throws: {
+                ($0 as? BackbeatError)?.code == .indexBusy
+            }
+            let second = try MediaLibrary(
+                roots: [root], index: .file(index), source: LibraryCodecs.source, busyTimeout: 0.2)
             #expect(second.indexWarning == nil)
             #expect(!FileManager.default.fileExists(atPath: index.path + ".broken"))
             try other.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }
@@ -74,7 +91,8 @@ import BackbeatTestFixtures
     @Test func playsFromThePlayerWaitOnTheLibrarysQueueAndFailuresAreReported() throws {
         try withTemporaryDirectory { directory in
             let (root, index) = try Self.library(in: directory)
-            let library = try MediaLibrary(roots: [root], index: .file(index), source: LibraryCodecs.source, busyTimeout: 0.2)
+            let library = try MediaLibrary(
+                roots: [root], index: .file(index), source: LibraryCodecs.source, busyTimeout: 0.2)
             _ = try library.scan()
             let song = try #require(try MediaQuery.songs(in: library).items.first)
             let history = LibraryPlayHistory(library: library)
@@ -82,7 +100,9 @@ import BackbeatTestFixtures
             var holding = Configuration()
             holding.allowsUnsafeTransactions = true
             let other = try DatabaseQueue(path: index.path, configuration: holding)
-            try other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE; UPDATE generation SET value = value") }
+            try other.writeWithoutTransaction {
+                try $0.execute(sql: "BEGIN IMMEDIATE; UPDATE generation SET value = value")
+            }
             history.recordPlay(of: song, at: Date())  // returns with the index still held
             library.waitForStatistics()  // three attempts, each waiting out the busy timeout
             #expect(library.statisticsWriteFailures.map(\.code) == [.indexBusy])
@@ -117,7 +137,8 @@ import BackbeatTestFixtures
                     } else {
                         try? FileManager.default.removeItem(at: extra)
                     }
-                    let status = (try? BackbeatTool.run(["library", "scan", root.path, "--index", index.path]))?.status ?? -1
+                    let status =
+                        (try? BackbeatTool.run(["library", "scan", root.path, "--index", index.path]))?.status ?? -1
                     scans.withLockedValue { $0.append(status) }
                 }
             }

@@ -14,9 +14,12 @@ import BackbeatTestFixtures
             let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 48_000, channelCount: 1))
             try writer.add(input)
             try writer.startWriting()
-            try input.append(TestSignal.sine(frequency: 997, duration: MediaTime(seconds: 2), sampleRate: 48_000, amplitude: 0.5))
+            try input.append(
+                TestSignal.sine(frequency: 997, duration: MediaTime(seconds: 2), sampleRate: 48_000, amplitude: 0.5))
             try writer.finish()
-            try LibraryFixture.write(directory.appendingPathComponent("quiet.ogg"), tags: AudioTags(title: "Quiet"), frequency: 440, seconds: 1)
+            try LibraryFixture.write(
+                directory.appendingPathComponent("quiet.ogg"), tags: AudioTags(title: "Quiet"), frequency: 440,
+                seconds: 1)
 
             let library = try MediaLibrary(roots: [directory], index: .inMemory)
             try library.scan()
@@ -42,8 +45,9 @@ import BackbeatTestFixtures
     @Test func cancellingStopsTheWalkAndKeepsWhatWasMeasured() throws {
         try withTemporaryDirectory { directory in
             for i in 0..<3 {
-                try LibraryFixture.write(directory.appendingPathComponent("\(i).ogg"), tags: AudioTags(title: "\(i)"),
-                                         frequency: 300 + Double(i) * 50, seconds: 0.5)
+                try LibraryFixture.write(
+                    directory.appendingPathComponent("\(i).ogg"), tags: AudioTags(title: "\(i)"),
+                    frequency: 300 + Double(i) * 50, seconds: 0.5)
             }
             let library = try MediaLibrary(roots: [directory], index: .inMemory)
             try library.scan()

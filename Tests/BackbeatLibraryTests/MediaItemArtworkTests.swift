@@ -45,7 +45,8 @@ import BackbeatTestFixtures
 
     @Test func badSizesAndBadImagesAreTypedErrors() throws {
         try withFixtureLibrary { library, root, _ in
-            let artwork = try #require(try MediaQuery.songs(in: library).items.first { $0.title == "An Apple" }!.artwork)
+            let artwork = try #require(
+                try MediaQuery.songs(in: library).items.first { $0.title == "An Apple" }!.artwork)
             #expect(throws: BackbeatError.self) { try artwork.image(at: .init(width: 0, height: 10)) }
             #expect(throws: BackbeatError.self) { try artwork.image(at: .init(width: 10, height: 100_000)) }
             // The cover is replaced by garbage after the scan.

@@ -28,12 +28,18 @@ import BackbeatTestFixtures
         try withFixtureLibrary { library, _, _ in
             let decoder = JSONDecoder()
             decoder.userInfo[.mediaLibrary] = library
-            let error = #expect(throws: BackbeatError.self) { try decoder.decode(MediaItem.self, from: Data("12345".utf8)) }
+            let error = #expect(throws: BackbeatError.self) {
+                try decoder.decode(MediaItem.self, from: Data("12345".utf8))
+            }
             #expect(error?.code == .unknownPersistentID)
-            #expect(throws: BackbeatError.self) { try decoder.decode(MediaItemCollection.self, from: Data("[1, 2]".utf8)) }
+            #expect(throws: BackbeatError.self) {
+                try decoder.decode(MediaItemCollection.self, from: Data("[1, 2]".utf8))
+            }
             #expect(throws: BackbeatError.self) { try decoder.decode(MediaPlaylist.self, from: Data("7".utf8)) }
             let id = try MediaQuery(library: library).items[0].persistentID
-            let missing = #expect(throws: BackbeatError.self) { try JSONDecoder().decode(MediaItem.self, from: Data("\(id)".utf8)) }
+            let missing = #expect(throws: BackbeatError.self) {
+                try JSONDecoder().decode(MediaItem.self, from: Data("\(id)".utf8))
+            }
             #expect(missing?.code == .libraryMissing)
         }
     }

@@ -9,7 +9,8 @@ import BackbeatTestFixtures
 @Suite struct MediaLibraryTests {
     @Test func persistentIDSurvivesRenameMoveAndRescanAndKeepsPlayStatistics() throws {
         try withFixtureLibrary { library, root, urls in
-            let before = try library.item(persistentID: try MediaQuery.songs(in: library).items.first { $0.title == "Something" }!.persistentID)
+            let before = try library.item(
+                persistentID: try MediaQuery.songs(in: library).items.first { $0.title == "Something" }!.persistentID)
             try library.recordPlay(of: before, at: Date(timeIntervalSince1970: 1_000_000))
             try library.recordPlay(of: before, at: Date(timeIntervalSince1970: 2_000_000))
             try library.recordSkip(of: before)
@@ -19,7 +20,8 @@ import BackbeatTestFixtures
             #expect(try library.item(persistentID: before.persistentID).assetURL == before.assetURL)
 
             let moved = root.appendingPathComponent("elsewhere/renamed.ogg")
-            try FileManager.default.createDirectory(at: moved.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: moved.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.moveItem(at: urls["Something"]!, to: moved)
             let report = try library.scan()
             #expect(report.added == 1 && report.removed == 1 && report.changed == 0)
@@ -32,7 +34,9 @@ import BackbeatTestFixtures
             // A fresh index over the same files gives the same IDs.
             let fresh = try MediaLibrary(roots: [root], index: .inMemory)
             try fresh.scan()
-            #expect(Set(try MediaQuery(library: fresh).items.map(\.persistentID)) == Set(try MediaQuery(library: library).items.map(\.persistentID)))
+            #expect(
+                Set(try MediaQuery(library: fresh).items.map(\.persistentID))
+                    == Set(try MediaQuery(library: library).items.map(\.persistentID)))
         }
     }
 
@@ -55,24 +59,27 @@ import BackbeatTestFixtures
 
     @Test func changeEventsFireOnAddRemoveAndChangeOnly() async throws {
         try await withTemporaryDirectoryAsync { directory in
-            try LibraryFixture.write(directory.appendingPathComponent("a.ogg"), tags: AudioTags(title: "A"), frequency: 500)
+            try LibraryFixture.write(
+                directory.appendingPathComponent("a.ogg"), tags: AudioTags(title: "A"), frequency: 500)
             let library = try MediaLibrary(roots: [directory], index: .inMemory)
             var events = library.events().makeAsyncIterator()
 
             // Not generating: a scan that changes things sends nothing.
             #expect(try library.scan().added == 1)
             library.beginGeneratingLibraryChangeNotifications()
-            #expect(!(try library.scan().hasChanges))           // unchanged: no event
+            #expect(!(try library.scan().hasChanges))  // unchanged: no event
             let firstDate = library.lastModifiedDate
             #expect(firstDate > .distantPast)
 
-            try LibraryFixture.write(directory.appendingPathComponent("b.ogg"), tags: AudioTags(title: "B"), frequency: 510)
+            try LibraryFixture.write(
+                directory.appendingPathComponent("b.ogg"), tags: AudioTags(title: "B"), frequency: 510)
             try library.scan()
             let added = await events.next()
             #expect(added?.added == 1 && added?.removed == 0 && added?.changed == 0)
             #expect(added?.lastModifiedDate == library.lastModifiedDate)
 
-            try LibraryFixture.write(directory.appendingPathComponent("a.ogg"), tags: AudioTags(title: "A2"), frequency: 500)
+            try LibraryFixture.write(
+                directory.appendingPathComponent("a.ogg"), tags: AudioTags(title: "A2"), frequency: 500)
             try library.scan()
             let changed = await events.next()
             #expect(changed?.changed == 1 && changed?.added == 0)
@@ -87,7 +94,8 @@ import BackbeatTestFixtures
             #expect(try library.scan().removed == 1)
             library.beginGeneratingLibraryChangeNotifications()
             #expect(!(try library.scan().hasChanges))
-            try LibraryFixture.write(directory.appendingPathComponent("c.ogg"), tags: AudioTags(title: "C"), frequency: 520)
+            try LibraryFixture.write(
+                directory.appendingPathComponent("c.ogg"), tags: AudioTags(title: "C"), frequency: 520)
             try library.scan()
             // The next event is this add: nothing was queued for the removal while not generating.
             let next = await events.next()
@@ -98,17 +106,22 @@ import BackbeatTestFixtures
     @Test func queriesRunConcurrentlyWithAScan() async throws {
         try await withTemporaryDirectoryAsync { directory in
             let root = directory.appendingPathComponent("music")
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("lists"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("lists"), withIntermediateDirectories: true)
             try LibraryFixture.make(in: root)
-            let library = try MediaLibrary(roots: [root], index: .file(directory.appendingPathComponent("index.sqlite")))
+            let library = try MediaLibrary(
+                roots: [root], index: .file(directory.appendingPathComponent("index.sqlite")))
             try library.scan()
             // More files for the next scan to add while queries run.
             for i in 0..<12 {
-                try LibraryFixture.write(root.appendingPathComponent("extra/\(i).ogg"),
-                                         tags: AudioTags(title: "Extra \(i)", artist: "Extra"), frequency: 600 + Double(i) * 10)
+                try LibraryFixture.write(
+                    root.appendingPathComponent("extra/\(i).ogg"),
+                    tags: AudioTags(title: "Extra \(i)", artist: "Extra"), frequency: 600 + Double(i) * 10)
             }
             let counts = try await withThrowingTaskGroup(of: [Int].self) { group in
-                group.addTask { _ = try library.scan(); return [] }
+                group.addTask {
+                    _ = try library.scan(); return []
+                }
                 for _ in 0..<3 {
                     group.addTask {
                         var seen: [Int] = []
@@ -138,20 +151,26 @@ import BackbeatTestFixtures
 
     @Test func unreadableDuplicateAndLoopingFilesAreSkippedAndReported() throws {
         try withTemporaryDirectory { directory in
-            try LibraryFixture.write(directory.appendingPathComponent("good.ogg"), tags: AudioTags(title: "Good"), frequency: 500)
-            try FileManager.default.copyItem(at: directory.appendingPathComponent("good.ogg"),
-                                             to: directory.appendingPathComponent("copy.ogg"))
-            try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: directory.appendingPathComponent("garbage.ogg"))
+            try LibraryFixture.write(
+                directory.appendingPathComponent("good.ogg"), tags: AudioTags(title: "Good"), frequency: 500)
+            try FileManager.default.copyItem(
+                at: directory.appendingPathComponent("good.ogg"),
+                to: directory.appendingPathComponent("copy.ogg"))
+            try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(
+                to: directory.appendingPathComponent("garbage.ogg"))
             try Data().write(to: directory.appendingPathComponent("empty.wav"))
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("sub/loop").path,
-                                                       withDestinationPath: directory.path)
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent("sub/loop").path,
+                withDestinationPath: directory.path)
             let library = try MediaLibrary(roots: [directory], index: .inMemory)
             let report = try library.scan()
             #expect(report.added == 1)
             #expect(try library.itemCount() == 1)
-            let reasons = Dictionary(report.skipped.map { ($0.url.lastPathComponent, $0.reason) }, uniquingKeysWith: { $0 + "; " + $1 })
-            #expect(reasons["good.ogg"]?.contains("duplicate of") == true)   // copy.ogg sorts first and wins
+            let reasons = Dictionary(
+                report.skipped.map { ($0.url.lastPathComponent, $0.reason) }, uniquingKeysWith: { $0 + "; " + $1 })
+            #expect(reasons["good.ogg"]?.contains("duplicate of") == true)  // copy.ogg sorts first and wins
             #expect(reasons["garbage.ogg"] != nil)
             #expect(reasons["empty.wav"] != nil)
             #expect(reasons["loop"]?.contains("symbolic link loop") == true)
@@ -186,25 +205,36 @@ import BackbeatTestFixtures
 
     @Test func aDamagedIndexIsSetAsideWithItsWALAndAForeignOneIsLeftAlone() throws {
         try withTemporaryDirectory { directory in
-            try LibraryFixture.write(directory.appendingPathComponent("music/a.ogg"), tags: AudioTags(title: "A"), frequency: 500)
+            try LibraryFixture.write(
+                directory.appendingPathComponent("music/a.ogg"), tags: AudioTags(title: "A"), frequency: 500)
             let root = directory.appendingPathComponent("music")
             let garbage = directory.appendingPathComponent("garbage.sqlite")
             try Data(repeating: 0x42, count: 10_000).write(to: garbage)
             try Data("committed pages".utf8).write(to: URL(fileURLWithPath: garbage.path + "-wal"))
             let first = try MediaLibrary(roots: [root], index: .file(garbage))
             #expect(first.indexWarning?.contains("rebuilt") == true)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: garbage.path + ".broken")) == Data(repeating: 0x42, count: 10_000))
-            #expect(try Data(contentsOf: URL(fileURLWithPath: garbage.path + ".broken-wal")) == Data("committed pages".utf8))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: garbage.path + ".broken"))
+                    == Data(repeating: 0x42, count: 10_000))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: garbage.path + ".broken-wal")) == Data("committed pages".utf8)
+            )
             #expect(try first.scan().added == 1)
 
             // Another program's database is not ours to move: a typed error, and it stays as it was.
             let foreign = directory.appendingPathComponent("foreign.sqlite")
             let other = try DatabaseQueue(path: foreign.path)
-            try other.write { try $0.execute(sql: "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep me')") }
+            try other.write {
+                try $0.execute(sql: "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep me')")
+            }
             try other.close()
-            #expect { try MediaLibrary(roots: [root], index: .file(foreign)) } throws: { ($0 as? BackbeatError)?.code == .indexForeign }
+            #expect { try MediaLibrary(roots: [root], index: .file(foreign)) } throws: {
+                ($0 as? BackbeatError)?.code == .indexForeign
+            }
             #expect(!FileManager.default.fileExists(atPath: foreign.path + ".broken"))
-            #expect(try DatabaseQueue(path: foreign.path).read { try String.fetchOne($0, sql: "SELECT text FROM notes") } == "keep me")
+            #expect(
+                try DatabaseQueue(path: foreign.path).read { try String.fetchOne($0, sql: "SELECT text FROM notes") }
+                    == "keep me")
 
             // A good index opens without a warning and keeps its items.
             let reopened = try MediaLibrary(roots: [root], index: .file(garbage))

@@ -18,7 +18,7 @@ import BackbeatTestFixtures
             #expect(try picker.browse(.genres).entries.map(\.title) == ["Pop", "R&B", "Rock"])
             let lists = try picker.browse(.playlists).entries
             #expect(lists.map(\.title) == ["mix", "Quiet", "Road Trip"])
-            #expect(lists[1].items.isEmpty)   // audiobook and podcast are not music
+            #expect(lists[1].items.isEmpty)  // audiobook and podcast are not music
             let spoken = MediaPicker(library: library, mediaTypes: [.podcast, .audiobook])
             #expect(try spoken.browse(.songs).entries.map(\.title) == ["Chapter 1", "Episode 1"])
         }

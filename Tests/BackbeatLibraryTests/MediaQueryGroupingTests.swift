@@ -47,15 +47,23 @@ import BackbeatLibrary
         try withSyntheticLibrary { library in
             // Three albums in a row by sort name; the first and second share a group key,
             // the third has the first's key but is not adjacent to it.
-            let albums = try MediaQuery.albums(in: library).collections.prefix(3).map { Int64(bitPattern: $0.representativeItem!.persistentID) }
+            let albums = try MediaQuery.albums(in: library).collections.prefix(3).map {
+                Int64(bitPattern: $0.representativeItem!.persistentID)
+            }
             try library.index.write("test") { db in
-                let keys = try Int64.fetchAll(db, sql: "SELECT album_group FROM items WHERE id IN (?, ?) ORDER BY album_sort",
-                                              arguments: [albums[0], albums[2]])
-                try db.execute(sql: "UPDATE items SET album_group = ? WHERE album_group = ?", arguments: [keys[0], keys[1]])
-                let second = try Int64.fetchOne(db, sql: "SELECT album_group FROM items WHERE id = ?", arguments: [albums[1]])!
-                try db.execute(sql: "UPDATE items SET album_group = ? WHERE album_group = ?", arguments: [keys[0], second])
-                try db.execute(sql: "UPDATE items SET album_group = ? WHERE id IN (SELECT id FROM items WHERE album_group = ? ORDER BY album_sort DESC LIMIT 7)",
-                               arguments: [keys[0] &+ 1, keys[0]])
+                let keys = try Int64.fetchAll(
+                    db, sql: "SELECT album_group FROM items WHERE id IN (?, ?) ORDER BY album_sort",
+                    arguments: [albums[0], albums[2]])
+                try db.execute(
+                    sql: "UPDATE items SET album_group = ? WHERE album_group = ?", arguments: [keys[0], keys[1]])
+                let second = try Int64.fetchOne(
+                    db, sql: "SELECT album_group FROM items WHERE id = ?", arguments: [albums[1]])!
+                try db.execute(
+                    sql: "UPDATE items SET album_group = ? WHERE album_group = ?", arguments: [keys[0], second])
+                try db.execute(
+                    sql:
+                        "UPDATE items SET album_group = ? WHERE id IN (SELECT id FROM items WHERE album_group = ? ORDER BY album_sort DESC LIMIT 7)",
+                    arguments: [keys[0] &+ 1, keys[0]])
             }
             let query = MediaQuery.albums(in: library)
             let collections = try query.collections
@@ -80,7 +88,8 @@ import BackbeatLibrary
             let albums = try MediaQuery.albums(in: library).collections
             let removed = try #require(albums[2].representativeItem)
             try library.index.write("test") { db in
-                try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [Int64(bitPattern: removed.persistentID)])
+                try db.execute(
+                    sql: "DELETE FROM items WHERE id = ?", arguments: [Int64(bitPattern: removed.persistentID)])
             }
             #expect(albums[2].count == 7)
             #expect(albums[2].items.count == 6)

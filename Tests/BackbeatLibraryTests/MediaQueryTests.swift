@@ -20,7 +20,9 @@ import BackbeatTestFixtures
             #expect(item.mediaType == .music)
             #expect(item.isCompilation == false)
             #expect(item.assetURL.path == root.appendingPathComponent("beatles/01 Come Together.ogg").path)
-            let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: try #require(item.releaseDate)).year
+            let year = Calendar(identifier: .gregorian).dateComponents(
+                in: TimeZone(identifier: "UTC")!, from: try #require(item.releaseDate)
+            ).year
             #expect(year == 1969)
             #expect(item.value(forProperty: .title) as? String == "Come Together")
             #expect(item.value(forProperty: .albumTrackNumber) as? Int == 1)
@@ -62,12 +64,16 @@ import BackbeatTestFixtures
             let artists = try MediaQuery.artists(in: library).collections.map { $0.representativeItem!.artist! }
             // "The Beatles" sorts under B.
             #expect(artists == ["Adele", "Artist X", "Artist Y", "The Beatles", "Beyoncé"])
-            let albumArtists = try MediaQuery.albumArtists(in: library).collections.map { $0.representativeItem!.albumArtist! }
+            let albumArtists = try MediaQuery.albumArtists(in: library).collections.map {
+                $0.representativeItem!.albumArtist!
+            }
             #expect(albumArtists == ["Adele", "The Beatles", "Beyoncé", "Various Artists"])
             let genres = try MediaQuery.genres(in: library).collections
             #expect(genres.map { $0.representativeItem!.genre! } == ["Pop", "R&B", "Rock"])
             #expect(genres.map(\.count) == [3, 1, 3])
-            let composers = try MediaQuery.composers(in: library).collections.map { $0.representativeItem!.composer ?? "-" }
+            let composers = try MediaQuery.composers(in: library).collections.map {
+                $0.representativeItem!.composer ?? "-"
+            }
             #expect(composers == ["-", "Adele Adkins", "Beyoncé Knowles", "George Harrison", "Lennon-McCartney"])
         }
     }
@@ -89,7 +95,8 @@ import BackbeatTestFixtures
     @Test func playlistsAreReadFromM3UPLSAndXSPF() throws {
         try withTemporaryDirectory { directory in
             let root = directory.appendingPathComponent("music")
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("lists"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("lists"), withIntermediateDirectories: true)
             try LibraryFixture.make(in: root)
             let library = try MediaLibrary(roots: [root], index: .inMemory)
             let report = try library.scan()
@@ -116,20 +123,26 @@ import BackbeatTestFixtures
             #expect(try query.items.map(\.title) == ["Déjà Vu"])
 
             var contains = MediaQuery(library: library)
-            try contains.addFilterPredicate(MediaPropertyPredicate(value: "beat", property: .artist, comparison: .contains))
+            try contains.addFilterPredicate(
+                MediaPropertyPredicate(value: "beat", property: .artist, comparison: .contains))
             #expect(try contains.items.count == 3)
             try contains.addFilterPredicate(MediaPropertyPredicate(value: 2, property: .discNumber))
             #expect(try contains.items.map(\.title) == ["Because"])
 
-            let set: Set = [MediaPropertyPredicate(value: "abbey road", property: .albumTitle),
-                            MediaPropertyPredicate(value: "deja", property: .title, comparison: .contains)]
+            let set: Set = [
+                MediaPropertyPredicate(value: "abbey road", property: .albumTitle),
+                MediaPropertyPredicate(value: "deja", property: .title, comparison: .contains),
+            ]
             #expect(try MediaQuery(library: library, filterPredicates: set).items.isEmpty)
-            let compilation = try MediaQuery(library: library, filterPredicates: [MediaPropertyPredicate(value: true, property: .isCompilation)])
+            let compilation = try MediaQuery(
+                library: library, filterPredicates: [MediaPropertyPredicate(value: true, property: .isCompilation)])
             #expect(try compilation.items.count == 2)
-            let byGenre = try MediaQuery(library: library, filterPredicates: [MediaPropertyPredicate(value: "pop", property: .genre)])
+            let byGenre = try MediaQuery(
+                library: library, filterPredicates: [MediaPropertyPredicate(value: "pop", property: .genre)])
             #expect(try byGenre.items.count == 3)
             let id = try query.items[0].persistentID
-            let byID = try MediaQuery(library: library, filterPredicates: [MediaPropertyPredicate(value: id, property: .persistentID)])
+            let byID = try MediaQuery(
+                library: library, filterPredicates: [MediaPropertyPredicate(value: id, property: .persistentID)])
             #expect(try byID.items.map(\.title) == ["Déjà Vu"])
         }
     }
@@ -143,8 +156,13 @@ import BackbeatTestFixtures
             }
             #expect(error?.code == .duplicatePredicate)
             // The songs query already filters on the media type.
-            #expect(throws: BackbeatError.self) { try query.addFilterPredicate(MediaPropertyPredicate(value: .podcast)) }
-            let set: Set = [MediaPropertyPredicate(value: "a", property: .genre), MediaPropertyPredicate(value: "b", property: .genre)]
+            #expect(throws: BackbeatError.self) {
+                try query.addFilterPredicate(MediaPropertyPredicate(value: .podcast))
+            }
+            let set: Set = [
+                MediaPropertyPredicate(value: "a", property: .genre),
+                MediaPropertyPredicate(value: "b", property: .genre),
+            ]
             #expect((try? MediaQuery(library: library, filterPredicates: set)) == nil)
             #expect(try query.items.map(\.title) == ["An Apple"])
         }
@@ -166,7 +184,8 @@ import BackbeatTestFixtures
             }
             #expect(mismatch?.code == .predicateTypeMismatch)
             #expect(throws: BackbeatError.self) {
-                try query.addFilterPredicate(MediaPropertyPredicate(value: 3, property: .albumTrackNumber, comparison: .contains))
+                try query.addFilterPredicate(
+                    MediaPropertyPredicate(value: 3, property: .albumTrackNumber, comparison: .contains))
             }
             #expect(query.filterPredicates.isEmpty)
         }

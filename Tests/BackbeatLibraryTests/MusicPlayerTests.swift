@@ -23,7 +23,7 @@ struct MusicPlayerTests {
             try withOfflineEngine { engine in
                 let player = try MusicPlayer.application(for: engine)
                 let recorder = NotificationRecorder(player)
-                player.volume = 0.5   // not generating yet: no notification
+                player.volume = 0.5  // not generating yet: no notification
                 player.beginGeneratingPlaybackNotifications()
                 try player.setQueue(query: .songs(in: library))
                 player.play()
@@ -41,7 +41,8 @@ struct MusicPlayerTests {
                     .nowPlayingItemDidChange(items[1]),
                     .playbackStateDidChange(.stopped), .nowPlayingItemDidChange(items[0]),
                     .volumeDidChange(0.8),
-                    .playbackStateDidChange(.playing), .playbackStateDidChange(.paused), .playbackStateDidChange(.stopped),
+                    .playbackStateDidChange(.playing), .playbackStateDidChange(.paused),
+                    .playbackStateDidChange(.stopped),
                 ]
                 #expect(recorder.notifications == expected)
             }
@@ -61,10 +62,12 @@ struct MusicPlayerTests {
             _ = try engine.render(frames: 24_000)
             engine.shutdown()
             for await n in stream { collected.append(n) }
-            #expect(collected == [
-                .nowPlayingItemDidChange(items[0]), .playbackStateDidChange(.playing),
-                .nowPlayingItemDidChange(items[1]), .playbackStateDidChange(.stopped), .nowPlayingItemDidChange(items[0]),
-            ])
+            #expect(
+                collected == [
+                    .nowPlayingItemDidChange(items[0]), .playbackStateDidChange(.playing),
+                    .nowPlayingItemDidChange(items[1]), .playbackStateDidChange(.stopped),
+                    .nowPlayingItemDidChange(items[0]),
+                ])
         }
     }
 
@@ -167,7 +170,7 @@ struct MusicPlayerTests {
                 library.waitForStatistics()  // written on the library's own queue
                 #expect(try library.item(persistentID: items[0].persistentID).skipCount == 2)
                 player.skipToNextItem()
-                player.skipToNextItem()   // past the last: stops at the first
+                player.skipToNextItem()  // past the last: stops at the first
                 #expect(player.playbackState == .stopped)
                 #expect(player.indexOfNowPlayingItem == 0)
             }
@@ -222,14 +225,15 @@ struct MusicPlayerTests {
                 player.seek(to: MediaTime(seconds: 1_000))
                 _ = try engine.render(frames: 2_400)
                 #expect(player.indexOfNowPlayingItem == 1, "beyond the end: the item ends, the queue moves on")
-                player.seek(to: MediaTime(seconds: .nan))   // zero: seeks to the start of the item
+                player.seek(to: MediaTime(seconds: .nan))  // zero: seeks to the start of the item
                 #expect(player.indexOfNowPlayingItem == 1)
             }
         }
     }
 
-    @Test("Seeking to an infinite or huge time never traps: beyond the end moves on, below zero starts at zero",
-          arguments: [Double.infinity, .greatestFiniteMagnitude, 1e300, 9.3e18, 1e15])
+    @Test(
+        "Seeking to an infinite or huge time never traps: beyond the end moves on, below zero starts at zero",
+        arguments: [Double.infinity, .greatestFiniteMagnitude, 1e300, 9.3e18, 1e15])
     func seekingToHugeTimes(time: Double) throws {
         try withDCLibrary(count: 3, seconds: 0.5) { _, items in
             try withOfflineEngine { engine in
@@ -244,8 +248,9 @@ struct MusicPlayerTests {
                 _ = try engine.render(frames: 2_400)
                 #expect(player.indexOfNowPlayingItem == 1)
                 #expect(player.currentPlaybackTime.seconds < 0.06, "below zero seeks to the start")
-                #expect(abs(SampleAnalysis.channel(try engine.render(frames: 2_400), 0, of: 2).last! - 0.2) < 1e-3,
-                        "the second item (DC 0.2) plays")
+                #expect(
+                    abs(SampleAnalysis.channel(try engine.render(frames: 2_400), 0, of: 2).last! - 0.2) < 1e-3,
+                    "the second item (DC 0.2) plays")
             }
         }
     }
@@ -255,7 +260,7 @@ struct MusicPlayerTests {
         try withDCLibrary(count: 5, seconds: 1) { _, items in
             try withOfflineEngine { engine in
                 let player = try MusicPlayer.application(for: engine)
-                player.setQueue(items: [items[4]])   // DC 0.5
+                player.setQueue(items: [items[4]])  // DC 0.5
                 player.isMeteringEnabled = true
                 player.play()
                 _ = try engine.render(frames: 24_000)
@@ -274,4 +279,3 @@ struct MusicPlayerTests {
         }
     }
 }
-

@@ -11,11 +11,15 @@ import BackbeatTestFixtures
     @Test func itemsOfAnUnreachableRootStayMarkedUnavailableUntilItIsBack() throws {
         try withTemporaryDirectory { directory in
             let drive = directory.appendingPathComponent("drive"), home = directory.appendingPathComponent("home")
-            try LibraryFixture.write(drive.appendingPathComponent("one.ogg"), tags: AudioTags(title: "One"), frequency: 400)
-            try LibraryFixture.write(drive.appendingPathComponent("two.ogg"), tags: AudioTags(title: "Two"), frequency: 500)
-            try LibraryFixture.write(home.appendingPathComponent("three.ogg"), tags: AudioTags(title: "Three"), frequency: 600)
+            try LibraryFixture.write(
+                drive.appendingPathComponent("one.ogg"), tags: AudioTags(title: "One"), frequency: 400)
+            try LibraryFixture.write(
+                drive.appendingPathComponent("two.ogg"), tags: AudioTags(title: "Two"), frequency: 500)
+            try LibraryFixture.write(
+                home.appendingPathComponent("three.ogg"), tags: AudioTags(title: "Three"), frequency: 600)
             try Data("one.ogg\ntwo.ogg\n".utf8).write(to: drive.appendingPathComponent("road.m3u"))
-            let library = try MediaLibrary(roots: [drive, home], index: .file(directory.appendingPathComponent("index.sqlite")))
+            let library = try MediaLibrary(
+                roots: [drive, home], index: .file(directory.appendingPathComponent("index.sqlite")))
             #expect(try library.scan().added == 3)
             let one = try #require(try MediaQuery.songs(in: library).items.first { $0.title == "One" })
             try library.recordPlay(of: one, at: Date(timeIntervalSince1970: 1_000))
@@ -50,7 +54,8 @@ import BackbeatTestFixtures
     /// An index of the first schema (no availability) opens and is migrated in place.
     @Test func anIndexOfTheFirstSchemaIsMigrated() throws {
         try withTemporaryDirectory { directory in
-            let root = directory.appendingPathComponent("music"), index = directory.appendingPathComponent("index.sqlite")
+            let root = directory.appendingPathComponent("music"),
+                index = directory.appendingPathComponent("index.sqlite")
             try LibraryFixture.write(root.appendingPathComponent("a.ogg"), tags: AudioTags(title: "A"), frequency: 440)
             do {
                 let library = try MediaLibrary(roots: [root], index: .file(index))
@@ -58,13 +63,17 @@ import BackbeatTestFixtures
                 try library.recordPlay(of: try MediaQuery.songs(in: library).items[0], at: Date())
             }
             try DatabaseQueue(path: index.path).write { db in
-                try db.execute(sql: "ALTER TABLE items DROP COLUMN available; UPDATE meta SET value = '1' WHERE key = 'version'")
+                try db.execute(
+                    sql: "ALTER TABLE items DROP COLUMN available; UPDATE meta SET value = '1' WHERE key = 'version'")
             }
             let library = try MediaLibrary(roots: [root], index: .file(index))
             #expect(library.indexWarning == nil)
             let item = try #require(try MediaQuery.songs(in: library).items.first)
             #expect(item.isAvailable && item.playCount == 1)
-            #expect(try DatabaseQueue(path: index.path).read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'version'") } == "2")
+            #expect(
+                try DatabaseQueue(path: index.path).read {
+                    try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'version'")
+                } == "2")
         }
     }
 }

@@ -56,13 +56,18 @@ package final class MPVPlayer: Sendable {
     package static let plugin = ["/usr/lib/mpv-mpris/mpris.so", "/etc/mpv/scripts/mpris.so"]
         .first { FileManager.default.fileExists(atPath: $0) }
 
-    package static var isAvailable: Bool { plugin != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") }
+    package static var isAvailable: Bool {
+        plugin != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv")
+    }
 
     package init(bus: PrivateBus, files: [URL], paused: Bool = false) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mpv")
-        process.arguments = ["--no-config", "--script=\(Self.plugin ?? "")", "--ao=null", "--vo=null", "--no-terminal", 
-                             "--idle=no", "--loop-playlist=inf", "--pause=\(paused ? "yes" : "no")"] + files.map(\.path)
+        process.arguments =
+            [
+                "--no-config", "--script=\(Self.plugin ?? "")", "--ao=null", "--vo=null", "--no-terminal",
+                "--idle=no", "--loop-playlist=inf", "--pause=\(paused ? "yes" : "no")",
+            ] + files.map(\.path)
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         process.environment = environment
@@ -89,14 +94,17 @@ package final class MPVPlayer: Sendable {
 package let taggedSongSeconds = 60.0
 
 /// Writes a tagged Ogg Vorbis sine of `seconds` for a player to play.
-package func writeTaggedSong(to url: URL, title: String, artist: String, album: String,
-                             seconds: Double = taggedSongSeconds) async throws {
+package func writeTaggedSong(
+    to url: URL, title: String, artist: String, album: String,
+    seconds: Double = taggedSongSeconds
+) async throws {
     let writer = try AssetWriter(outputURL: url, fileType: .oggVorbis, overwrite: true)
     writer.metadata = AudioTags(title: title, artist: artist, albumTitle: album)
     let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 22_050, channelCount: 1), quality: 0.1)
     try writer.add(input)
     try writer.startWriting()
-    try input.append(TestSignal.sine(frequency: 330, duration: MediaTime(seconds: seconds), sampleRate: 22_050, amplitude: 0.2))
+    try input.append(
+        TestSignal.sine(frequency: 330, duration: MediaTime(seconds: seconds), sampleRate: 22_050, amplitude: 0.2))
     input.markAsFinished()
     try await writer.finishWriting()
 }
@@ -104,7 +112,9 @@ package func writeTaggedSong(to url: URL, title: String, artist: String, album: 
 /// Waits for `condition`, checking every 10 ms, at most `seconds`: the bound
 /// on an event that should come, never a measure of how fast it comes.
 @discardableResult
-package func eventually(_ what: String, within seconds: Double = 30, _ condition: () throws -> Bool) async throws -> Bool {
+package func eventually(_ what: String, within seconds: Double = 30, _ condition: () throws -> Bool) async throws
+    -> Bool
+{
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if try condition() { return true }

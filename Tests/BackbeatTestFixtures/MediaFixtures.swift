@@ -9,13 +9,19 @@ import BackbeatSupport
 /// Runs a tool and returns its exit status and standard error; the tool must exist.
 @discardableResult
 package func runTool(_ tool: String, _ arguments: [String], environment: [String: String]? = nil)
-    throws -> (status: Int32, stdout: String, stderr: String) {
+    throws -> (status: Int32, stdout: String, stderr: String)
+{
     let process = Process()
     // `environment` adds to this process's; an empty value removes a variable.
     if let environment {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter {
+            !$0.value.isEmpty
+        }
     }
-    let path = ["/usr/bin/\(tool)", "/usr/local/bin/\(tool)", "/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? tool
+    let path =
+        ["/usr/bin/\(tool)", "/usr/local/bin/\(tool)", "/bin/\(tool)"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        } ?? tool
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     let out = Pipe(), err = Pipe()
@@ -29,7 +35,10 @@ package func runTool(_ tool: String, _ arguments: [String], environment: [String
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     while !errData.isSet { usleep(1000) }
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData.value, as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: outData, as: UTF8.self),
+        String(decoding: errData.value, as: UTF8.self)
+    )
 }
 
 /// A one-shot box for data handed from a reader thread.
@@ -61,11 +70,16 @@ package enum Fixtures {
     }
 
     /// Writes a WAV with sox's synth and encodes it with oggenc: an Ogg Vorbis file made by the reference tools.
-    package static func oggencFile(in directory: URL, seconds: Double = 3, name: String = "reference.ogg") throws -> URL {
+    package static func oggencFile(in directory: URL, seconds: Double = 3, name: String = "reference.ogg") throws -> URL
+    {
         let wav = directory.appendingPathComponent("reference-source.wav")
         let ogg = directory.appendingPathComponent(name)
-        let sox = try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav.path,
-                                      "synth", String(seconds), "sine", "440", "sine", "660", "gain", "-6"])
+        let sox = try runTool(
+            "sox",
+            [
+                "-n", "-r", "44100", "-c", "2", "-b", "16", wav.path,
+                "synth", String(seconds), "sine", "440", "sine", "660", "gain", "-6",
+            ])
         #expect(sox.status == 0, "sox: \(sox.stderr)")
         let enc = try runTool("oggenc", ["-Q", "-q", "4", "-o", ogg.path, wav.path])
         #expect(enc.status == 0, "oggenc: \(enc.stderr)")
@@ -80,8 +94,10 @@ extension BackbeatError.Code {
 
 package enum Media {
     /// Writes `buffer` to `url` with the asset writer.
-    package static func write(_ buffer: PCMBuffer, to url: URL, as type: AudioFileType, commonFormat: AudioFormat.CommonFormat? = nil,
-                      tags: AudioTags = AudioTags(), quality: Double = 0.5, overwrite: Bool = false) async throws {
+    package static func write(
+        _ buffer: PCMBuffer, to url: URL, as type: AudioFileType, commonFormat: AudioFormat.CommonFormat? = nil,
+        tags: AudioTags = AudioTags(), quality: Double = 0.5, overwrite: Bool = false
+    ) async throws {
         let writer = try AssetWriter(outputURL: url, fileType: type, overwrite: overwrite)
         writer.metadata = tags
         var settings = buffer.format
@@ -98,8 +114,10 @@ package enum Media {
             let end = min(frames, start + piece)
             let slice: PCMBuffer
             switch buffer.samples {
-            case .float32(let s): slice = try PCMBuffer(format: buffer.format, floats: Array(s[start * channels..<end * channels]))
-            case .int16(let s): slice = try PCMBuffer(format: buffer.format, int16s: Array(s[start * channels..<end * channels]))
+            case .float32(let s):
+                slice = try PCMBuffer(format: buffer.format, floats: Array(s[start * channels..<end * channels]))
+            case .int16(let s):
+                slice = try PCMBuffer(format: buffer.format, int16s: Array(s[start * channels..<end * channels]))
             }
             #expect(input.isReadyForMoreMediaData)
             try input.append(slice)
@@ -112,8 +130,10 @@ package enum Media {
     }
 
     /// Reads a whole file with the asset reader, checking each buffer's presentation time.
-    package static func read(_ url: URL, settings: AudioFormat? = nil, timeRange: MediaTimeRange? = nil,
-                     framesPerBuffer: Int = 4096) throws -> (format: AudioFormat, floats: [Float], int16s: [Int16], buffers: [PCMBuffer]) {
+    package static func read(
+        _ url: URL, settings: AudioFormat? = nil, timeRange: MediaTimeRange? = nil,
+        framesPerBuffer: Int = 4096
+    ) throws -> (format: AudioFormat, floats: [Float], int16s: [Int16], buffers: [PCMBuffer]) {
         let reader = try AssetReader(asset: AudioAsset(url: url))
         reader.timeRange = timeRange
         let output = AssetReaderTrackOutput(outputSettings: settings)
@@ -142,7 +162,8 @@ package enum Media {
             s[i] = Int16(clamping: Int(tone) + Int(seed >> 20) - 2048)
         }
         s[0] = .min; s[1] = .max
-        return try! PCMBuffer(format: AudioFormat(sampleRate: sampleRate, channelCount: channels, commonFormat: .int16), int16s: s)
+        return try! PCMBuffer(
+            format: AudioFormat(sampleRate: sampleRate, channelCount: channels, commonFormat: .int16), int16s: s)
     }
 
     /// Files in a directory, hidden ones included.
@@ -150,7 +171,8 @@ package enum Media {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted()
     }
 
-    package static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8(($0 * 7) & 0xFF) })
+    package static let png = Data(
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8(($0 * 7) & 0xFF) })
 }
 
 /// The command-line tool, run as a subprocess: the built `backbeat` binary
@@ -162,7 +184,8 @@ package enum BackbeatTool {
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("backbeat"))
         }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         candidates.append(root.appendingPathComponent(".build/debug/backbeat"))
         let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
         return try #require(found, "build the backbeat tool first (swift build --build-tests)").path
@@ -170,7 +193,8 @@ package enum BackbeatTool {
 
     /// Runs `backbeat` with `arguments`.
     package static func run(_ arguments: [String], environment: [String: String]? = nil)
-        throws -> (status: Int32, stdout: String, stderr: String) {
+        throws -> (status: Int32, stdout: String, stderr: String)
+    {
         try runTool(try binary(), arguments, environment: environment)
     }
 }

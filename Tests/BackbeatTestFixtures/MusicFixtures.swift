@@ -7,7 +7,9 @@ import BackbeatSupport
 /// Music fixtures: generated songs written with the project's own writer.
 package enum Songs {
     /// Frames `range` of one continuous stereo sine (phase π/4, so frame 0 is audible).
-    package static func sineFrames(_ range: Range<Int>, frequency: Double = 441, sampleRate: Int = 48_000, amplitude: Float = 0.5) -> [Float] {
+    package static func sineFrames(
+        _ range: Range<Int>, frequency: Double = 441, sampleRate: Int = 48_000, amplitude: Float = 0.5
+    ) -> [Float] {
         var out = [Float](repeating: 0, count: range.count * 2)
         for (i, f) in range.enumerated() {
             let v = amplitude * Float(sin(2 * Double.pi * frequency * Double(f) / Double(sampleRate) + .pi / 4))
@@ -18,7 +20,8 @@ package enum Songs {
 
     /// Writes interleaved stereo floats as a float WAV.
     package static func write(_ samples: [Float], to url: URL, sampleRate: Int = 48_000, channels: Int = 2) throws {
-        let writer = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: sampleRate, channelCount: channels, overwrite: true)
+        let writer = try SoundFileWriter(
+            url: url, type: .wavFloat, sampleRate: sampleRate, channelCount: channels, overwrite: true)
         try writer.write(samples[...])
         try writer.finish()
     }
@@ -43,7 +46,11 @@ package enum Songs {
     package static func runs(_ channel: [Float], tolerance: Float = 0.01) -> [(value: Float, frames: Int)] {
         var runs: [(Float, Int)] = []
         for v in channel {
-            if let last = runs.last, abs(last.0 - v) <= tolerance { runs[runs.count - 1].1 += 1 } else { runs.append((v, 1)) }
+            if let last = runs.last, abs(last.0 - v) <= tolerance {
+                runs[runs.count - 1].1 += 1
+            } else {
+                runs.append((v, 1))
+            }
         }
         return runs
     }
@@ -60,14 +67,17 @@ package enum Songs {
 }
 
 /// A library of DC songs (level n/10 for song n), so the rendered level says which song played.
-package func withDCLibrary(count: Int, seconds: Double, albums: Int = 1,
-                   _ body: (MediaLibrary, [MediaItem]) throws -> Void) throws {
+package func withDCLibrary(
+    count: Int, seconds: Double, albums: Int = 1,
+    _ body: (MediaLibrary, [MediaItem]) throws -> Void
+) throws {
     try withTemporaryDirectory { dir in
         for n in 1...count {
             let url = dir.appendingPathComponent(String(format: "%02d.wav", n))
             var tags = AudioTags(title: "Song \(n)", artist: "Tester", albumTitle: "Album \((n - 1) % albums)")
             tags.trackNumber = n
-            let writer = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: 48_000, channelCount: 2, overwrite: true, tags: tags)
+            let writer = try SoundFileWriter(
+                url: url, type: .wavFloat, sampleRate: 48_000, channelCount: 2, overwrite: true, tags: tags)
             try writer.write([Float](repeating: Float(n) / 10, count: Int(seconds * 48_000) * 2)[...])
             try writer.finish()
         }
@@ -89,13 +99,16 @@ package final class NotificationRecorder: @unchecked Sendable {
 }
 
 /// The async twin of ``withDCLibrary``.
-package func withDCLibraryAsync(count: Int, seconds: Double, _ body: (MediaLibrary, [MediaItem]) async throws -> Void) async throws {
+package func withDCLibraryAsync(count: Int, seconds: Double, _ body: (MediaLibrary, [MediaItem]) async throws -> Void)
+    async throws
+{
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-test-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     for n in 1...count {
-        let writer = try SoundFileWriter(url: dir.appendingPathComponent("\(n).wav"), type: .wavFloat, sampleRate: 48_000, channelCount: 2,
-                                         overwrite: true, tags: AudioTags(title: "Song \(n)"))
+        let writer = try SoundFileWriter(
+            url: dir.appendingPathComponent("\(n).wav"), type: .wavFloat, sampleRate: 48_000, channelCount: 2,
+            overwrite: true, tags: AudioTags(title: "Song \(n)"))
         try writer.write([Float](repeating: Float(n) / 10, count: Int(seconds * 48_000) * 2)[...])
         try writer.finish()
     }

@@ -19,7 +19,9 @@ package enum OggPatch {
     package static func setLastGranule(_ granule: Int64, in url: URL) throws {
         var bytes = [UInt8](try Data(contentsOf: url))
         let page = try #require(bytes.indices.reversed().first { bytes[$0...].starts(with: Array("OggS".utf8)) })
-        for i in 0..<8 { bytes[page + 6 + i] = UInt8(truncatingIfNeeded: UInt64(bitPattern: granule) >> (8 * UInt64(i))) }
+        for i in 0..<8 {
+            bytes[page + 6 + i] = UInt8(truncatingIfNeeded: UInt64(bitPattern: granule) >> (8 * UInt64(i)))
+        }
         let segments = Int(bytes[page + 26])
         let length = 27 + segments + bytes[(page + 27)..<(page + 27 + segments)].reduce(0) { $0 + Int($1) }
         recomputeCRC(of: page, length: length, in: &bytes)

@@ -8,7 +8,9 @@ import BackbeatTestFixtures
     @Test func cdPresetMakes44kStereo16BitWAV() async throws {
         try await withTemporaryDirectory { dir in
             let source = dir.appendingPathComponent("mono48k.ogg")
-            try await Media.write(TestSignal.sine(frequency: 441, duration: MediaTime(seconds: 1), sampleRate: 48_000), to: source, as: .oggVorbis)
+            try await Media.write(
+                TestSignal.sine(frequency: 441, duration: MediaTime(seconds: 1), sampleRate: 48_000), to: source,
+                as: .oggVorbis)
             let session = AssetExportSession(asset: AudioAsset(url: source), preset: .cdQuality)
             #expect(session.status == .waiting)
             let out = dir.appendingPathComponent("cd.wav")
@@ -71,9 +73,10 @@ import BackbeatTestFixtures
             try await Media.write(Media.int16Signal(frames: 44_100), to: source, as: .wav)
             let out = dir.appendingPathComponent("b.caf")
             let range = MediaTimeRange(start: MediaTime(seconds: 0.5), duration: MediaTime(seconds: 0.25))
-            let session = AssetExportSession(asset: AudioAsset(url: source),
-                                             preset: .custom(sampleRate: nil, channelCount: 1, commonFormat: .float32, quality: nil),
-                                             timeRange: range)
+            let session = AssetExportSession(
+                asset: AudioAsset(url: source),
+                preset: .custom(sampleRate: nil, channelCount: 1, commonFormat: .float32, quality: nil),
+                timeRange: range)
             try await session.export(to: out)
             let read = try Media.read(out)
             #expect(read.format == AudioFormat(sampleRate: 44_100, channelCount: 1, commonFormat: .float32))
@@ -89,13 +92,18 @@ import BackbeatTestFixtures
             try await Media.write(Media.int16Signal(frames: 1000), to: source, as: .wav)
             let session = AssetExportSession(asset: AudioAsset(url: source), preset: .flac)
             let outcome: BackbeatError?? = await withCheckedContinuation { continuation in
-                session.exportAsynchronously(to: dir.appendingPathComponent("b.flac")) { continuation.resume(returning: $0) }
+                session.exportAsynchronously(to: dir.appendingPathComponent("b.flac")) {
+                    continuation.resume(returning: $0)
+                }
             }
             #expect(outcome == .some(nil))
             #expect(session.status == .completed)
-            let failing = AssetExportSession(asset: AudioAsset(url: dir.appendingPathComponent("none.wav")), preset: .flac)
+            let failing = AssetExportSession(
+                asset: AudioAsset(url: dir.appendingPathComponent("none.wav")), preset: .flac)
             let error: BackbeatError? = await withCheckedContinuation { continuation in
-                failing.exportAsynchronously(to: dir.appendingPathComponent("c.flac")) { continuation.resume(returning: $0) }
+                failing.exportAsynchronously(to: dir.appendingPathComponent("c.flac")) {
+                    continuation.resume(returning: $0)
+                }
             }
             #expect(error?.code == .fileNotFound)
             #expect(Media.listing(dir) == ["a.wav", "b.flac"])
@@ -120,7 +128,8 @@ import BackbeatTestFixtures
             let (gate, gateKeeper) = AsyncStream<Void>.makeStream()
             let task = Task {
                 for await _ in gate {}
-                try await AssetExportSession(asset: AudioAsset(url: source), preset: .passthrough).export(to: dir.appendingPathComponent("c.wav"))
+                try await AssetExportSession(asset: AudioAsset(url: source), preset: .passthrough).export(
+                    to: dir.appendingPathComponent("c.wav"))
             }
             task.cancel()
             await #expect(throws: BackbeatError.self) { try await task.value }

@@ -51,10 +51,13 @@ import BackbeatTestFixtures
     @Test func oggVorbisKeepsEveryTagAndArtwork() async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("tagged.ogg")
-            let tags = AudioTags(title: "Theme", artist: "Band", albumTitle: "Game OST", albumArtist: "Various", genre: "Chiptune",
-                                 composer: "Writer", trackNumber: 4, discNumber: 2, date: "2024-03-01", isCompilation: true,
-                                 artwork: [Artwork(data: Media.png, mimeType: "image/png", width: 64, height: 48),
-                                           Artwork(data: Data([1, 2, 3]), mimeType: "image/jpeg", width: 1, height: 2, pictureType: 4)])
+            let tags = AudioTags(
+                title: "Theme", artist: "Band", albumTitle: "Game OST", albumArtist: "Various", genre: "Chiptune",
+                composer: "Writer", trackNumber: 4, discNumber: 2, date: "2024-03-01", isCompilation: true,
+                artwork: [
+                    Artwork(data: Media.png, mimeType: "image/png", width: 64, height: 48),
+                    Artwork(data: Data([1, 2, 3]), mimeType: "image/jpeg", width: 1, height: 2, pictureType: 4),
+                ])
             try await Media.write(Fixtures.music(seconds: 0.3), to: url, as: .oggVorbis, tags: tags)
             #expect(try await AudioAsset(url: url).load(.tags) == tags)
         }
@@ -64,7 +67,8 @@ import BackbeatTestFixtures
     func pcmContainersKeepLibsndfileTags(type: AudioFileType) async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("tagged.\(type.pathExtension)")
-            let tags = AudioTags(title: "Theme", artist: "Band", albumTitle: "Game OST", genre: "Chiptune", trackNumber: 4, date: "2024")
+            let tags = AudioTags(
+                title: "Theme", artist: "Band", albumTitle: "Game OST", genre: "Chiptune", trackNumber: 4, date: "2024")
             try await Media.write(Media.int16Signal(frames: 1000), to: url, as: type, tags: tags)
             let read = try await AudioAsset(url: url).load(.tags)
             #expect(read.title == "Theme")
@@ -124,14 +128,21 @@ import BackbeatTestFixtures
             for (name, overwrite) in [("new.ogg", false), ("new.ogg", true)] {
                 let out = dir.appendingPathComponent(name)
                 let log = dir.appendingPathComponent("strace-\(name)-\(overwrite).log")
-                let arguments = ["-f", "-qq", "-e", "trace=fsync,fdatasync,rename,renameat,renameat2,link,linkat", "-o", log.path,
-                                 try BackbeatTool.binary(), "convert", source.path, out.path] + (overwrite ? ["--overwrite"] : [])
+                let arguments =
+                    [
+                        "-f", "-qq", "-e", "trace=fsync,fdatasync,rename,renameat,renameat2,link,linkat", "-o",
+                        log.path,
+                        try BackbeatTool.binary(), "convert", source.path, out.path,
+                    ] + (overwrite ? ["--overwrite"] : [])
                 let r = try runTool("strace", arguments)
                 #expect(r.status == 0, "\(r.stderr)")
                 let calls = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
                     .map { $0.drop { $0 != " " }.drop { $0 == " " } }  // without the pid column
-                let publish = try #require(calls.firstIndex { ($0.hasPrefix("link") || $0.hasPrefix("rename")) && $0.contains(out.lastPathComponent + "\"") },
-                                           "\(calls)")
+                let publish = try #require(
+                    calls.firstIndex {
+                        ($0.hasPrefix("link") || $0.hasPrefix("rename")) && $0.contains(out.lastPathComponent + "\"")
+                    },
+                    "\(calls)")
                 #expect(calls[..<publish].contains { $0.hasPrefix("fsync") }, "no fsync before \(calls[publish])")
                 #expect(calls[publish].hasPrefix(overwrite ? "rename" : "link"), "\(calls[publish])")
                 #expect(calls[(publish + 1)...].contains { $0.hasPrefix("fsync") }, "the directory is not synchronised")
@@ -145,11 +156,13 @@ import BackbeatTestFixtures
     @Test func flacTagsAfterLargeSkippedBlocksAreRead() async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("padded.flac")
-            try await Media.write(Media.int16Signal(frames: 1_000), to: url, as: .flac, tags: AudioTags(title: "After Padding"))
+            try await Media.write(
+                Media.int16Signal(frames: 1_000), to: url, as: .flac, tags: AudioTags(title: "After Padding"))
             var bytes = [UInt8](try Data(contentsOf: url))
             #expect(Array(bytes[0..<4]) == Array("fLaC".utf8) && bytes[4] & 0x7F == 0 && bytes[4] & 0x80 == 0)
             let paddingLength = 9 * 1024 * 1024
-            let padding = [0x01, UInt8(paddingLength >> 16), UInt8(paddingLength >> 8 & 0xFF), UInt8(paddingLength & 0xFF)]
+            let padding =
+                [0x01, UInt8(paddingLength >> 16), UInt8(paddingLength >> 8 & 0xFF), UInt8(paddingLength & 0xFF)]
                 + [UInt8](repeating: 0, count: paddingLength)
             bytes.insert(contentsOf: padding + padding, at: 4 + 4 + 34)  // after STREAMINFO
             try Data(bytes).write(to: url)

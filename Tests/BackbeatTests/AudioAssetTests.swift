@@ -13,8 +13,9 @@ import BackbeatTestFixtures
             ]
             for (type, container, codec) in cases {
                 let url = dir.appendingPathComponent("a.\(type.pathExtension)")
-                try await Media.write(Media.int16Signal(frames: 22_050, sampleRate: 22_050), to: url, as: type,
-                                      tags: AudioTags(title: "T"))
+                try await Media.write(
+                    Media.int16Signal(frames: 22_050, sampleRate: 22_050), to: url, as: type,
+                    tags: AudioTags(title: "T"))
                 let asset = AudioAsset(url: url)
                 let (duration, rate, channels) = try await asset.load(.duration, .sampleRate, .channelCount)
                 #expect(duration == MediaTime(seconds: 1))
@@ -32,23 +33,29 @@ import BackbeatTestFixtures
     @Test func readsFilesMadeBySox() async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("sox.flac")
-            let r = try runTool("sox", ["-n", "-r", "16000", "-c", "1", "-b", "24", url.path, "synth", "0.5", "sine", "300"])
+            let r = try runTool(
+                "sox", ["-n", "-r", "16000", "-c", "1", "-b", "24", url.path, "synth", "0.5", "sine", "300"])
             #expect(r.status == 0)
             let asset = AudioAsset(url: url)
             #expect(try await asset.load(.codec) == "FLAC 24-bit")
-            #expect(try await asset.load(.format) == AudioFormat(sampleRate: 16_000, channelCount: 1, commonFormat: .float32))
+            #expect(
+                try await asset.load(.format)
+                    == AudioFormat(sampleRate: 16_000, channelCount: 1, commonFormat: .float32))
             #expect(try await asset.load(.tags).isEmpty)
         }
     }
 
     /// Ogg Opus and MP3 decode through libsndfile; the fixtures are written by libsndfile's own encoders.
-    @Test(arguments: [("opus.ogg", SoundFileWriter.FileType(major: Int32(0x200000), subtype: Int32(0x0064)), "Ogg", "Opus"),
-                      ("a.mp3", SoundFileWriter.FileType(major: Int32(0x230000), subtype: Int32(0x0082)), "MP3", "MP3")])
+    @Test(arguments: [
+        ("opus.ogg", SoundFileWriter.FileType(major: Int32(0x200000), subtype: Int32(0x0064)), "Ogg", "Opus"),
+        ("a.mp3", SoundFileWriter.FileType(major: Int32(0x230000), subtype: Int32(0x0082)), "MP3", "MP3"),
+    ])
     func readsOpusAndMP3(name: String, type: SoundFileWriter.FileType, container: String, codec: String) async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent(name)
             let sine = TestSignal.sine(frequency: 1000, duration: MediaTime(seconds: 1), sampleRate: 48_000)
-            let writer = try SoundFileWriter(url: url, type: type, sampleRate: 48_000, channelCount: 1, overwrite: false)
+            let writer = try SoundFileWriter(
+                url: url, type: type, sampleRate: 48_000, channelCount: 1, overwrite: false)
             try writer.write(sine.interleavedFloats[...])
             try writer.finish()
             let asset = AudioAsset(url: url)
@@ -64,8 +71,10 @@ import BackbeatTestFixtures
         }
     }
 
-    static func expectError(_ url: URL, _ code: BackbeatError.Code, reason: String? = nil,
-                            sourceLocation: SourceLocation = #_sourceLocation) async {
+    static func expectError(
+        _ url: URL, _ code: BackbeatError.Code, reason: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         do {
             _ = try await AudioAsset(url: url).load(.duration)
             Issue.record("no error for \(url.lastPathComponent)", sourceLocation: sourceLocation)
@@ -96,7 +105,9 @@ import BackbeatTestFixtures
             try await Media.write(Fixtures.music(seconds: 1), to: full, as: .oggVorbis)
             let bytes = try Data(contentsOf: full)
             // Page boundaries: every "OggS" capture pattern after the first.
-            let pages = (1..<bytes.count - 4).filter { bytes[$0] == 0x4F && bytes[$0 + 1] == 0x67 && bytes[$0 + 2] == 0x67 && bytes[$0 + 3] == 0x53 }
+            let pages = (1..<bytes.count - 4).filter {
+                bytes[$0] == 0x4F && bytes[$0 + 1] == 0x67 && bytes[$0 + 2] == 0x67 && bytes[$0 + 3] == 0x53
+            }
             let cuts = [30, 200, bytes.count / 2, bytes.count - 1] + pages
             for cut in cuts {
                 let url = dir.appendingPathComponent("cut-\(cut).ogg")
@@ -109,7 +120,9 @@ import BackbeatTestFixtures
     @Test func randomBytesNamedOggAreCorrupt() async throws {
         try await withTemporaryDirectory { dir in
             var seed: UInt64 = 99
-            let bytes = (0..<5000).map { _ in seed = seed &* 6_364_136_223_846_793_005 &+ 1442695040888963407; return UInt8(seed >> 56) }
+            let bytes = (0..<5000).map { _ in
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1442695040888963407; return UInt8(seed >> 56)
+            }
             let url = dir.appendingPathComponent("noise.ogg")
             try Data(bytes).write(to: url)
             await Self.expectError(url, .corruptFile)
@@ -151,7 +164,9 @@ import BackbeatTestFixtures
             // An Ogg stream whose first packet is a Speex header: one complete end-of-stream page.
             var packet = Array("Speex   ".utf8) + [UInt8](repeating: 0, count: 72)
             packet[8] = 1
-            var page: [UInt8] = Array("OggS".utf8) + [0, 0x02 | 0x04] + [UInt8](repeating: 0, count: 8) + [1, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0]
+            var page: [UInt8] =
+                Array("OggS".utf8) + [0, 0x02 | 0x04] + [UInt8](repeating: 0, count: 8) + [1, 0, 0, 0] + [0, 0, 0, 0]
+                + [0, 0, 0, 0]
             page += [1, UInt8(packet.count)] + packet
             let speex = dir.appendingPathComponent("speex.ogg")
             try Data(page).write(to: speex)
@@ -166,7 +181,8 @@ import BackbeatTestFixtures
             let wav = dir.appendingPathComponent("s.wav")
             try runTool("sox", ["-n", "-r", "8000", "-c", "1", "-b", "16", wav.path, "synth", "0.2", "sine", "300"])
             let ogg = dir.appendingPathComponent("pic.ogg")
-            let r = try runTool("oggenc", ["-Q", "-t", "Title", "-c", "METADATA_BLOCK_PICTURE=\(value)", "-o", ogg.path, wav.path])
+            let r = try runTool(
+                "oggenc", ["-Q", "-t", "Title", "-c", "METADATA_BLOCK_PICTURE=\(value)", "-o", ogg.path, wav.path])
             #expect(r.status == 0, "\(r.stderr)")
             let asset = AudioAsset(url: ogg)
             #expect(try await asset.load(.sampleRate) == 8000)

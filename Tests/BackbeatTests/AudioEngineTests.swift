@@ -43,7 +43,8 @@ struct AudioEngineTests {
         func scene() throws -> [Float] {
             try withOfflineEngine { engine in
                 try playRaw(TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2)), on: engine)
-                try playRaw(TestSignal.sine(frequency: 660, duration: MediaTime(seconds: 0.3), amplitude: 0.3), on: engine)
+                try playRaw(
+                    TestSignal.sine(frequency: 660, duration: MediaTime(seconds: 0.3), amplitude: 0.3), on: engine)
                 var out: [Float] = []
                 for chunk in [100, 4_000, 17, 9_000] { out += try engine.render(frames: chunk) }
                 return out

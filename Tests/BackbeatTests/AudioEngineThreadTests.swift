@@ -12,9 +12,12 @@ import BackbeatTestFixtures
     @Test("play() from a thread that never touched the engine is heard")
     func playFromAFreshThread() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "s", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "s", engine: engine)
             let done = DispatchSemaphore(value: 0)
-            let thread = Thread { sound.play(); done.signal() }
+            let thread = Thread {
+                sound.play(); done.signal()
+            }
             thread.start()
             done.wait()
             #expect(SampleAnalysis.rms(try engine.render(frames: 4_800)) > 0.1)
@@ -25,7 +28,8 @@ import BackbeatTestFixtures
     func playAfterRenderingAnotherEngine() throws {
         try withOfflineEngine { a in
             try withOfflineEngine { b in
-                let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "s", engine: b)
+                let sound = try SoundEffect(
+                    buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "s", engine: b)
                 _ = try a.render(frames: 480)
                 let voice = sound.play()
                 #expect(SampleAnalysis.rms(try b.render(frames: 4_800)) > 0.1)
@@ -47,8 +51,9 @@ import BackbeatTestFixtures
         try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("paced.wav")
             let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
-                                        name: "blip", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
+                name: "blip", engine: engine)
             let finished = DispatchSemaphore(value: 0)
             sound.play { _ in
                 engine.shutdown()
@@ -68,8 +73,9 @@ import BackbeatTestFixtures
         try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("handler.wav")
             let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
-                                        name: "blip", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
+                name: "blip", engine: engine)
             let finished = DispatchSemaphore(value: 0)
             engine.observe { event in
                 guard case .voiceFinished = event else { return }
@@ -104,8 +110,9 @@ import BackbeatTestFixtures
         try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("blocked.wav")
             let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
-            let tone = try SoundEffect(buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 0.1)),
-                                       name: "tone", engine: engine)
+            let tone = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 0.1)),
+                name: "tone", engine: engine)
             let handlerBlocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
             let blockedAt = LockedValueBox<MediaTime?>(nil)
             let token = engine.observe { event in
@@ -117,8 +124,9 @@ import BackbeatTestFixtures
             let voice = tone.play(looping: .forever)
             #expect(handlerBlocked.wait(timeout: .now() + 30) == .success)
             let start = try #require(blockedAt.withLockedValue { $0 })
-            #expect(Self.engineTime(of: engine, reaches: start.seconds + 0.5),
-                    "the engine rendered half a second while the handler blocked")
+            #expect(
+                Self.engineTime(of: engine, reaches: start.seconds + 0.5),
+                "the engine rendered half a second while the handler blocked")
             release.signal()
             token.cancel()
             voice.stop()
@@ -141,13 +149,19 @@ import BackbeatTestFixtures
     @Test("Events waiting behind a blocked handler are bounded; completions are never dropped")
     func blockedHandlerBacklogIsBounded() throws {
         try withTemporaryDirectory { dir in
-            let engine = try AudioEngine(output: .file(url: dir.appendingPathComponent("backlog.wav"), sampleRate: 48_000, pacing: .realTime))
-            let tick = try SoundEffect(buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 0.001)),
-                                       name: "tick", engine: engine)
+            let engine = try AudioEngine(
+                output: .file(url: dir.appendingPathComponent("backlog.wav"), sampleRate: 48_000, pacing: .realTime))
+            let tick = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 0.001)),
+                name: "tick", engine: engine)
             let blocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
             let first = LockedValueBox(true)
             let token = engine.observe { _ in
-                guard first.withLockedValue({ value in defer { value = false }; return value }) else { return }
+                guard
+                    first.withLockedValue({ value in
+                        defer { value = false }; return value
+                    })
+                else { return }
                 blocked.signal()
                 release.wait()
             }
@@ -181,9 +195,11 @@ import BackbeatTestFixtures
         try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("session.wav")
             let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
-            let script = ScriptedEnvironment(session: engine.session, events: [
-                .init(at: MediaTime(seconds: 0.05), .otherAudioStarted(name: "radio")),
-            ])
+            let script = ScriptedEnvironment(
+                session: engine.session,
+                events: [
+                    .init(at: MediaTime(seconds: 0.05), .otherAudioStarted(name: "radio"))
+                ])
             let observerBlocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
             let blockedAt = LockedValueBox<MediaTime?>(nil)
             let token = engine.session.observe { _ in
@@ -195,8 +211,9 @@ import BackbeatTestFixtures
             script.attach(to: engine)
             #expect(observerBlocked.wait(timeout: .now() + 30) == .success)
             let start = try #require(blockedAt.withLockedValue { $0 })
-            #expect(Self.engineTime(of: engine, reaches: start.seconds + 0.5),
-                    "the engine rendered half a second while the session observer blocked")
+            #expect(
+                Self.engineTime(of: engine, reaches: start.seconds + 0.5),
+                "the engine rendered half a second while the session observer blocked")
             release.signal()
             token.cancel()
             engine.shutdown()
@@ -213,8 +230,9 @@ import BackbeatTestFixtures
             let completionRan = DispatchSemaphore(value: 0)
             do {
                 let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000, pacing: .realTime))
-                let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
-                                            name: "blip", engine: engine)
+                let sound = try SoundEffect(
+                    buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.05)),
+                    name: "blip", engine: engine)
                 sound.play { _ in
                     // Hold this step until the game has dropped its reference.
                     completionRan.signal()

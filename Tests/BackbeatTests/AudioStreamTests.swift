@@ -22,7 +22,7 @@ struct AudioStreamTests {
                 player.play()
                 #expect(SampleAnalysis.peak(try engine.render(frames: 4_800)) == 0, "nothing decoded yet")
                 #expect(player.underrunCount == 0, "not started is not an underrun")
-                for _ in 0..<3 { player.stream.feed.decodeStep() }   // opened + two chunks (≈167 ms)
+                for _ in 0..<3 { player.stream.feed.decodeStep() }  // opened + two chunks (≈167 ms)
                 let first = try engine.render(frames: 24_000)
                 #expect(SampleAnalysis.peak(first) > 0.29)
                 #expect(SampleAnalysis.peak(first.suffix(4_800)) == 0, "ran dry")
@@ -31,7 +31,9 @@ struct AudioStreamTests {
                 #expect(SampleAnalysis.peak(again) > 0.29, "restarted as soon as data was queued")
                 #expect(player.underrunCount == 1)
                 #expect(recorder.events.contains(.underrun(total: 1)))
-                #expect(player.currentPlaybackTime.seconds > 0.2 && player.currentPlaybackTime.seconds < 0.26, "time counts only what played")
+                #expect(
+                    player.currentPlaybackTime.seconds > 0.2 && player.currentPlaybackTime.seconds < 0.26,
+                    "time counts only what played")
             }
         }
     }

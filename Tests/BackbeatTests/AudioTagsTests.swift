@@ -20,13 +20,16 @@ import Backbeat
         #expect(Base64.decode(Array("".utf8)) == Data())
     }
 
-    @Test(arguments: ["a", "abcde", "ab=c", "ab===", "a===", "!!!!", "aGVsbG8=x", "aGVs\u{0}bG8=", "====", "ab=", "abc=="])
+    @Test(arguments: [
+        "a", "abcde", "ab=c", "ab===", "a===", "!!!!", "aGVsbG8=x", "aGVs\u{0}bG8=", "====", "ab=", "abc==",
+    ])
     func base64RejectsMalformedText(_ text: String) {
         #expect(Base64.decode(Array(text.utf8)) == nil)
     }
 
     @Test func pictureBlockRoundTrips() throws {
-        let art = Artwork(data: Self.png, mimeType: "image/png", width: 300, height: 200, pictureType: 3, description: "cover")
+        let art = Artwork(
+            data: Self.png, mimeType: "image/png", width: 300, height: 200, pictureType: 3, description: "cover")
         let parsed = try PictureBlock.parse(PictureBlock.serialise(art)).get()
         #expect(parsed == art)
     }
@@ -81,13 +84,18 @@ import Backbeat
         let reading = VorbisComments.read(comments)
         let tags = reading.tags
         #expect(reading.artworkErrors.isEmpty)
-        #expect(tags == AudioTags(title: "Song", artist: "Band", albumTitle: "Record", albumArtist: "Various", genre: "Chiptune",
-                                  composer: "Writer", trackNumber: 3, discNumber: 2, date: "1994-05-02", isCompilation: true,
-                                  artwork: [art]))
+        #expect(
+            tags
+                == AudioTags(
+                    title: "Song", artist: "Band", albumTitle: "Record", albumArtist: "Various", genre: "Chiptune",
+                    composer: "Writer", trackNumber: 3, discNumber: 2, date: "1994-05-02", isCompilation: true,
+                    artwork: [art]))
     }
 
     @Test func missingAndEmptyTagsAreNil() {
-        let tags = VorbisComments.read([Array("TITLE=".utf8), Array("TRACKNUMBER=x".utf8), Array("COMPILATION=maybe".utf8)]).tags
+        let tags = VorbisComments.read([
+            Array("TITLE=".utf8), Array("TRACKNUMBER=x".utf8), Array("COMPILATION=maybe".utf8),
+        ]).tags
         #expect(tags.title == nil)
         #expect(tags.trackNumber == nil)
         #expect(tags.isCompilation == nil)

@@ -12,9 +12,11 @@ struct BusTests {
         return dc.play(looping: .forever, bus: bus)
     }
 
-    @Test("Fades reach their target at the right frame, give or take one update", arguments: [
-        FadeCurve.linear, .equalPower, .exponential,
-    ])
+    @Test(
+        "Fades reach their target at the right frame, give or take one update",
+        arguments: [
+            FadeCurve.linear, .equalPower, .exponential,
+        ])
     func fadeLands(curve: FadeCurve) throws {
         try withOfflineEngine { engine in
             _ = try bed(engine, bus: engine.musicBus)
@@ -68,7 +70,9 @@ struct BusTests {
     @Test("Mute, pause and stop ramp instead of clicking")
     func declick() throws {
         try withOfflineEngine { engine in
-            let tone = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1), amplitude: 1), name: "tone", engine: engine)
+            let tone = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1), amplitude: 1), name: "tone",
+                engine: engine)
             let voice = tone.play(looping: .forever)
             var out = try engine.render(frames: 4_801)
             engine.effectsBus.isMuted = true
@@ -93,7 +97,8 @@ struct BusTests {
     func busPause() throws {
         try withOfflineEngine { engine in
             let group = engine.makeBus(named: "ui")
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 200, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 200, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
             let voice = sound.play(bus: group)
             _ = try engine.render(frames: 9_600)
             group.isPaused = true

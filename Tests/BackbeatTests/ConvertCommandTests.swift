@@ -10,13 +10,26 @@ import BackbeatTestFixtures
     @Test func convertsWithPresetsAndSettings() async throws {
         try await withTemporaryDirectory { dir in
             let source = dir.appendingPathComponent("in.ogg")
-            try await Media.write(Fixtures.music(seconds: 1, sampleRate: 48_000), to: source, as: .oggVorbis,
-                                  tags: AudioTags(title: "Theme", trackNumber: 2))
+            try await Media.write(
+                Fixtures.music(seconds: 1, sampleRate: 48_000), to: source, as: .oggVorbis,
+                tags: AudioTags(title: "Theme", trackNumber: 2))
             let runs: [([String], AudioFormat, String)] = [
-                (["--preset", "cd"], AudioFormat(sampleRate: 44_100, channelCount: 2, commonFormat: .int16), "out.wav"),
-                (["--preset", "flac"], AudioFormat(sampleRate: 48_000, channelCount: 2, commonFormat: .int16), "out.flac"),
-                (["--rate", "22050", "--channels", "1", "--format", "int16"], AudioFormat(sampleRate: 22_050, channelCount: 1, commonFormat: .int16), "out.aiff"),
-                (["--preset", "vorbis"], AudioFormat(sampleRate: 48_000, channelCount: 2, commonFormat: .float32), "out2.ogg"),
+                (
+                    ["--preset", "cd"], AudioFormat(sampleRate: 44_100, channelCount: 2, commonFormat: .int16),
+                    "out.wav"
+                ),
+                (
+                    ["--preset", "flac"], AudioFormat(sampleRate: 48_000, channelCount: 2, commonFormat: .int16),
+                    "out.flac"
+                ),
+                (
+                    ["--rate", "22050", "--channels", "1", "--format", "int16"],
+                    AudioFormat(sampleRate: 22_050, channelCount: 1, commonFormat: .int16), "out.aiff"
+                ),
+                (
+                    ["--preset", "vorbis"], AudioFormat(sampleRate: 48_000, channelCount: 2, commonFormat: .float32),
+                    "out2.ogg"
+                ),
             ]
             for (options, format, name) in runs {
                 let out = dir.appendingPathComponent(name)
@@ -24,7 +37,9 @@ import BackbeatTestFixtures
                 #expect(r.status == 0, "\(r.stderr)")
                 #expect(try await AudioAsset(url: out).load(.format) == format)
             }
-            let r = try BackbeatTool.run(["convert", source.path, dir.appendingPathComponent("copy.ogg").path, "--preset", "passthrough"])
+            let r = try BackbeatTool.run([
+                "convert", source.path, dir.appendingPathComponent("copy.ogg").path, "--preset", "passthrough",
+            ])
             #expect(r.status == 0)
             #expect(try Data(contentsOf: dir.appendingPathComponent("copy.ogg")) == Data(contentsOf: source))
         }
@@ -33,8 +48,9 @@ import BackbeatTestFixtures
     @Test func infoPrintsJSON() async throws {
         try await withTemporaryDirectory { dir in
             let source = dir.appendingPathComponent("in.ogg")
-            let tags = AudioTags(title: "Theme", artist: "Band", albumTitle: "OST", trackNumber: 2,
-                                 artwork: [Artwork(data: Media.png, mimeType: "image/png", width: 64, height: 32)])
+            let tags = AudioTags(
+                title: "Theme", artist: "Band", albumTitle: "OST", trackNumber: 2,
+                artwork: [Artwork(data: Media.png, mimeType: "image/png", width: 64, height: 32)])
             try await Media.write(Fixtures.music(seconds: 0.5), to: source, as: .oggVorbis, tags: tags)
             let r = try BackbeatTool.run(["info", "--json", source.path])
             #expect(r.status == 0)
@@ -47,7 +63,10 @@ import BackbeatTestFixtures
             #expect(object["frames"] as? Int == 22_050)
             #expect(object["durationSeconds"] as? Double == 0.5)
             let t = try #require(object["tags"] as? [String: Any])
-            #expect(Set(t.keys).isSuperset(of: ["title", "artist", "album", "albumArtist", "genre", "composer", "trackNumber", "discNumber", "date"]))
+            #expect(
+                Set(t.keys).isSuperset(of: [
+                    "title", "artist", "album", "albumArtist", "genre", "composer", "trackNumber", "discNumber", "date",
+                ]))
             #expect(t["title"] as? String == "Theme")
             #expect(t["album"] as? String == "OST")
             #expect(t["trackNumber"] as? Int == 2)
@@ -86,9 +105,11 @@ import BackbeatTestFixtures
             let sourceDir = dir.appendingPathComponent("folder.ogg")
             try FileManager.default.createDirectory(at: sourceDir, withIntermediateDirectories: false)
             let wavSource = dir.appendingPathComponent("s.wav")
-            try runTool("sox", ["-n", "-r", "8000", "-c", "1", "-b", "16", wavSource.path, "synth", "0.1", "sine", "300"])
+            try runTool(
+                "sox", ["-n", "-r", "8000", "-c", "1", "-b", "16", wavSource.path, "synth", "0.1", "sine", "300"])
             let picture = dir.appendingPathComponent("picture.ogg")
-            try runTool("oggenc", ["-Q", "-c", "METADATA_BLOCK_PICTURE=AAAAA/////8=", "-o", picture.path, wavSource.path])
+            try runTool(
+                "oggenc", ["-Q", "-c", "METADATA_BLOCK_PICTURE=AAAAA/////8=", "-o", picture.path, wavSource.path])
             let before = Media.listing(dir)
 
             let out = dir.appendingPathComponent("out.wav").path
@@ -100,7 +121,10 @@ import BackbeatTestFixtures
                 (["convert", noise.path, out], "corrupt file"),
                 (["convert", lying.path, out], "truncated file"),
                 (["convert", aac.path, out], "unsupported codec"),
-                (["convert", good.path, dir.appendingPathComponent("nowhere/out.wav").path], "directory does not exist"),
+                (
+                    ["convert", good.path, dir.appendingPathComponent("nowhere/out.wav").path],
+                    "directory does not exist"
+                ),
                 (["convert", good.path, existing.path], "file exists"),
                 (["info", picture.path], "corrupt artwork"),
                 (["info", truncated.path], "truncated file"),

@@ -22,12 +22,18 @@ import BackbeatTestFixtures
         try await withTemporaryDirectoryAsync { dir in
             let url = dir.appendingPathComponent("rate.ogg")
             try await Self.writeOgg(url)
-            try OggPatch.replace(Self.identification(channels: 2, rate: 44_100), with: Self.identification(channels: 2, rate: 1 << 31), in: url)
-            await #expect { _ = try await AudioAsset(url: url).load(.duration) } throws: { ($0 as? BackbeatError)?.code == .corruptFile }
+            try OggPatch.replace(
+                Self.identification(channels: 2, rate: 44_100), with: Self.identification(channels: 2, rate: 1 << 31),
+                in: url)
+            await #expect { _ = try await AudioAsset(url: url).load(.duration) } throws: {
+                ($0 as? BackbeatError)?.code == .corruptFile
+            }
             #expect { _ = try AudioDecoders.open(url) } throws: { ($0 as? BackbeatError)?.code == .corruptFile }
             let engine = try AudioEngine(output: .offline())
             defer { engine.shutdown() }
-            await #expect(throws: BackbeatError.self) { try await SoundEffect(contentsOf: url, engine: engine).preload() }
+            await #expect(throws: BackbeatError.self) {
+                try await SoundEffect(contentsOf: url, engine: engine).preload()
+            }
         }
     }
 
@@ -43,7 +49,8 @@ import BackbeatTestFixtures
                 try DecoderLimits.check(sampleRate: 44_100, channels: 2, frames: 8_832, url: url, operation: "test")
             }
             let error = try #require(throws: BackbeatError.self) {
-                try DecoderLimits.check(sampleRate: 44_100, channels: 2, frames: 1 << 62, url: url, operation: "ov_pcm_total")
+                try DecoderLimits.check(
+                    sampleRate: 44_100, channels: 2, frames: 1 << 62, url: url, operation: "ov_pcm_total")
             }
             #expect(error.code == .corruptFile)
             #expect(throws: BackbeatError.self) {
@@ -67,9 +74,13 @@ import BackbeatTestFixtures
             let engine = try AudioEngine(output: .offline())
             defer { engine.shutdown() }
             engine.effectCacheBudget = 100_000  // 3 s of stereo float is over a megabyte
-            let error = await #expect(throws: BackbeatError.self) { try await SoundEffect(contentsOf: url, engine: engine).preload() }
+            let error = await #expect(throws: BackbeatError.self) {
+                try await SoundEffect(contentsOf: url, engine: engine).preload()
+            }
             #expect(error?.code == .cacheBudgetExceeded)
-            #expect(error?.reason?.contains("frames") == true, "refused from the count, before decoding: \(String(describing: error))")
+            #expect(
+                error?.reason?.contains("frames") == true,
+                "refused from the count, before decoding: \(String(describing: error))")
         }
     }
 }

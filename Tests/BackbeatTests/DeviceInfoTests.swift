@@ -8,7 +8,9 @@ import BackbeatTestFixtures
 /// child process: OpenAL picks its backends once per process, so a device
 /// scene never runs in the test process itself.
 @Suite struct DeviceInfoTests {
-    @Test("soundServer: backbeat info lists the server's devices, marks the default, and reports the latency measured there")
+    @Test(
+        "soundServer: backbeat info lists the server's devices, marks the default, and reports the latency measured there"
+    )
     func soundServerInfoListsDevicesAndMeasuredLatency() throws {
         let server = try PrivateSoundServer(sinks: ["Backbeat-A", "Backbeat-B"])
         defer { server.stop() }

@@ -11,8 +11,9 @@ struct DeviceLossTests {
         try withOfflineEngine { engine in
             let recorder = EventRecorder(engine)
             // A two-second ramp: the level says the position.
-            let ramp = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1),
-                                     floats: (0..<96_000).map { Float($0) / 96_000 })
+            let ramp = try PCMBuffer(
+                format: AudioFormat(sampleRate: 48_000, channelCount: 1),
+                floats: (0..<96_000).map { Float($0) / 96_000 })
             let sound = try SoundEffect(buffer: ramp, name: "ramp", engine: engine)
             let voice = sound.play(looping: .forever)
             _ = try engine.render(frames: 48_000)
@@ -22,7 +23,7 @@ struct DeviceLossTests {
             let out = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
             #expect(voice.state == .playing)
             // It came back within a couple of updates, at its place plus the time that passed.
-            let heard = Double(out.last!) / 0.5957 * 2   // ramp value × 2 s = position in seconds
+            let heard = Double(out.last!) / 0.5957 * 2  // ramp value × 2 s = position in seconds
             #expect(abs(heard - (before + 0.1)) < 0.02)
             #expect(abs(voice.currentTime.seconds - (before + 0.1)) < 0.02)
         }
@@ -38,7 +39,9 @@ struct DeviceLossTests {
         var iterator = updates.makeAsyncIterator()
         var sawRouteChange = false
         while let update = await iterator.next() {
-            if case .event(.routeChange(reason: .oldDeviceUnavailable, _, _), .system) = update.cause { sawRouteChange = true; break }
+            if case .event(.routeChange(reason: .oldDeviceUnavailable, _, _), .system) = update.cause {
+                sawRouteChange = true; break
+            }
         }
         #expect(sawRouteChange)
     }
@@ -46,7 +49,9 @@ struct DeviceLossTests {
     @Test("Sounds loaded before the loss play on the replacement; counts stay balanced")
     func buffersMove() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2)), name: "beep", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2)), name: "beep", engine: engine
+            )
             let sources = engine.device.liveSources.count, buffers = engine.device.liveBuffers.count
             engine.simulateDeviceLoss()
             #expect(engine.device.liveSources.count == sources)
@@ -63,11 +68,14 @@ struct DeviceLossFallbackTests {
     func noReplacement() throws {
         try withOfflineEngine { engine in
             let recorder = EventRecorder(engine)
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "beep", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "beep", engine: engine
+            )
             sound.play()
             _ = try engine.render(frames: 2_400)
             engine.simulateDeviceLoss(reopen: {
-                throw BackbeatError(.deviceUnavailable, operation: "alcOpenDevice", reason: "headphones gone, no speakers")
+                throw BackbeatError(
+                    .deviceUnavailable, operation: "alcOpenDevice", reason: "headphones gone, no speakers")
             })
             let lost = recorder.events.compactMap { event -> (String?, String)? in
                 if case .outputLost(_, let replacement, let reason) = event { (replacement, reason) } else { nil }

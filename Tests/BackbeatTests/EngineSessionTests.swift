@@ -18,7 +18,9 @@ struct EngineSessionTests {
             (.ambient, []), (.soloAmbient, []), (.playback, []), (.playback, .mixWithOthers), (.playback, .duckOthers),
         ]
         return combos.flatMap { c in
-            [false, true].flatMap { other in [false, true].map { Case(category: c.0, options: c.1, otherAudio: other, silentSwitch: $0) } }
+            [false, true].flatMap { other in
+                [false, true].map { Case(category: c.0, options: c.1, otherAudio: other, silentSwitch: $0) }
+            }
         }
     }()
 
@@ -34,7 +36,8 @@ struct EngineSessionTests {
             session.setActive(true)
             if c.otherAudio { session.post(.otherAudioStarted(name: "radio")) }
             if c.silentSwitch { session.post(.silentSwitch(on: true)) }
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "hit", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "hit", engine: engine)
             let voice = sound.play()
             let out = try engine.render(frames: 9_600)
             let audible = SampleAnalysis.rms(out.suffix(4_800)) > 0.05
@@ -49,8 +52,9 @@ struct EngineSessionTests {
         try withOfflineEngine { engine in
             try engine.session.setCategory(.ambient)
             engine.session.setActive(true)
-            let ramp = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1),
-                                     floats: (0..<48_000).map { Float($0) / 48_000 })
+            let ramp = try PCMBuffer(
+                format: AudioFormat(sampleRate: 48_000, channelCount: 1),
+                floats: (0..<48_000).map { Float($0) / 48_000 })
             let sound = try SoundEffect(buffer: ramp, name: "ramp", engine: engine)
             sound.play()
             _ = try engine.render(frames: 4_800)
@@ -67,7 +71,8 @@ struct EngineSessionTests {
     func interruptionPausesEffects() throws {
         try withOfflineEngine { engine in
             engine.session.setActive(true)
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
             let voice = sound.play()
             _ = try engine.render(frames: 9_600)
             engine.session.post(.interruptionBegan)
@@ -85,11 +90,14 @@ struct EngineSessionTests {
     func unplugKeepsEffects() throws {
         try withOfflineEngine { engine in
             engine.session.setActive(true)
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
             sound.play()
             _ = try engine.render(frames: 2_400)
-            engine.session.post(.routeChange(reason: .oldDeviceUnavailable, previousRoute: AudioRoute(name: "headphones"),
-                                             currentRoute: AudioRoute(name: "speakers")))
+            engine.session.post(
+                .routeChange(
+                    reason: .oldDeviceUnavailable, previousRoute: AudioRoute(name: "headphones"),
+                    currentRoute: AudioRoute(name: "speakers")))
             #expect(SampleAnalysis.rms(try engine.render(frames: 4_800)) > 0.05)
         }
     }
@@ -101,8 +109,9 @@ struct EngineSessionTests {
             dc.play(looping: .forever, bus: engine.musicBus)
             _ = try engine.render(frames: 4_800)
             let full = SampleAnalysis.channel(try engine.render(frames: 240), 0, of: 2).last!
-            _ = try engine.session.duck(music: MediaTime(seconds: 0.2), by: 12,
-                                        attack: MediaTime(seconds: 0.05), release: MediaTime(seconds: 0.05))
+            _ = try engine.session.duck(
+                music: MediaTime(seconds: 0.2), by: 12,
+                attack: MediaTime(seconds: 0.05), release: MediaTime(seconds: 0.05))
             let down = SampleAnalysis.channel(try engine.render(frames: 7_200), 0, of: 2).last!
             #expect(abs(down / full - 0.2512) < 0.01)
             let back = SampleAnalysis.channel(try engine.render(frames: 14_400), 0, of: 2).last!

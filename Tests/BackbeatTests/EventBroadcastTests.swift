@@ -17,7 +17,9 @@ import BackbeatTestFixtures
     @Test("A handler removed by its token is not called again; the others are")
     func cancelledHandlerIsNotCalled() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.01)), name: "blip", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.01)), name: "blip",
+                engine: engine)
             let (kept, removed) = (Counter(), Counter())
             engine.observe { _ in kept.add() }
             let token = engine.observe { _ in removed.add() }
@@ -64,7 +66,8 @@ import BackbeatTestFixtures
     @Test("The engine's stream keeps the newest 4,096 events of a consumer that has not read")
     func engineStreamIsBounded() async throws {
         let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
-        let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.001)), name: "tick", engine: engine)
+        let sound = try SoundEffect(
+            buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.001)), name: "tick", engine: engine)
         let stream = engine.events()
         let recorder = EventRecorder(engine)
         for _ in 0..<2_500 {
@@ -105,10 +108,14 @@ import BackbeatTestFixtures
     @Test("Offline output: handlers run on the thread that called render, before it returns")
     func offlineDeliversOnTheRenderingThread() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.01)), name: "blip", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.01)), name: "blip",
+                engine: engine)
             let renderingThread = pthread_self()
             let onRenderingThread = LockedValueBox<[Bool]>([])
-            engine.observe { _ in onRenderingThread.withLockedValue { $0.append(pthread_equal(pthread_self(), renderingThread) != 0) } }
+            engine.observe { _ in
+                onRenderingThread.withLockedValue { $0.append(pthread_equal(pthread_self(), renderingThread) != 0) }
+            }
             sound.play()
             _ = try engine.render(frames: 4_800)
             let seen = onRenderingThread.withLockedValue { $0 }
@@ -132,7 +139,7 @@ import BackbeatTestFixtures
             let before = seen.withLockedValue { $0.count }
             #expect(before > 0)
             token.cancel()
-            _ = try engine.render(frames: 19_200)   // the second song starts, then the queue ends
+            _ = try engine.render(frames: 19_200)  // the second song starts, then the queue ends
             #expect(seen.withLockedValue { $0.count } == before, "not called after cancel()")
             engine.shutdown()
             var streamed = 0

@@ -12,12 +12,14 @@ struct MediaTimeTests {
         #expect(!MediaTime(value: 1, timescale: 3).isExact(at: 1000))
     }
 
-    @Test("Rounding is explicit", arguments: [
-        (MediaTime.Rounding.nearest, Int64(333), Int64(-333)),
-        (.down, 333, -334),
-        (.up, 334, -333),
-        (.towardZero, 333, -333),
-    ])
+    @Test(
+        "Rounding is explicit",
+        arguments: [
+            (MediaTime.Rounding.nearest, Int64(333), Int64(-333)),
+            (.down, 333, -334),
+            (.up, 334, -333),
+            (.towardZero, 333, -333),
+        ])
     func rounding(mode: MediaTime.Rounding, positive: Int64, negative: Int64) {
         #expect(MediaTime(value: 1, timescale: 3).converted(to: 1000, rounding: mode).value == positive)
         #expect(MediaTime(value: -1, timescale: 3).converted(to: 1000, rounding: mode).value == negative)
@@ -49,9 +51,11 @@ struct MediaTimeTests {
         #expect(MediaTime(seconds: .nan).value == 0)
     }
 
-    @Test("m:ss formatting", arguments: [
-        (0.0, "0:00"), (5.9, "0:05"), (83.0, "1:23"), (3_600.0, "1:00:00"), (-61.0, "-1:01"),
-    ])
+    @Test(
+        "m:ss formatting",
+        arguments: [
+            (0.0, "0:00"), (5.9, "0:05"), (83.0, "1:23"), (3_600.0, "1:00:00"), (-61.0, "-1:01"),
+        ])
     func formatting(seconds: Double, text: String) {
         #expect(MediaTime(seconds: seconds).formatted == text)
     }

@@ -8,7 +8,9 @@ import BackbeatTestFixtures
 /// protocol with the same code, do the same things.
 @Suite struct MusicPlayingTests {
     /// Plays two DC songs (0.1 then 0.2), seeks, skips, and reports what was heard.
-    static func drive(_ player: some MusicPlaying, on engine: AudioEngine) throws -> (level: [Float], seconds: [Double], events: Int) {
+    static func drive(_ player: some MusicPlaying, on engine: AudioEngine) throws -> (
+        level: [Float], seconds: [Double], events: Int
+    ) {
         let events = LockedValueBox(0)
         let token = player.observe { _ in events.withLockedValue { $0 += 1 } }
         var level: [Float] = [], seconds: [Double] = []

@@ -14,8 +14,10 @@ import BackbeatTesting
         try samples.withUnsafeBytes { try Data($0).write(to: file) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/pacat")
-        process.arguments = ["--playback", "--raw", "--format=float32le", "--rate=48000", "--channels=2",
-                             "--device=\(sink)", file.path]
+        process.arguments = [
+            "--playback", "--raw", "--format=float32le", "--rate=48000", "--channels=2",
+            "--device=\(sink)", file.path,
+        ]
         process.environment = ProcessInfo.processInfo.environment.merging(server.environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -25,7 +27,9 @@ import BackbeatTesting
         #expect(process.terminationStatus == 0)
     }
 
-    @Test("soundServer: starts with its sinks awake, the first the default, follows set-default-sink, and stop removes it")
+    @Test(
+        "soundServer: starts with its sinks awake, the first the default, follows set-default-sink, and stop removes it"
+    )
     func soundServerSinksAndDefault() throws {
         let server = try PrivateSoundServer(sinks: ["sinkA", "sinkB"])
         #expect(server.isRunning)
@@ -84,7 +88,9 @@ import BackbeatTesting
         #expect(SampleAnalysis.peak(try recording.stop()) > 0.2)
     }
 
-    @Test("soundServer: a frozen server (SIGSTOP) does not answer, a bounded call gives up with an error, and SIGCONT revives it")
+    @Test(
+        "soundServer: a frozen server (SIGSTOP) does not answer, a bounded call gives up with an error, and SIGCONT revives it"
+    )
     func soundServerFrozen() throws {
         let server = try PrivateSoundServer(sinks: ["sinkA"])
         defer { server.stop() }

@@ -33,7 +33,9 @@ import Testing
         #expect(order.successor(of: 3, wraps: false) == nil)
     }
 
-    @Test("Shuffling songs keeps the current item first and visits every item once; a seed reproduces it", arguments: [UInt64(1), 42])
+    @Test(
+        "Shuffling songs keeps the current item first and visits every item once; a seed reproduces it",
+        arguments: [UInt64(1), 42])
     func shuffleSongs(seed: UInt64) {
         var a = Self.order(10), b = Self.order(10)
         _ = a.seed(seed, keeping: nil)

@@ -75,7 +75,9 @@ struct QueuePlayerTests {
                 #expect(items[0].status == .readyToPlay && items[3].status == .readyToPlay)
                 let failed = recorder.events.compactMap { if case .itemFailed(let item, _) = $0 { item } else { nil } }
                 #expect(failed == [items[1], items[2]])
-                let ended = recorder.events.compactMap { if case .itemDidPlayToEnd(let item) = $0 { item } else { nil } }
+                let ended = recorder.events.compactMap {
+                    if case .itemDidPlayToEnd(let item) = $0 { item } else { nil }
+                }
                 #expect(ended == [items[0], items[3], items[4]])
                 #expect(player.items().isEmpty)
             }
@@ -92,16 +94,17 @@ struct QueuePlayerTests {
                 let player = try QueuePlayer(engine: engine, items: items)
                 let recorder = PlayerEventRecorder(player)
                 player.play()
-                player.play()   // a second play changes nothing
+                player.play()  // a second play changes nothing
                 _ = try engine.render(frames: 48_000)
                 player.pause()
                 _ = try engine.render(frames: 4_800)
-                #expect(recorder.events == [
-                    .timeControlStatusChanged(.playing),
-                    .itemDidPlayToEnd(items[0]), .currentItemChanged(items[1]),
-                    .itemDidPlayToEnd(items[1]), .currentItemChanged(nil),
-                    .timeControlStatusChanged(.paused),
-                ])
+                #expect(
+                    recorder.events == [
+                        .timeControlStatusChanged(.playing),
+                        .itemDidPlayToEnd(items[0]), .currentItemChanged(items[1]),
+                        .itemDidPlayToEnd(items[1]), .currentItemChanged(nil),
+                        .timeControlStatusChanged(.paused),
+                    ])
             }
         }
     }
@@ -135,14 +138,20 @@ struct QueuePlayerTests {
                 player.actionAtItemEnd = .pause
                 player.play()
                 let out = try engine.render(frames: 24_000)
-                #expect(Songs.runs(SampleAnalysis.channel(out, 0, of: 2)).filter { $0.frames > 100 }.map { ($0.value * 10).rounded() } == [1, 0])
+                #expect(
+                    Songs.runs(SampleAnalysis.channel(out, 0, of: 2)).filter { $0.frames > 100 }.map {
+                        ($0.value * 10).rounded()
+                    } == [1, 0])
                 #expect(player.currentItem == items[1])
                 #expect(player.timeControlStatus == .paused)
                 #expect(player.currentPlaybackTime == .zero)
                 player.actionAtItemEnd = .none
                 player.play()
                 let rest = try engine.render(frames: 24_000)
-                #expect(Songs.runs(SampleAnalysis.channel(rest, 0, of: 2)).filter { $0.frames > 100 }.map { ($0.value * 10).rounded() } == [2, 0])
+                #expect(
+                    Songs.runs(SampleAnalysis.channel(rest, 0, of: 2)).filter { $0.frames > 100 }.map {
+                        ($0.value * 10).rounded()
+                    } == [2, 0])
                 #expect(player.currentItem == items[1], "stays on the item it finished")
             }
         }
@@ -163,7 +172,9 @@ struct QueuePlayerTests {
                 let first = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 2))
                 let expected = Songs.sineFrames(30_000..<31_000)
                 // The seek ramps in over ~10 ms; after it, the samples are the song's from frame 30 000 on.
-                for i in 1_000..<1_200 { #expect(abs(out[(first + i) * 2] - Songs.sineFrames((30_000 + i)..<(30_001 + i))[0]) < 1e-3) }
+                for i in 1_000..<1_200 {
+                    #expect(abs(out[(first + i) * 2] - Songs.sineFrames((30_000 + i)..<(30_001 + i))[0]) < 1e-3)
+                }
                 _ = expected
                 #expect(abs(player.currentPlaybackTime.seconds - (30_000.0 + Double(4_800 - first)) / 48_000) < 0.002)
                 player.seek(to: MediaTime(seconds: -3))
@@ -187,7 +198,7 @@ struct QueuePlayerTests {
                 let out = try engine.render(frames: 4_800)
                 #expect(SampleAnalysis.peak(out) == 0)
                 #expect(player.timeControlStatus == .paused)
-                player.remove(PlayerItem(url: a))   // not in the queue: nothing happens
+                player.remove(PlayerItem(url: a))  // not in the queue: nothing happens
                 let item = PlayerItem(url: a)
                 try player.insert(item, after: nil)
                 #expect(throws: BackbeatError.self) { try player.insert(item, after: nil) }
@@ -212,8 +223,8 @@ struct QueuePlayerTests {
                 let player = try QueuePlayer(engine: engine, items: items)
                 player.play()
                 var out = try engine.render(frames: 4_800)
-                try FileManager.default.removeItem(at: a)   // streaming now
-                try FileManager.default.removeItem(at: b)   // not opened yet
+                try FileManager.default.removeItem(at: a)  // streaming now
+                try FileManager.default.removeItem(at: b)  // not opened yet
                 out += try engine.render(frames: 48_000 * 2)
                 let runs = Songs.runs(SampleAnalysis.channel(out, 0, of: 2)).filter { $0.frames > 100 }
                 #expect(runs.map { ($0.value * 10).rounded() } == [1, 3, 0])
@@ -234,7 +245,7 @@ struct QueuePlayerTests {
                 player.remove(items[1])
                 try player.insert(items[3], after: items[0])
                 out += try engine.render(frames: 6_000)
-                player.skipToNextItem()   // from 1 to 4
+                player.skipToNextItem()  // from 1 to 4
                 out += try engine.render(frames: 48_000)
                 // Removing an item already decoded ahead restarts the stream where it was (a ~10 ms dip).
                 #expect(Songs.order(SampleAnalysis.channel(out, 0, of: 2)) == [1, 4, 3, 0])
@@ -264,12 +275,13 @@ struct QueuePlayerTests {
                 #expect(abs(left[first + 36_000] - 0.2828) < 0.01)
                 #expect(abs(left[first + 60_000] - 0.3) < 1e-3, "b alone")
                 #expect(SampleAnalysis.maxJump(Array(left[first...last]), channels: 1) < 0.01, "no click")
-                #expect(recorder.events == [
-                    .timeControlStatusChanged(.playing),
-                    .itemDidPlayToEnd(items[0]), .currentItemChanged(items[1]),
-                    .itemDidPlayToEnd(items[1]), .currentItemChanged(nil),
-                    .timeControlStatusChanged(.paused),
-                ])
+                #expect(
+                    recorder.events == [
+                        .timeControlStatusChanged(.playing),
+                        .itemDidPlayToEnd(items[0]), .currentItemChanged(items[1]),
+                        .itemDidPlayToEnd(items[1]), .currentItemChanged(nil),
+                        .timeControlStatusChanged(.paused),
+                    ])
             }
         }
     }
@@ -279,7 +291,8 @@ struct QueuePlayerTests {
         try withTemporaryDirectory { dir in
             // 20 minutes of 8 kHz mono 16-bit (19 MB on disk), written in chunks.
             let long = dir.appendingPathComponent("long.wav")
-            let writer = try SoundFileWriter(url: long, type: .wav16, sampleRate: 8_000, channelCount: 1, overwrite: true)
+            let writer = try SoundFileWriter(
+                url: long, type: .wav16, sampleRate: 8_000, channelCount: 1, overwrite: true)
             let block: [Int16] = (0..<8_000).map { Int16(8_000 * sin(Double($0) * 2 * Double.pi * 220 / 8_000)) }
             for _ in 0..<(20 * 60) { try writer.write(block[...]) }
             try writer.finish()

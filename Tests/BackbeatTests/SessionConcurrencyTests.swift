@@ -39,7 +39,9 @@ import Backbeat
 
         let decision = session.decision
         let target = recorder.state.withLockedValue { ($0.effectsMuted, $0.gameMusicMuted, $0.effectsPaused) }
-        #expect(target.0 == decision.effectsMuted && target.1 == decision.gameMusicMuted && target.2 == decision.effectsPaused)
+        #expect(
+            target.0 == decision.effectsMuted && target.1 == decision.gameMusicMuted
+                && target.2 == decision.effectsPaused)
         #expect(decision == SessionPolicy.decide(category: .ambient, options: [], environment: session.environment))
         #expect((recorder.player(player) == .interrupted) == session.environment.isInterrupted)
     }

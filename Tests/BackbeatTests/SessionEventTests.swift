@@ -34,7 +34,7 @@ private let speakers = AudioRoute(name: "speakers")
     @Test func resumeBringsBackExactlyThePlayersThatWerePlaying() {
         let (session, recorder, _, _) = makeSession()
         let (queue, music) = twoPlayingPlayers(recorder)
-        recorder.setPlayer(music, .paused)   // the user paused it before the call
+        recorder.setPlayer(music, .paused)  // the user paused it before the call
         session.post(.interruptionBegan)
         session.post(.interruptionEnded(shouldResume: true))
         #expect(recorder.player(queue) == .playing)
@@ -271,8 +271,9 @@ private let speakers = AudioRoute(name: "speakers")
     @Test func duckLowersTheMusicBusOnEngineTime() throws {
         let (session, recorder, log, clock) = makeSession()
         clock.time = MediaTime(frames: 96_000, sampleRate: 48_000)
-        let duck = try session.requestDuck(music: MediaTime(seconds: 2.5), by: 12,
-                                    attack: MediaTime(value: 1, timescale: 10), release: MediaTime(value: 1, timescale: 2))
+        let duck = try session.requestDuck(
+            music: MediaTime(seconds: 2.5), by: 12,
+            attack: MediaTime(value: 1, timescale: 10), release: MediaTime(value: 1, timescale: 2))
         #expect(duck.start == MediaTime(value: 2, timescale: 1))
         #expect(duck.loweredAt == MediaTime(value: 21, timescale: 10))
         #expect(duck.releaseBegins == MediaTime(value: 46, timescale: 10))
@@ -314,9 +315,12 @@ private let speakers = AudioRoute(name: "speakers")
             reasons.append(update.reason)
             if reasons.count == 3 { break }
         }
-        #expect(reasons == ["effects muted, game music muted: silent switch on",
-                            "music paused: headphones unplugged",
-                            "ignored: interruption ended without a began"])
+        #expect(
+            reasons == [
+                "effects muted, game music muted: silent switch on",
+                "music paused: headphones unplugged",
+                "ignored: interruption ended without a began",
+            ])
     }
 
     @Test func aCallbackMayPostAndItsEventFollows() {
@@ -326,9 +330,15 @@ private let speakers = AudioRoute(name: "speakers")
             if case .event(.silentSwitch(on: true), _) = update.cause { session?.post(.silentSwitch(on: false)) }
         }
         session.post(.silentSwitch(on: true))
-        #expect(log.all.map(\.reason) == ["effects muted, game music muted: silent switch on",
-                                          "effects unmuted, game music unmuted: silent switch off"])
-        #expect(recorder.calls == [.effectsMuted(true), .gameMusicMuted(true), .effectsMuted(false), .gameMusicMuted(false)])
+        #expect(
+            log.all.map(\.reason) == [
+                "effects muted, game music muted: silent switch on",
+                "effects unmuted, game music unmuted: silent switch off",
+            ])
+        #expect(
+            recorder.calls == [
+                .effectsMuted(true), .gameMusicMuted(true), .effectsMuted(false), .gameMusicMuted(false),
+            ])
     }
 
     @Test func updatesCarryTheEngineTimeAndSource() {

@@ -17,7 +17,9 @@ struct SessionMusicPlayerTests {
                 let recorder = PlayerEventRecorder(player)
                 player.play()
                 _ = try engine.render(frames: 24_000)
-                let interrupted = engine.withLock { engine.liveMusicPlayersLocked.filter { player in player.sessionInterrupt(reason: "call") } }
+                let interrupted = engine.withLock {
+                    engine.liveMusicPlayersLocked.filter { player in player.sessionInterrupt(reason: "call") }
+                }
                 #expect(interrupted.map(\.sessionPlayerID) == [player.sessionPlayerID])
                 _ = try engine.render(frames: 2_400)
                 let at = player.currentPlaybackTime
@@ -29,7 +31,11 @@ struct SessionMusicPlayerTests {
                 let resumed = try engine.render(frames: 4_800)
                 #expect(SampleAnalysis.rms(resumed) > 0.2)
                 #expect(abs(player.currentPlaybackTime.seconds - at.seconds - 0.1) < 0.01)
-                #expect(recorder.events == [.timeControlStatusChanged(.playing), .timeControlStatusChanged(.interrupted), .timeControlStatusChanged(.playing)])
+                #expect(
+                    recorder.events == [
+                        .timeControlStatusChanged(.playing), .timeControlStatusChanged(.interrupted),
+                        .timeControlStatusChanged(.playing),
+                    ])
             }
         }
     }

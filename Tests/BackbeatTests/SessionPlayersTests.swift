@@ -21,16 +21,19 @@ struct SessionPlayersTests {
     }
 
     /// Plays the three sounds, applies `setup`, renders, and says what is heard.
-    private func scene(_ setup: (AudioEngine, QueuePlayer, MusicPlayer, Voice) throws -> Void,
-                       then body: ((AudioEngine, QueuePlayer, MusicPlayer, Voice) throws -> Void)? = nil) throws -> Heard {
+    private func scene(
+        _ setup: (AudioEngine, QueuePlayer, MusicPlayer, Voice) throws -> Void,
+        then body: ((AudioEngine, QueuePlayer, MusicPlayer, Voice) throws -> Void)? = nil
+    ) throws -> Heard {
         var heard = Heard(queue: false, music: false, effect: false)
         try withDCLibrary(count: 2, seconds: 4) { _, items in
             try withOfflineEngine { engine in
                 let queue = try QueuePlayer(engine: engine, items: [PlayerItem(url: items[0].assetURL)])
                 let music = try MusicPlayer.application(for: engine)
                 music.setQueue(items: [items[1]])
-                let tone = try SoundEffect(buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 1), amplitude: 0.5),
-                                           name: "tone", engine: engine)
+                let tone = try SoundEffect(
+                    buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 1), amplitude: 0.5),
+                    name: "tone", engine: engine)
                 queue.play()
                 music.play()
                 let voice = tone.play(looping: .forever)
@@ -49,7 +52,7 @@ struct SessionPlayersTests {
         let left = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
         let mean = left.reduce(0, +) / Float(left.count)
         let tone = SampleAnalysis.rms(left.map { $0 - mean })
-        let level = (mean * 10).rounded()   // 0, 1, 2 or 3 tenths
+        let level = (mean * 10).rounded()  // 0, 1, 2 or 3 tenths
         return Heard(queue: level == 1 || level == 3, music: level == 2 || level == 3, effect: tone > 0.05)
     }
 
@@ -102,7 +105,7 @@ struct SessionPlayersTests {
                 engine.session.setActive(true)
                 engine.session.post(.otherAudioStarted(name: "radio"))
                 let music = try MusicPlayer.application(for: engine)
-                music.setQueue(items: [items[1]])   // DC 0.2, as `listen` expects of the music player
+                music.setQueue(items: [items[1]])  // DC 0.2, as `listen` expects of the music player
                 music.play()
                 _ = try engine.render(frames: 2_400)
                 try #expect(Self.listen(engine) == Heard(queue: false, music: false, effect: false) as Heard)
@@ -130,7 +133,9 @@ struct SessionPlayersTests {
         }
     }
 
-    @Test("The silent switch alone never holds the music player back", arguments: [AudioSession.Category.ambient, .soloAmbient])
+    @Test(
+        "The silent switch alone never holds the music player back",
+        arguments: [AudioSession.Category.ambient, .soloAmbient])
     func silentSwitchIsTheException(category: AudioSession.Category) throws {
         let heard = try scene { engine, _, _, _ in
             try engine.session.setCategory(category)
@@ -195,12 +200,16 @@ struct SessionPlayersTests {
     func routeChanges() throws {
         _ = try scene { engine, _, _, _ in
             engine.session.setActive(true)
-            engine.session.post(.routeChange(reason: .newDeviceAvailable, previousRoute: AudioRoute(name: "speakers"),
-                                             currentRoute: AudioRoute(name: "headphones")))
+            engine.session.post(
+                .routeChange(
+                    reason: .newDeviceAvailable, previousRoute: AudioRoute(name: "speakers"),
+                    currentRoute: AudioRoute(name: "headphones")))
         } then: { engine, queue, music, _ in
             try #expect(Self.listen(engine) == Heard(queue: true, music: true, effect: true) as Heard)
-            engine.session.post(.routeChange(reason: .oldDeviceUnavailable, previousRoute: AudioRoute(name: "headphones"),
-                                             currentRoute: AudioRoute(name: "speakers")))
+            engine.session.post(
+                .routeChange(
+                    reason: .oldDeviceUnavailable, previousRoute: AudioRoute(name: "headphones"),
+                    currentRoute: AudioRoute(name: "speakers")))
             _ = try engine.render(frames: 2_400)
             try #expect(Self.listen(engine) == Heard(queue: false, music: false, effect: true) as Heard)
             #expect(queue.timeControlStatus == .paused)

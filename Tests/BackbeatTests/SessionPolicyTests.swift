@@ -14,13 +14,25 @@ struct SessionTableRow: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(category) \(options)" }
 
     static let all: [SessionTableRow] = [
-        .init(category: .ambient, options: [], mixes: true, silentSwitchMutesOwnSounds: true, request: .mix, gameMusicHeldBackWhileOthersPlay: true),
-        .init(category: .soloAmbient, options: [], mixes: false, silentSwitchMutesOwnSounds: true, request: .interrupt, gameMusicHeldBackWhileOthersPlay: false),
-        .init(category: .playback, options: [], mixes: false, silentSwitchMutesOwnSounds: false, request: .interrupt, gameMusicHeldBackWhileOthersPlay: false),
-        .init(category: .playback, options: .mixWithOthers, mixes: true, silentSwitchMutesOwnSounds: false, request: .mix, gameMusicHeldBackWhileOthersPlay: false),
-        .init(category: .playback, options: .duckOthers, mixes: true, silentSwitchMutesOwnSounds: false, request: .duck, gameMusicHeldBackWhileOthersPlay: false),
+        .init(
+            category: .ambient, options: [], mixes: true, silentSwitchMutesOwnSounds: true, request: .mix,
+            gameMusicHeldBackWhileOthersPlay: true),
+        .init(
+            category: .soloAmbient, options: [], mixes: false, silentSwitchMutesOwnSounds: true, request: .interrupt,
+            gameMusicHeldBackWhileOthersPlay: false),
+        .init(
+            category: .playback, options: [], mixes: false, silentSwitchMutesOwnSounds: false, request: .interrupt,
+            gameMusicHeldBackWhileOthersPlay: false),
+        .init(
+            category: .playback, options: .mixWithOthers, mixes: true, silentSwitchMutesOwnSounds: false, request: .mix,
+            gameMusicHeldBackWhileOthersPlay: false),
+        .init(
+            category: .playback, options: .duckOthers, mixes: true, silentSwitchMutesOwnSounds: false, request: .duck,
+            gameMusicHeldBackWhileOthersPlay: false),
         // duckOthers implies mixing; both together behave as duckOthers.
-        .init(category: .playback, options: [.mixWithOthers, .duckOthers], mixes: true, silentSwitchMutesOwnSounds: false, request: .duck, gameMusicHeldBackWhileOthersPlay: false),
+        .init(
+            category: .playback, options: [.mixWithOthers, .duckOthers], mixes: true, silentSwitchMutesOwnSounds: false,
+            request: .duck, gameMusicHeldBackWhileOthersPlay: false),
     ]
 }
 
@@ -28,11 +40,15 @@ struct SessionTableRow: Sendable, CustomTestStringConvertible {
 struct SessionSurroundings: Sendable, CustomTestStringConvertible {
     var otherAudioPlaying: Bool
     var silentSwitchOn: Bool
-    var testDescription: String { "other audio \(otherAudioPlaying ? "playing" : "quiet"), silent switch \(silentSwitchOn ? "on" : "off")" }
+    var testDescription: String {
+        "other audio \(otherAudioPlaying ? "playing" : "quiet"), silent switch \(silentSwitchOn ? "on" : "off")"
+    }
     var environment: SessionEnvironment {
         SessionEnvironment(isSilentSwitchOn: silentSwitchOn, otherAudio: otherAudioPlaying ? ["Music"] : [])
     }
-    static let all: [SessionSurroundings] = [false, true].flatMap { other in [false, true].map { SessionSurroundings(otherAudioPlaying: other, silentSwitchOn: $0) } }
+    static let all: [SessionSurroundings] = [false, true].flatMap { other in
+        [false, true].map { SessionSurroundings(otherAudioPlaying: other, silentSwitchOn: $0) }
+    }
 }
 
 @Suite struct SessionPolicyTests {
@@ -45,12 +61,15 @@ struct SessionSurroundings: Sendable, CustomTestStringConvertible {
 
         let silenced = around.silentSwitchOn && row.silentSwitchMutesOwnSounds
         let heldBack = around.otherAudioPlaying && row.gameMusicHeldBackWhileOthersPlay
-        #expect(d.effectsAudible == !silenced, "effects keep playing while other audio plays; only the switch mutes them")
+        #expect(
+            d.effectsAudible == !silenced, "effects keep playing while other audio plays; only the switch mutes them")
         #expect(d.effectsMuted == silenced)
         #expect(!d.effectsPaused)
         #expect(d.gameMusicAudible == !(silenced || heldBack))
         #expect(d.gameMusicHeldBack == heldBack)
-        #expect(d.musicPlayerAudible == !heldBack, "MusicPlayer ignores the silent switch in every category; it is only held back")
+        #expect(
+            d.musicPlayerAudible == !heldBack,
+            "MusicPlayer ignores the silent switch in every category; it is only held back")
         #expect(d.musicPlayerIgnoresSilentSwitch)
         #expect(!d.musicInterrupted)
         #expect(d.secondaryAudioShouldBeSilencedHint == around.otherAudioPlaying)
@@ -84,25 +103,34 @@ struct SessionSurroundings: Sendable, CustomTestStringConvertible {
     @Test func theDefaultIsSoloAmbientAndQuiet() {
         let session = AudioSession(clock: { .zero })
         #expect(session.category == .soloAmbient && session.options.isEmpty && !session.isActive)
-        #expect(session.decision == SessionPolicy.decide(category: .soloAmbient, options: [], environment: SessionEnvironment()))
+        #expect(
+            session.decision
+                == SessionPolicy.decide(category: .soloAmbient, options: [], environment: SessionEnvironment()))
         #expect(!session.isOtherAudioPlaying && !session.secondaryAudioShouldBeSilencedHint)
         #expect(session.currentRoute == .defaultOutput)
     }
 
     static let invalidCombinations: [(AudioSession.Category, AudioSession.CategoryOptions)] =
-        [AudioSession.Category.ambient, .soloAmbient].flatMap { c in AudioSession.CategoryOptions.allCombinations.filter { !$0.isEmpty }.map { (c, $0) } }
+        [AudioSession.Category.ambient, .soloAmbient].flatMap { c in
+            AudioSession.CategoryOptions.allCombinations.filter { !$0.isEmpty }.map { (c, $0) }
+        }
 
     @Test(arguments: invalidCombinations)
-    func optionsOutsidePlaybackAreTypedErrors(category: AudioSession.Category, options: AudioSession.CategoryOptions) throws {
+    func optionsOutsidePlaybackAreTypedErrors(category: AudioSession.Category, options: AudioSession.CategoryOptions)
+        throws
+    {
         #expect(Self.invalidCombinations.count == 6)
         let session = AudioSession(clock: { .zero })
         try session.setCategory(.playback, options: .mixWithOthers)
         let error = #expect(throws: BackbeatError.self) { try session.setCategory(category, options: options) }
         #expect(error?.code == .invalidSessionOptions)
         #expect(error?.reason?.contains("\(category)") == true)
-        #expect(session.category == .playback && session.options == .mixWithOthers, "a rejected change leaves the session as it was")
+        #expect(
+            session.category == .playback && session.options == .mixWithOthers,
+            "a rejected change leaves the session as it was")
         // The pure policy is total: it ignores options that do not fit.
-        #expect(SessionPolicy.decide(category: category, options: options, environment: SessionEnvironment())
+        #expect(
+            SessionPolicy.decide(category: category, options: options, environment: SessionEnvironment())
                 == SessionPolicy.decide(category: category, options: [], environment: SessionEnvironment()))
     }
 
@@ -117,15 +145,23 @@ struct SessionSurroundings: Sendable, CustomTestStringConvertible {
         #expect(began.environment.isInterrupted && began.playerActions == [.markMusicInterrupted])
         #expect(!start.isInterrupted)
         #expect(SessionPolicy.transition(.interruptionBegan, from: start) == began)
-        let unplugged = SessionPolicy.transition(.routeChange(reason: .oldDeviceUnavailable, previousRoute: AudioRoute(name: "headphones"),
-                                                              currentRoute: AudioRoute(name: "speakers")), from: start)
+        let unplugged = SessionPolicy.transition(
+            .routeChange(
+                reason: .oldDeviceUnavailable, previousRoute: AudioRoute(name: "headphones"),
+                currentRoute: AudioRoute(name: "speakers")), from: start)
         #expect(unplugged.playerActions == [.pauseMusic])
-        #expect(unplugged.environment.previousRoute?.name == "headphones" && unplugged.environment.currentRoute.name == "speakers")
+        #expect(
+            unplugged.environment.previousRoute?.name == "headphones"
+                && unplugged.environment.currentRoute.name == "speakers")
         for reason in [RouteChangeReason.newDeviceAvailable, .categoryChange] {
-            let change = SessionPolicy.transition(.routeChange(reason: reason, previousRoute: .defaultOutput, currentRoute: AudioRoute(name: "usb")), from: start)
+            let change = SessionPolicy.transition(
+                .routeChange(reason: reason, previousRoute: .defaultOutput, currentRoute: AudioRoute(name: "usb")),
+                from: start)
             #expect(change.playerActions.isEmpty && change.ignoredBecause == nil)
         }
-        #expect(SessionPolicy.transition(.interruptionEnded(shouldResume: true), from: start).ignoredBecause == "interruption ended without a began")
+        #expect(
+            SessionPolicy.transition(.interruptionEnded(shouldResume: true), from: start).ignoredBecause
+                == "interruption ended without a began")
         #expect(SessionPolicy.transition(.otherAudioStopped(name: "x"), from: start).ignoredBecause != nil)
         #expect(SessionPolicy.transition(.silentSwitch(on: false), from: start).ignoredBecause != nil)
     }

@@ -30,11 +30,25 @@ final class SessionRecorder: SessionTarget, OtherAudioController {
     func player(_ id: SessionPlayerID) -> FakePlayerState? { state.withLockedValue { $0.players[id] } }
     func setPlayer(_ id: SessionPlayerID, _ value: FakePlayerState) { state.withLockedValue { $0.players[id] = value } }
 
-    func setEffectsMuted(_ muted: Bool) { state.withLockedValue { $0.calls.append(.effectsMuted(muted)); $0.effectsMuted = muted } }
-    func setEffectsPaused(_ paused: Bool) { state.withLockedValue { $0.calls.append(.effectsPaused(paused)); $0.effectsPaused = paused } }
-    func setGameMusicMuted(_ muted: Bool) { state.withLockedValue { $0.calls.append(.gameMusicMuted(muted)); $0.gameMusicMuted = muted } }
+    func setEffectsMuted(_ muted: Bool) {
+        state.withLockedValue {
+            $0.calls.append(.effectsMuted(muted)); $0.effectsMuted = muted
+        }
+    }
+    func setEffectsPaused(_ paused: Bool) {
+        state.withLockedValue {
+            $0.calls.append(.effectsPaused(paused)); $0.effectsPaused = paused
+        }
+    }
+    func setGameMusicMuted(_ muted: Bool) {
+        state.withLockedValue {
+            $0.calls.append(.gameMusicMuted(muted)); $0.gameMusicMuted = muted
+        }
+    }
     func setMusicPlayerHeldBack(_ heldBack: Bool) {
-        state.withLockedValue { $0.calls.append(.musicPlayerHeldBack(heldBack)); $0.musicPlayerHeldBack = heldBack }
+        state.withLockedValue {
+            $0.calls.append(.musicPlayerHeldBack(heldBack)); $0.musicPlayerHeldBack = heldBack
+        }
     }
     func markInterrupted(reason: String) -> Set<SessionPlayerID> {
         state.withLockedValue { s in
@@ -104,7 +118,10 @@ func makeSession() -> (AudioSession, SessionRecorder, UpdateLog, ManualClock) {
         session.post(.silentSwitch(on: true))
         let recorder = SessionRecorder()
         session.attach(target: recorder)
-        #expect(recorder.calls == [.effectsMuted(true), .effectsPaused(false), .gameMusicMuted(true), .musicPlayerHeldBack(false)])
+        #expect(
+            recorder.calls == [
+                .effectsMuted(true), .effectsPaused(false), .gameMusicMuted(true), .musicPlayerHeldBack(false),
+            ])
     }
 
     @Test func attachingWhileOtherAudioPlaysHoldsTheMusicPlayerBack() throws {
@@ -113,7 +130,10 @@ func makeSession() -> (AudioSession, SessionRecorder, UpdateLog, ManualClock) {
         session.post(.otherAudioStarted(name: "radio"))
         let recorder = SessionRecorder()
         session.attach(target: recorder)
-        #expect(recorder.calls == [.effectsMuted(false), .effectsPaused(false), .gameMusicMuted(true), .musicPlayerHeldBack(true)])
+        #expect(
+            recorder.calls == [
+                .effectsMuted(false), .effectsPaused(false), .gameMusicMuted(true), .musicPlayerHeldBack(true),
+            ])
     }
 
     @Test func playerIdentifiersAreUnique() {

@@ -8,19 +8,24 @@ import BackbeatTesting
         let player = SessionPlayerID.next()
         recorder.setPlayer(player, .playing)
         let second = MediaTime(value: 1, timescale: 1)
-        let script = ScriptedEnvironment(session: session, events: [
-            .init(at: second * 5, .interruptionEnded(shouldResume: true)),
-            .init(at: second * 2, .interruptionBegan),
-            .init(at: second * 2, .silentSwitch(on: true)),
-        ])
-        #expect(script.entries.map(\.event) == [.interruptionBegan, .silentSwitch(on: true), .interruptionEnded(shouldResume: true)])
+        let script = ScriptedEnvironment(
+            session: session,
+            events: [
+                .init(at: second * 5, .interruptionEnded(shouldResume: true)),
+                .init(at: second * 2, .interruptionBegan),
+                .init(at: second * 2, .silentSwitch(on: true)),
+            ])
+        #expect(
+            script.entries.map(\.event) == [
+                .interruptionBegan, .silentSwitch(on: true), .interruptionEnded(shouldResume: true),
+            ])
         script.advance(to: second)
         #expect(log.all.isEmpty)
         script.advance(to: second * 3)
         #expect(recorder.player(player) == .interrupted)
         #expect(log.all.map(\.time) == [second * 2, second * 2])
         #expect(log.all.allSatisfy { if case .event(_, .script) = $0.cause { true } else { false } })
-        script.advance(to: second)   // backwards: nothing
+        script.advance(to: second)  // backwards: nothing
         #expect(log.all.count == 2 && !script.isFinished)
         script.advance(to: second * 5)
         #expect(recorder.player(player) == .playing && script.isFinished)

@@ -9,9 +9,11 @@ struct SoundEffectTests {
     @Test("A one-shot is audible within one update of play(), silent after its length, and completes once")
     func oneShot() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.25)), name: "sine", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.25)), name: "sine",
+                engine: engine)
             let tally = Tally()
-            _ = try engine.render(frames: 1_000)   // start mid-stream, off an update boundary
+            _ = try engine.render(frames: 1_000)  // start mid-stream, off an update boundary
             let voice = sound.play { tally.record($0) }
             let out = try engine.render(frames: 24_000)
             let first = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 2))
@@ -46,7 +48,9 @@ struct SoundEffectTests {
     @Test("looping: .forever loops until stopped, then fades out without a click")
     func infiniteLoop() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 500, duration: MediaTime(seconds: 0.01 * 9.6)), name: "loop", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 500, duration: MediaTime(seconds: 0.01 * 9.6)), name: "loop",
+                engine: engine)
             let voice = sound.play(looping: .forever)
             let before = try engine.render(frames: 48_000)
             #expect(SampleAnalysis.rms(SampleAnalysis.channel(before, 0, of: 2)[40_000...]) > 0.1)
@@ -64,16 +68,20 @@ struct SoundEffectTests {
     @Test("Pan right puts the energy in the right channel", arguments: [1, 2])
     func panRight(channels: Int) throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2), channels: channels),
-                                        name: "pan", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2), channels: channels),
+                name: "pan", engine: engine)
             sound.play(pan: 1)
             let out = try engine.render(frames: 10_000)
-            let left = SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2)), right = SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2))
+            let left = SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2)),
+                right = SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2))
             #expect(right > 0.1)
             #expect(left < right * 0.05)
             sound.play(pan: -1)
             let mirrored = try engine.render(frames: 10_000)
-            #expect(SampleAnalysis.rms(SampleAnalysis.channel(mirrored, 0, of: 2)) > SampleAnalysis.rms(SampleAnalysis.channel(mirrored, 1, of: 2)) * 20)
+            #expect(
+                SampleAnalysis.rms(SampleAnalysis.channel(mirrored, 0, of: 2)) > SampleAnalysis.rms(
+                    SampleAnalysis.channel(mirrored, 1, of: 2)) * 20)
         }
     }
 
@@ -98,7 +106,8 @@ struct SoundEffectTests {
     @Test("Pause and resume continue mid-sound; currentTime holds while paused")
     func pauseResume() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "s", engine: engine)
             let voice = sound.play()
             _ = try engine.render(frames: 12_000)
             try voice.pause()
@@ -134,7 +143,8 @@ struct SoundEffectTests {
     @Test("NaN, infinite and negative volume, pan and rate are clamped or ignored")
     func clamping() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "s", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "s", engine: engine)
             let voice = sound.play(volume: .nan, pan: .infinity, rate: -3)
             #expect(voice.volume == 1)
             #expect(voice.pan == 1)
@@ -156,7 +166,9 @@ struct SoundEffectTests {
     func zeroFrames() throws {
         try withOfflineEngine { engine in
             let empty = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: [])
-            let error = try #require(throws: BackbeatError.self) { try SoundEffect(buffer: empty, name: "empty", engine: engine) }
+            let error = try #require(throws: BackbeatError.self) {
+                try SoundEffect(buffer: empty, name: "empty", engine: engine)
+            }
             #expect(error.code == .emptySound)
         }
     }
@@ -175,7 +187,8 @@ struct SoundEffectTests {
             try await waitUntil { sound.isLoaded }
             let out = try engine.render(frames: 9_600)
             #expect(SampleAnalysis.rms(out) > 0.05)
-            #expect(recorder.events.contains { if case .voiceStarted(voice.id, _, _, true) = $0 { true } else { false } })
+            #expect(
+                recorder.events.contains { if case .voiceStarted(voice.id, _, _, true) = $0 { true } else { false } })
         }
     }
 
@@ -204,7 +217,8 @@ struct SoundEffectTests {
         let engine = try AudioEngine(output: .offline())
         defer { engine.shutdown() }
         engine.effectCacheBudget = 1_000
-        let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.1)), name: "big", engine: engine)
+        let sound = try SoundEffect(
+            buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.1)), name: "big", engine: engine)
         let error = await #expect(throws: BackbeatError.self) { try await sound.preload() }
         #expect(error?.code == .cacheBudgetExceeded)
     }
@@ -220,7 +234,7 @@ struct SoundEffectTests {
         let c = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 4_800), name: "c", engine: engine)
         try await a.preload()
         try await b.preload()
-        a.play()   // a is playing and more recent: b goes
+        a.play()  // a is playing and more recent: b goes
         try await c.preload()
         #expect(a.isLoaded)
         #expect(!b.isLoaded)
@@ -230,8 +244,9 @@ struct SoundEffectTests {
 
 /// Writes a mono or stereo buffer as a 32-bit float WAV.
 func writeWAV(_ pcm: PCMBuffer, to url: URL) throws {
-    let writer = try SoundFileWriter(url: url, type: .wavFloat, sampleRate: pcm.format.sampleRate,
-                                     channelCount: pcm.format.channelCount, overwrite: true)
+    let writer = try SoundFileWriter(
+        url: url, type: .wavFloat, sampleRate: pcm.format.sampleRate,
+        channelCount: pcm.format.channelCount, overwrite: true)
     try writer.write(pcm.interleavedFloats[...])
     try writer.finish()
 }
@@ -244,4 +259,3 @@ func waitUntil(_ condition: () -> Bool) async throws {
     }
     Issue.record("condition never became true")
 }
-

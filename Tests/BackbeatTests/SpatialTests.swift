@@ -8,7 +8,10 @@ import BackbeatTestFixtures
 @Suite("Spatial voices")
 struct SpatialTests {
     private func levels(_ out: [Float]) -> (left: Float, right: Float) {
-        (SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2)), SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2)))
+        (
+            SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2)),
+            SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2))
+        )
     }
 
     private func decibels(_ ratio: Float) -> Double { 20 * log10(Double(ratio)) }
@@ -16,7 +19,8 @@ struct SpatialTests {
     @Test("A voice at +X is louder in the right ear, at -X in the left, by the same margin")
     func interauralLevel() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 1, y: 0, z: 0)
             _ = try engine.render(frames: 4_800)
@@ -32,10 +36,12 @@ struct SpatialTests {
         }
     }
 
-    @Test("Inverse-distance-clamped attenuation matches 1 / max(d, 1) within 0.5 dB", arguments: [Float(0.5), 2, 4, 10])
+    @Test(
+        "Inverse-distance-clamped attenuation matches 1 / max(d, 1) within 0.5 dB", arguments: [Float(0.5), 2, 4, 10])
     func distanceAttenuation(distance: Float) throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -1)
             _ = try engine.render(frames: 4_800)
@@ -52,7 +58,8 @@ struct SpatialTests {
     @Test("Clearing the position pans the voice again; NaN and infinite points are ignored")
     func backTo2D() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
             let voice = sound.play(pan: -1, looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -8)
             voice.position = Audio3DPoint(x: .nan, y: 0, z: 0)
@@ -72,7 +79,9 @@ struct SpatialTests {
     @Test("A stereo sound is placed too: attenuated by distance and heard from its side")
     func stereoPlaced() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1), channels: 2), name: "tone", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1), channels: 2), name: "tone",
+                engine: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -1)
             _ = try engine.render(frames: 4_800)
@@ -97,7 +106,8 @@ struct SpatialTests {
     private func heard(at point: Audio3DPoint, _ setUp: (AudioEngine) -> Void) throws -> (left: Float, right: Float) {
         var result: (left: Float, right: Float) = (0, 0)
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
             let voice = sound.play(looping: .forever)
             voice.position = point
             setUp(engine)
@@ -109,10 +119,14 @@ struct SpatialTests {
 
     @Test("Yaw 90 turns the listener right: a voice at -Z is heard on the left; yaw -90 on the right")
     func yaw() throws {
-        let right = try heard(at: Audio3DPoint(x: 0, y: 0, z: -1)) { $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0) }
+        let right = try heard(at: Audio3DPoint(x: 0, y: 0, z: -1)) {
+            $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0)
+        }
         #expect(right.left > 0.1)
         #expect(right.right < right.left * 0.1)
-        let left = try heard(at: Audio3DPoint(x: 0, y: 0, z: -1)) { $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: -90, pitch: 0, roll: 0) }
+        let left = try heard(at: Audio3DPoint(x: 0, y: 0, z: -1)) {
+            $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: -90, pitch: 0, roll: 0)
+        }
         #expect(left.right > 0.1)
         #expect(left.left < left.right * 0.1)
     }
@@ -120,26 +134,38 @@ struct SpatialTests {
     @Test("Facing +X by vectors is yaw 90; upside down (roll 180) swaps the ears")
     func vectorsAndRoll() throws {
         try withOfflineEngine { engine in
-            engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: Audio3DPoint(x: 3, y: 0, z: 0), up: Audio3DPoint(x: 0.5, y: 2, z: 0))
+            engine.listenerVectorOrientation = Audio3DVectorOrientation(
+                forward: Audio3DPoint(x: 3, y: 0, z: 0), up: Audio3DPoint(x: 0.5, y: 2, z: 0))
             let o = engine.listenerAngularOrientation
             #expect(abs(o.yaw - 90) < 0.01 && abs(o.pitch) < 0.01 && abs(o.roll) < 0.01)
-            #expect(engine.listenerVectorOrientation == Audio3DVectorOrientation(forward: Audio3DPoint(x: 1, y: 0, z: 0), up: Audio3DPoint(x: 0, y: 1, z: 0)))
+            #expect(
+                engine.listenerVectorOrientation
+                    == Audio3DVectorOrientation(
+                        forward: Audio3DPoint(x: 1, y: 0, z: 0), up: Audio3DPoint(x: 0, y: 1, z: 0)))
             engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 30, pitch: 20, roll: -40)
             let back = engine.listenerAngularOrientation
             #expect(abs(back.yaw - 30) < 0.01 && abs(back.pitch - 20) < 0.01 && abs(back.roll + 40) < 0.01)
         }
-        let flipped = try heard(at: Audio3DPoint(x: 1, y: 0, z: 0)) { $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 0, pitch: 0, roll: 180) }
+        let flipped = try heard(at: Audio3DPoint(x: 1, y: 0, z: 0)) {
+            $0.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 0, pitch: 0, roll: 180)
+        }
         #expect(flipped.left > 0.1)
         #expect(flipped.right < flipped.left * 0.1)
     }
 
     @Test("Voices are heard relative to the listener's position")
     func listenerPosition() throws {
-        let beside = try heard(at: Audio3DPoint(x: 4, y: 0, z: 0)) { $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: 0) }
+        let beside = try heard(at: Audio3DPoint(x: 4, y: 0, z: 0)) {
+            $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: 0)
+        }
         #expect(beside.left > 0.1)
         #expect(beside.right < beside.left * 0.1, "one metre to the listener's left")
-        let near = try heard(at: Audio3DPoint(x: 5, y: 0, z: -11)) { $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: -10) }
-        let far = try heard(at: Audio3DPoint(x: 5, y: 0, z: -14)) { $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: -10) }
+        let near = try heard(at: Audio3DPoint(x: 5, y: 0, z: -11)) {
+            $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: -10)
+        }
+        let far = try heard(at: Audio3DPoint(x: 5, y: 0, z: -14)) {
+            $0.listenerPosition = Audio3DPoint(x: 5, y: 0, z: -10)
+        }
         #expect(abs(decibels(far.left / near.left) - 20 * log10(0.25)) < 0.5, "4 m away: -12 dB")
     }
 
@@ -154,7 +180,8 @@ struct SpatialTests {
             let zero = Audio3DPoint.zero, x = Audio3DPoint(x: 1, y: 0, z: 0)
             engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: zero, up: x)
             engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: x, up: Audio3DPoint(x: -2, y: 0, z: 0))
-            engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: x, up: Audio3DPoint(x: 0, y: .nan, z: 0))
+            engine.listenerVectorOrientation = Audio3DVectorOrientation(
+                forward: x, up: Audio3DPoint(x: 0, y: .nan, z: 0))
             #expect(abs(engine.listenerAngularOrientation.yaw - 45) < 0.01)
             _ = try engine.render(frames: 4_800)
         }
@@ -163,7 +190,8 @@ struct SpatialTests {
     @Test("The listener and the voice's position carry over to a replacement device")
     func survivesDeviceLoss() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -2)
             engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0)
@@ -178,15 +206,18 @@ struct SpatialTests {
         }
     }
 
-    @Test("Each distance model is within 0.5 dB of its formula at several distances",
-          arguments: AudioDistanceAttenuationModel.allCases)
+    @Test(
+        "Each distance model is within 0.5 dB of its formula at several distances",
+        arguments: AudioDistanceAttenuationModel.allCases)
     func distanceModels(model: AudioDistanceAttenuationModel) throws {
         try withOfflineEngine { engine in
-            let parameters = AudioDistanceAttenuationParameters(distanceAttenuationModel: model, referenceDistance: 2,
-                                                                maximumDistance: 50, rolloffFactor: model == .linear ? 1 : 1.5)
+            let parameters = AudioDistanceAttenuationParameters(
+                distanceAttenuationModel: model, referenceDistance: 2,
+                maximumDistance: 50, rolloffFactor: model == .linear ? 1 : 1.5)
             engine.distanceAttenuationParameters = parameters
             #expect(engine.distanceAttenuationParameters == parameters)
-            let sound = try SoundEffect(buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -2)
             _ = try engine.render(frames: 4_800)
@@ -197,11 +228,12 @@ struct SpatialTests {
                 _ = try engine.render(frames: 4_800)
                 let level = levels(try engine.render(frames: 9_600)).left
                 let expected = parameters.gain(atDistance: distance)
-                let formula: Float = switch model {
-                case .inverse: 2 / (2 + 1.5 * (min(max(distance, 2), 50) - 2))
-                case .linear: 1 - (min(max(distance, 2), 50) - 2) / 48
-                case .exponential: pow(min(max(distance, 2), 50) / 2, -1.5)
-                }
+                let formula: Float =
+                    switch model {
+                    case .inverse: 2 / (2 + 1.5 * (min(max(distance, 2), 50) - 2))
+                    case .linear: 1 - (min(max(distance, 2), 50) - 2) / 48
+                    case .exponential: pow(min(max(distance, 2), 50) / 2, -1.5)
+                    }
                 #expect(abs(expected - formula) < 1e-5, "gain(atDistance:) is the formula")
                 if expected > 0.01 {
                     #expect(abs(decibels(level / reference) - decibels(expected)) < 0.5, "\(model) at \(distance) m")
@@ -217,11 +249,13 @@ struct SpatialTests {
         try withOfflineEngine { engine in
             let good = AudioDistanceAttenuationParameters(distanceAttenuationModel: .exponential, referenceDistance: 3)
             engine.distanceAttenuationParameters = good
-            for bad in [AudioDistanceAttenuationParameters(referenceDistance: 0),
-                        AudioDistanceAttenuationParameters(referenceDistance: .nan),
-                        AudioDistanceAttenuationParameters(referenceDistance: 10, maximumDistance: 5),
-                        AudioDistanceAttenuationParameters(maximumDistance: .infinity),
-                        AudioDistanceAttenuationParameters(rolloffFactor: -1)] {
+            for bad in [
+                AudioDistanceAttenuationParameters(referenceDistance: 0),
+                AudioDistanceAttenuationParameters(referenceDistance: .nan),
+                AudioDistanceAttenuationParameters(referenceDistance: 10, maximumDistance: 5),
+                AudioDistanceAttenuationParameters(maximumDistance: .infinity),
+                AudioDistanceAttenuationParameters(rolloffFactor: -1),
+            ] {
                 #expect(!bad.isValid)
                 engine.distanceAttenuationParameters = bad
             }

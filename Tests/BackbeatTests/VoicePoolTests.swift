@@ -22,7 +22,9 @@ struct VoicePoolTests {
             #expect(recorder.events.contains(.voiceStolen(voice: low.id, sound: "hum", by: important.id)))
             let refused = sound.play(priority: 0)
             #expect(refused.isFinished)
-            #expect(recorder.events.contains(.voiceRefused(voice: refused.id, sound: "hum", reason: .allVoicesMoreImportant)))
+            #expect(
+                recorder.events.contains(
+                    .voiceRefused(voice: refused.id, sound: "hum", reason: .allVoicesMoreImportant)))
         }
     }
 
@@ -64,13 +66,14 @@ struct VoicePoolTests {
             let hit = try SoundEffect(buffer: TestSignal.constant(0.05, frames: 2_400), name: "hit", engine: engine)
             hit.minimumRetriggerInterval = MediaTime(seconds: 0.1)
             let first = hit.play()
-            _ = try engine.render(frames: 2_400)         // 50 ms later
+            _ = try engine.render(frames: 2_400)  // 50 ms later
             let tooSoon = hit.play()
-            _ = try engine.render(frames: 2_400)         // 100 ms after the first
+            _ = try engine.render(frames: 2_400)  // 100 ms after the first
             let inTime = hit.play()
             #expect(!first.isFinished || first.state == .finished)
             #expect(tooSoon.isFinished)
-            #expect(recorder.events.contains(.voiceRefused(voice: tooSoon.id, sound: "hit", reason: .retriggeredTooSoon)))
+            #expect(
+                recorder.events.contains(.voiceRefused(voice: tooSoon.id, sound: "hit", reason: .retriggeredTooSoon)))
             #expect(inTime.state != .finished)
         }
     }
@@ -80,14 +83,16 @@ struct VoicePoolTests {
         try withOfflineEngine(maximumVoices: 2) { engine in
             // A ramp from 0 to 1 over one second: its value tells its position.
             let frames = 48_000
-            let ramp = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1),
-                                     floats: (0..<frames).map { Float($0) / Float(frames) })
+            let ramp = try PCMBuffer(
+                format: AudioFormat(sampleRate: 48_000, channelCount: 1),
+                floats: (0..<frames).map { Float($0) / Float(frames) })
             let loop = try SoundEffect(buffer: ramp, name: "ramp", engine: engine)
-            let blocker = try SoundEffect(buffer: TestSignal.constant(0.0, frames: 24_000), name: "blocker", engine: engine)
+            let blocker = try SoundEffect(
+                buffer: TestSignal.constant(0.0, frames: 24_000), name: "blocker", engine: engine)
             let looping = loop.play(looping: .forever, priority: 1)
             blocker.play(priority: 1)
             _ = try engine.render(frames: 4_800)
-            blocker.play(priority: 9)   // steals the looping voice (equal priorities would also do; this is clearer)
+            blocker.play(priority: 9)  // steals the looping voice (equal priorities would also do; this is clearer)
             _ = try engine.render(frames: 2_400)
             #expect(looping.state == .virtual)
             let whileVirtual = looping.currentTime
@@ -99,7 +104,7 @@ struct VoicePoolTests {
             #expect(looping.state == .playing)
             let expected = looping.currentTime.seconds
             let out = try engine.render(frames: 480)
-            let heard = SampleAnalysis.channel(out, 0, of: 2)[240] / 0.5957   // mono straight ahead is 0.5957 per channel
+            let heard = SampleAnalysis.channel(out, 0, of: 2)[240] / 0.5957  // mono straight ahead is 0.5957 per channel
             #expect(abs(Double(heard) - (expected + 0.005)) < 0.02)
         }
     }
@@ -124,8 +129,10 @@ struct VoicePoolTests {
     func noLeaks() throws {
         try withOfflineEngine { engine in
             let sounds = try (0..<4).map {
-                try SoundEffect(buffer: TestSignal.sine(frequency: 200 + 100 * Double($0), duration: MediaTime(seconds: 0.05 + 0.02 * Double($0))),
-                                name: "s\($0)", engine: engine)
+                try SoundEffect(
+                    buffer: TestSignal.sine(
+                        frequency: 200 + 100 * Double($0), duration: MediaTime(seconds: 0.05 + 0.02 * Double($0))),
+                    name: "s\($0)", engine: engine)
             }
             let sources = engine.device.liveSources.count, buffers = engine.device.liveBuffers.count
             var triggered = 0
@@ -133,8 +140,9 @@ struct VoicePoolTests {
                 for i in 0..<100 {
                     let sound = sounds[i % 4]
                     if i % 7 == 0 {
-                        sound.play(at: engine.currentTime + MediaTime(frames: Int64(i * 13), sampleRate: 48_000),
-                                   looping: .times(i % 3 + 1), priority: i % 5)
+                        sound.play(
+                            at: engine.currentTime + MediaTime(frames: Int64(i * 13), sampleRate: 48_000),
+                            looping: .times(i % 3 + 1), priority: i % 5)
                     } else {
                         sound.play(pan: Float(i % 3) - 1, priority: i % 5)
                     }
@@ -152,7 +160,9 @@ struct VoicePoolTests {
     @Test("With every source at full scale the limiter keeps the output within ±1")
     func headroom() throws {
         try withOfflineEngine { engine in
-            let loud = try SoundEffect(buffer: TestSignal.sine(frequency: 100, duration: MediaTime(seconds: 0.5), amplitude: 1), name: "loud", engine: engine)
+            let loud = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 100, duration: MediaTime(seconds: 0.5), amplitude: 1), name: "loud",
+                engine: engine)
             for _ in 0..<engine.voiceSourceCount { loud.play() }
             let out = try engine.render(frames: 24_000)
             #expect(SampleAnalysis.peak(out) <= 1.0 + 1e-6, "within ±1 to float rounding")

@@ -34,8 +34,10 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         ("wait 1.5", .wait(us(1_500_000))), ("wait 1.5s", .wait(us(1_500_000))), ("wait 250ms", .wait(us(250_000))),
         ("wait 0.5ms", .wait(us(500))), ("wait 1:05", .wait(us(65_000_000))), ("wait 0", .wait(.zero)),
         ("quantize off", .quantize(.off)), ("quantize on", .quantize(.beat)), ("quantize BEAT", .quantize(.beat)),
-        ("quantize 1/4", .quantize(.beat)), ("quantize 1/8", .quantize(.eighth)), ("quantize 1/16", .quantize(.sixteenth)),
-        ("wait 0.000001", .wait(us(1))), ("wait 600", .wait(us(600_000_000))), ("wait 2 # let it ring", .wait(us(2_000_000))),
+        ("quantize 1/4", .quantize(.beat)), ("quantize 1/8", .quantize(.eighth)),
+        ("quantize 1/16", .quantize(.sixteenth)),
+        ("wait 0.000001", .wait(us(1))), ("wait 600", .wait(us(600_000_000))),
+        ("wait 2 # let it ring", .wait(us(2_000_000))),
     ]
 
     static let bad: [String] = [
@@ -48,7 +50,8 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         "wait", "wait nan", "wait NaN", "wait inf", "wait infinity", "wait -1", "wait -0.5s", "wait 1e3", "wait 0x10",
         "wait 601", "wait 10:01", "wait 1.", "wait .5", "wait 1..5", "wait 1.5.5", "wait 1.0000001",
         "wait 99999999999999999999", "wait 1.5 s", "wait 250 ms", "wait 1.5h", "wait 0.0001ms", "wait 1 2",
-        "wait ١", "wait １", "random \u{1B}[2J", "random Rock\u{0}", "\u{0}", "\u{FFFD}\u{FFFD}", "snare\u{0}", "p\u{301}lay", "PLAY\u{200B}",
+        "wait ١", "wait １", "random \u{1B}[2J", "random Rock\u{0}", "\u{0}", "\u{FFFD}\u{FFFD}", "snare\u{0}",
+        "p\u{301}lay", "PLAY\u{200B}",
     ]
 
     @Test(arguments: good)
@@ -107,7 +110,9 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
     @Test func megabyteLinesAreRefusedUnread() throws {
         let megabyte = String(repeating: "a", count: 1 << 20)
         #expect(throws: DrumpadCommandError.self) { try DrumpadCommand.parse(megabyte) }
-        #expect(throws: DrumpadCommandError.self) { try DrumpadCommand.parse("wait " + String(repeating: "9", count: 1 << 20)) }
+        #expect(throws: DrumpadCommandError.self) {
+            try DrumpadCommand.parse("wait " + String(repeating: "9", count: 1 << 20))
+        }
         #expect(try DrumpadCommand.parse("  # " + megabyte) == nil)
         let longest = "random " + String(repeating: "x", count: DrumpadCommand.maximumLineLength - 7)
         #expect(try DrumpadCommand.parse(longest) != nil)
@@ -170,7 +175,6 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
     }
 }
 
-
 // MARK: - The committed demo assets
 
 enum Assets {
@@ -183,9 +187,12 @@ enum Assets {
     /// A 16-bit PCM WAV: format and samples scaled to -1...1.
     static func readWAV(_ url: URL) throws -> (rate: Int, channels: Int, samples: [Float]) {
         let data = [UInt8](try Data(contentsOf: url))
-        func u32(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 | Int(data[at + 2]) << 16 | Int(data[at + 3]) << 24 }
+        func u32(_ at: Int) -> Int {
+            Int(data[at]) | Int(data[at + 1]) << 8 | Int(data[at + 2]) << 16 | Int(data[at + 3]) << 24
+        }
         func u16(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
-        try #require(data.count >= 12 && data[0..<4].elementsEqual("RIFF".utf8) && data[8..<12].elementsEqual("WAVE".utf8))
+        try #require(
+            data.count >= 12 && data[0..<4].elementsEqual("RIFF".utf8) && data[8..<12].elementsEqual("WAVE".utf8))
         var offset = 12, rate = 0, channels = 0, bits = 0
         while offset + 8 <= data.count {
             let id = String(decoding: data[offset..<offset + 4], as: UTF8.self), size = u32(offset + 4)
@@ -195,7 +202,9 @@ enum Assets {
                 channels = u16(body + 2); rate = u32(body + 4); bits = u16(body + 14)
             } else if id == "data" {
                 try #require(bits == 16 && body + size <= data.count)
-                let samples = stride(from: body, to: body + size - 1, by: 2).map { Float(Int16(truncatingIfNeeded: u16($0))) / 32768 }
+                let samples = stride(from: body, to: body + size - 1, by: 2).map {
+                    Float(Int16(truncatingIfNeeded: u16($0))) / 32768
+                }
                 return (rate, channels, samples)
             }
             offset = body + size + size % 2
@@ -296,8 +305,9 @@ enum Assets {
         let width = u32(descriptionEnd), height = u32(descriptionEnd + 4), length = u32(descriptionEnd + 16)
         let image = block[(descriptionEnd + 20)...]
         #expect(image.count == length && Assets.isPNG(image))
-        #expect(width > 0 && width == u32(descriptionEnd + 20 + 16) && height == u32(descriptionEnd + 20 + 20),
-                "the block's size matches the PNG's header")
+        #expect(
+            width > 0 && width == u32(descriptionEnd + 20 + 16) && height == u32(descriptionEnd + 20 + 20),
+            "the block's size matches the PNG's header")
     }
 
     @Test func libraryHasAlbumsArtistsGenresAndOneLookPerAlbum() throws {

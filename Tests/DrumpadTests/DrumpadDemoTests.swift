@@ -40,15 +40,17 @@ import BackbeatTestFixtures
             let engine = try AudioEngine(output: .file(url: url))
             let printed = LockedValueBox<[String]>([])
             let player: ApplicationMusic? = music ? try ApplicationMusic(engine: engine, library: library) : nil
-            let demo = try Drumpad(engine: engine, drums: Assets.drums, library: library, music: player,
-                                   say: { line in printed.withLockedValue { $0.append(line) } })
+            let demo = try Drumpad(
+                engine: engine, drums: Assets.drums, library: library, music: player,
+                say: { line in printed.withLockedValue { $0.append(line) } })
             try drive(demo)
             demo.finish()
             #expect(!engine.isRunning)
             let read = try Media.read(url)
             #expect(read.format.channelCount == 2 && read.format.sampleRate == engine.sampleRate)
-            return Render(samples: read.floats, sampleRate: engine.sampleRate, updateInterval: engine.updateInterval,
-                          latencyFrames: Int(engine.latencyFrames), lines: printed.withLockedValue { $0 })
+            return Render(
+                samples: read.floats, sampleRate: engine.sampleRate, updateInterval: engine.updateInterval,
+                latencyFrames: Int(engine.latencyFrames), lines: printed.withLockedValue { $0 })
         }
     }
 
@@ -67,7 +69,9 @@ import BackbeatTestFixtures
         var silent = false, ambient = false
         for (index, line) in lines.enumerated() {
             switch try DrumpadCommand.parse(line) {
-            case .pad?: hits.append(Hit(line: index, frame: Int(time.frames(atSampleRate: sampleRate)), audible: !(silent && ambient)))
+            case .pad?:
+                hits.append(
+                    Hit(line: index, frame: Int(time.frames(atSampleRate: sampleRate)), audible: !(silent && ambient)))
             case let .wait(duration)?: time += duration
             case let .environment(.silent(on))?: silent = on
             case let .session(category, _)?: ambient = category != .playback
@@ -102,7 +106,8 @@ import BackbeatTestFixtures
             if hit.audible {
                 let window = hit.frame...(hit.frame + current.updateInterval + current.latencyFrames)
                 let found = try #require(onset, "line \(hit.line + 1): \(lines[hit.line]) is not heard")
-                #expect(window.contains(found), "line \(hit.line + 1): heard at frame \(found), scripted at \(hit.frame)")
+                #expect(
+                    window.contains(found), "line \(hit.line + 1): heard at frame \(found), scripted at \(hit.frame)")
                 #expect(Self.peak(difference[(found * 2)..<min(difference.count, (found + 2_400) * 2)]) > 0.05)
             } else {
                 #expect(onset == nil, "line \(hit.line + 1): muted by the silent switch in ambient, yet heard")
@@ -125,7 +130,9 @@ import BackbeatTestFixtures
         let ringing = try Self.render(["tambourine", "wait 1.5"])
         let rate = faded.sampleRate
         let quit = rate / 20, fade = rate
-        #expect(faded.frames == quit + fade + faded.updateInterval + faded.latencyFrames, "quit ends the demo after the fade")
+        #expect(
+            faded.frames == quit + fade + faded.updateInterval + faded.latencyFrames,
+            "quit ends the demo after the fade")
         #expect(faded.lines.contains { $0.hasPrefix("quit:") })
         // Each 50 ms of the fade is quieter, relative to the unfaded hit, than the one before, down to silence.
         var lastRatio: Float = 1.01
@@ -141,9 +148,11 @@ import BackbeatTestFixtures
     }
 
     @Test func environmentAndSessionCommandsSayWhatTheEngineDecided() throws {
-        let render = try Self.render(["env unplug", "env plug", "session ambient", "env silent on", "snare", "wait 0.2",
-                                      "env silent off", "env call-begin", "env call-end resume", "env call-end",
-                                      "session playback duck", "env other-audio on", "env other-audio off", "session playback loud"])
+        let render = try Self.render([
+            "env unplug", "env plug", "session ambient", "env silent on", "snare", "wait 0.2",
+            "env silent off", "env call-begin", "env call-end resume", "env call-end",
+            "session playback duck", "env other-audio on", "env other-audio off", "session playback loud",
+        ])
         let session = render.lines.filter { $0.hasPrefix("session:") }
         #expect(session.contains("session: music paused: headphones unplugged"))
         #expect(session.contains { $0.contains("effects muted") && $0.contains("silent switch on") })
@@ -166,7 +175,8 @@ import BackbeatTestFixtures
         let found = try #require(SampleAnalysis.firstAudibleFrame(render.samples, channels: 2, threshold: 1e-3))
         // A hit typed on a grid point cannot be heard before the output latency: it starts at once.
         let point = max(Int(expected * 48_000), Int(typed * 48_000) + render.latencyFrames)
-        #expect(abs(found - (point + attack)) <= 1, "heard at \(found), the grid point is \(point) (+\(attack) of attack)")
+        #expect(
+            abs(found - (point + attack)) <= 1, "heard at \(found), the grid point is \(point) (+\(attack) of attack)")
     }
 
     // MARK: The binary
@@ -220,7 +230,9 @@ import BackbeatTestFixtures
             // The bass hit after all that garbage still sounds, and the file holds the wait and the fade.
             #expect(read.floats.count / 2 >= 48_000 + 12_000)
             #expect(Self.peak(read.floats[...]) > 0.1)
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".partial") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+                $0.hasSuffix(".partial")
+            }
             #expect(leftovers.isEmpty)
         }
     }
@@ -236,7 +248,8 @@ import BackbeatTestFixtures
 @Suite struct BeatGridTests {
     @Test func pointsAreExactFramesThatNeverDrift() {
         // 97 BPM in sixteenths at 48 kHz: a step of 7,422.68 frames, each point floored from the origin.
-        let grid = BeatGrid(beatsPerMinute: 97, origin: MediaTime(frames: 1_000, sampleRate: 48_000), divisionsPerBeat: 4)
+        let grid = BeatGrid(
+            beatsPerMinute: 97, origin: MediaTime(frames: 1_000, sampleRate: 48_000), divisionsPerBeat: 4)
         for k in [0, 1, 2, 3, 1_000, 123_457] as [Int64] {
             let exact = 1_000 + (k * 48_000 * 60) / (97 * 4)
             let point = grid.nextPoint(atOrAfter: MediaTime(frames: exact, sampleRate: 48_000), sampleRate: 48_000)
@@ -251,8 +264,12 @@ import BackbeatTestFixtures
     }
 
     @Test func nonsenseTemposFallBackToTheDefault() {
-        #expect(BeatGrid(beatsPerMinute: 0, origin: .zero, divisionsPerBeat: 0).beatsPerMinute == BeatGrid.defaultBeatsPerMinute)
-        #expect(BeatGrid(beatsPerMinute: 5_000, origin: .zero, divisionsPerBeat: 1).beatsPerMinute == BeatGrid.defaultBeatsPerMinute)
+        #expect(
+            BeatGrid(beatsPerMinute: 0, origin: .zero, divisionsPerBeat: 0).beatsPerMinute
+                == BeatGrid.defaultBeatsPerMinute)
+        #expect(
+            BeatGrid(beatsPerMinute: 5_000, origin: .zero, divisionsPerBeat: 1).beatsPerMinute
+                == BeatGrid.defaultBeatsPerMinute)
     }
 
     @Test func demoSongsCarryTheirTempo() async throws {
@@ -267,14 +284,14 @@ import BackbeatTestFixtures
         let library = try #require(DrumpadDemoTests.library)
         let songs = try MediaQuery.songs(in: library).items
         var single = TerminalPicker(library: library)
-        #expect(single.handle("4").result == nil)   // songs
+        #expect(single.handle("4").result == nil)  // songs
         #expect(single.handle("99").result == nil)  // no such row: refused, still open
         #expect(single.handle("2").result == .didPick(MediaItemCollection(items: [songs[1]])))
 
         var multiple = TerminalPicker(library: library)
         _ = multiple.handle("multi")
-        _ = multiple.handle("3")                    // albums
-        _ = multiple.handle("1")                    // the first album's songs
+        _ = multiple.handle("3")  // albums
+        _ = multiple.handle("1")  // the first album's songs
         let album = try #require(try library.albumsForTest().first)
         #expect(multiple.handle("all").result == nil)
         _ = multiple.handle("back")

@@ -40,12 +40,15 @@ import BackbeatTestFixtures
         return attacks
     }
 
-    @Test("soundServer: drumpad with no --output plays its four pads through the server, says so in one line, and the stream carries the game's name")
+    @Test(
+        "soundServer: drumpad with no --output plays its four pads through the server, says so in one line, and the stream carries the game's name"
+    )
     func soundServerDrumpadPlaysThroughTheServer() throws {
         let server = try PrivateSoundServer(sinks: ["Backbeat-Pads"])
         defer { server.stop() }
         try withTemporaryDirectory { dir in
-            let script = "session playback mix\nbass\nwait 0.25\nsnare\nwait 0.25\nbass\nwait 0.25\nsnare\nwait 0.75\nquit\n"
+            let script =
+                "session playback mix\nbass\nwait 0.25\nsnare\nwait 0.25\nbass\nwait 0.25\nsnare\nwait 0.75\nquit\n"
             let input = dir.appendingPathComponent("input")
             try Data(script.utf8).write(to: input)
             let out = dir.appendingPathComponent("stdout")
@@ -66,8 +69,9 @@ import BackbeatTestFixtures
             let seen = Seen()
             while process.isRunning, seen.value == nil {
                 if let inputs = try? server.pactl("list", "sink-inputs"),
-                   inputs.contains("application.name = \"Backbeat drum pad\""),
-                   let clients = try? server.pactl("list", "clients") {
+                    inputs.contains("application.name = \"Backbeat drum pad\""),
+                    let clients = try? server.pactl("list", "clients")
+                {
                     seen.set(inputs + "\n" + clients)
                 }
                 usleep(20_000)
@@ -76,7 +80,9 @@ import BackbeatTestFixtures
             let samples = try recording.stop()
             let stdout = String(decoding: try Data(contentsOf: out), as: UTF8.self)
             #expect(process.terminationStatus == 0)
-            #expect(stdout.split(separator: "\n").contains("Playing through the sound device \"Backbeat-Pads\"."), "\(stdout)")
+            #expect(
+                stdout.split(separator: "\n").contains("Playing through the sound device \"Backbeat-Pads\"."),
+                "\(stdout)")
             // The stream is named after the game; the game role reaches the client (OpenAL Soft 1.19.1 empties the stream's).
             let listing = try #require(seen.value, "no stream named after the game appeared")
             #expect(listing.contains("media.role = \"game\""))
@@ -95,7 +101,9 @@ import BackbeatTestFixtures
 }
 
 extension DrumpadDeviceTests {
-    @Test("soundServer: drumpad survives its sound server dying mid-script: it reports the lost output, plays on silently and exits 0")
+    @Test(
+        "soundServer: drumpad survives its sound server dying mid-script: it reports the lost output, plays on silently and exits 0"
+    )
     func soundServerDrumpadSurvivesTheServerDying() throws {
         let server = try PrivateSoundServer(sinks: ["Backbeat-Pads"])
         defer { server.stop() }
@@ -164,13 +172,17 @@ extension DrumpadDeviceTests {
             process.standardError = try FileHandle(forWritingTo: err)
             try process.run()
             process.waitUntilExit()
-            return (process.terminationStatus,
-                    String(decoding: try Data(contentsOf: out), as: UTF8.self),
-                    String(decoding: try Data(contentsOf: err), as: UTF8.self))
+            return (
+                process.terminationStatus,
+                String(decoding: try Data(contentsOf: out), as: UTF8.self),
+                String(decoding: try Data(contentsOf: err), as: UTF8.self)
+            )
         }
     }
 
-    @Test("Without a sound device drumpad prints one clear line and no OpenAL or ALSA noise; --verbose routes ALSA's through its log")
+    @Test(
+        "Without a sound device drumpad prints one clear line and no OpenAL or ALSA noise; --verbose routes ALSA's through its log"
+    )
     func quietWithoutADevice() throws {
         let quiet = try runWithoutDevice([])
         #expect(quiet.status == 0)

@@ -102,7 +102,9 @@ import BackbeatTestFixtures
             lastRatio = ratio
         }
         #expect(lastRatio < 0.2)
-        #expect(Demo.peak(faded.samples[((quit + fade + faded.latencyFrames) * 2)...]) < 1e-4, "silent once the fade is over")
+        #expect(
+            Demo.peak(faded.samples[((quit + fade + faded.latencyFrames) * 2)...]) < 1e-4,
+            "silent once the fade is over")
         // No click: nothing in the fade jumps more from one sample to the next than the unfaded music does.
         let span = (quit * 2)..<(faded.samples.count)
         let jump = SampleAnalysis.maxJump(Array(faded.samples[span]), channels: 2)
@@ -127,8 +129,11 @@ import BackbeatTestFixtures
             for line in ["bass", "wait 0.25"] { demo.perform(line: line) }
             look("pads only")
         }
-        #expect(nowPlaying == DrumpadStatus.NowPlaying(title: "Backroad Anthem", album: "Backbeat Sampler",
-                                                       artist: "The Backbeats", artwork: "192×192 artwork"))
+        #expect(
+            nowPlaying
+                == DrumpadStatus.NowPlaying(
+                    title: "Backroad Anthem", album: "Backbeat Sampler",
+                    artist: "The Backbeats", artwork: "192×192 artwork"))
         // Playing: the meter reads the music's peak since the last look, which the rendered file holds.
         let playing = try #require(levels["playing"] ?? nil)
         let rendered = Demo.peak(render.samples[..<(render.sampleRate * 2)])
@@ -139,7 +144,9 @@ import BackbeatTestFixtures
         let meterLine = try #require(screens["playing"]?.first { $0.hasPrefix("  level: ") })
         #expect(meterLine.contains("#") && meterLine.hasSuffix(" dB") && !meterLine.contains("-inf"))
         #expect(screens["paused"]?.contains { $0.hasPrefix("  level: ") && $0.hasSuffix("-inf dB") } == true)
-        #expect(screens["playing"]?.contains("  now playing: Backroad Anthem — Backbeat Sampler — The Backbeats (192×192 artwork)") == true)
+        #expect(
+            screens["playing"]?.contains(
+                "  now playing: Backroad Anthem — Backbeat Sampler — The Backbeats (192×192 artwork)") == true)
         #expect(screens["paused"]?.contains("  music: paused") == true)
     }
 
@@ -156,7 +163,9 @@ import BackbeatTestFixtures
         // The song started at engine time zero and is heard from the output latency on; 0.4 s snaps to the
         // second eighth, 0.625 s into the song.
         let point = withHit.latencyFrames + 2 * 15_000
-        #expect(abs(found - (point + attack)) <= 1, "heard at \(found), the song's eighth is at \(point) (+\(attack) of attack)")
+        #expect(
+            abs(found - (point + attack)) <= 1,
+            "heard at \(found), the song's eighth is at \(point) (+\(attack) of attack)")
     }
 }
 
@@ -168,8 +177,10 @@ import BackbeatTestFixtures
     static func start(bus: PrivateBus?, in dir: URL) throws -> (Process, Pipe, URL) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
-        process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path,
-                             "--output", dir.appendingPathComponent("mpris.wav").path, "--mpris"]
+        process.arguments = [
+            "--assets", Assets.root.appendingPathComponent("Assets").path,
+            "--output", dir.appendingPathComponent("mpris.wav").path, "--mpris",
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus?.address
         process.environment = environment
@@ -209,7 +220,9 @@ import BackbeatTestFixtures
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0)
                 let printed = String(decoding: try Data(contentsOf: out), as: UTF8.self)
-                #expect(printed.contains("mpris: the music player is on the desktop bus as org.mpris.MediaPlayer2.backbeat.drumpad"))
+                #expect(
+                    printed.contains(
+                        "mpris: the music player is on the desktop bus as org.mpris.MediaPlayer2.backbeat.drumpad"))
                 #expect(printed.contains("now: \"Blue Hour Walk\""))
                 #expect(!printed.contains("other audio asked to stop"), "nothing else played: nobody was asked")
                 // Gone from the bus once the demo has ended.

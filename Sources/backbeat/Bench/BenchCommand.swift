@@ -69,9 +69,12 @@ struct BenchRunCommand: ParsableCommand {
             print("|---|---:|---|")
             for (name, figures) in results {
                 for figure in figures {
-                    let spread = figure.rounds.isEmpty ? ""
+                    let spread =
+                        figure.rounds.isEmpty
+                        ? ""
                         : " (\(BenchComparison.format(figure.minimum))–\(BenchComparison.format(figure.maximum)))"
-                    print("| \(name).\(figure.key) | \(BenchComparison.format(figure.value))\(spread) | \(figure.unit) |")
+                    print(
+                        "| \(name).\(figure.key) | \(BenchComparison.format(figure.value))\(spread) | \(figure.unit) |")
                 }
             }
         }
@@ -82,7 +85,9 @@ struct BenchCompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
         abstract: "Print each figure's change from OLD to NEW (two `backbeat bench --json` files).",
-        discussion: "A change is marked as noise when the two min–max ranges overlap, as benchstat does with confidence intervals.")
+        discussion:
+            "A change is marked as noise when the two min–max ranges overlap, as benchstat does with confidence intervals."
+    )
 
     @Argument(help: "The earlier run's JSON.")
     var old: String
@@ -112,7 +117,10 @@ struct BenchShowCommand: ParsableCommand {
         print("|---|---:|")
         for row in BenchComparison(old: report, new: report).rows {
             guard let value = row.new else { continue }
-            let range = value.range.map { " (\(BenchComparison.format($0.lowerBound))–\(BenchComparison.format($0.upperBound)))" } ?? ""
+            let range =
+                value.range.map {
+                    " (\(BenchComparison.format($0.lowerBound))–\(BenchComparison.format($0.upperBound)))"
+                } ?? ""
             print("| \(row.figure) | \(BenchComparison.format(value.median))\(range) |")
         }
     }

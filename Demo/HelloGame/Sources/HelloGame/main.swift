@@ -61,10 +61,12 @@ guard useDevice != (outputFile != nil) else { fail("give an output WAV file or -
 
 do {
     let engine = try AudioEngine(output: outputFile.map { .file(url: $0) } ?? .device())
-    let music = try QueuePlayer(engine: engine, items: [
-        PlayerItem(url: assets.appendingPathComponent("Music/night-shift-01-sodium-lights.ogg")),
-        PlayerItem(url: assets.appendingPathComponent("Music/night-shift-02-half-moon-drive.ogg")),
-    ])
+    let music = try QueuePlayer(
+        engine: engine,
+        items: [
+            PlayerItem(url: assets.appendingPathComponent("Music/night-shift-01-sodium-lights.ogg")),
+            PlayerItem(url: assets.appendingPathComponent("Music/night-shift-02-half-moon-drive.ogg")),
+        ])
     music.volume = 0.6
     music.play()
 
@@ -74,7 +76,9 @@ do {
     // Four snare hits a second, scheduled on engine time so they land on the beat.
     let start = engine.currentTime + MediaTime(seconds: 0.1)
     for n in 0..<Int(seconds * 4) {
-        snare.play(at: start + MediaTime(seconds: 0.25 * Double(n)), volume: n % 4 == 0 ? 1 : 0.5, pan: n % 2 == 0 ? -0.3 : 0.3)
+        snare.play(
+            at: start + MediaTime(seconds: 0.25 * Double(n)), volume: n % 4 == 0 ? 1 : 0.5, pan: n % 2 == 0 ? -0.3 : 0.3
+        )
     }
 
     if useDevice {
