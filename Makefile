@@ -8,7 +8,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test test-tsan hello-game sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format
+.PHONY: all deps build release test test-tsan hello-game sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format bench-micro
 
 all: build
 
@@ -71,6 +71,12 @@ sanitize: deps
 	$(MAKE) test-tsan TSAN_FILTER=.
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build-asan
+
+# Micro-benchmarks of the hot paths (play(), one update tick, MediaTime, a
+# library query) with malloc counts, in Benchmarks/, a package of its own
+# (ordo-one/benchmark with its malloc interposer): neither make test nor a game builds it.
+bench-micro: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --format markdown
 
 # libFuzzer: each fuzzer runs FUZZ_TIME seconds from its committed seeds in
 # Fuzz/Corpus (new inputs go to .build-fuzz/corpus; crashes to .build-fuzz/artifacts).
