@@ -89,7 +89,7 @@ struct LibraryScanner {
                 case S_IFREG:
                     files.append((path, st))
                     if cover == nil, Self.coverNames.contains(name.lowercased()),
-                        let size = ImageCodec.size(ofFile: path)
+                        let size = ImageCodec.size(ofFile: path), ImageCodec.isDecodable(size)
                     {
                         cover = Cover(path: path, size: size)
                     }
@@ -132,7 +132,10 @@ struct LibraryScanner {
             var pictureSize: MediaItemArtwork.Size?
             if let picture = metadata.embeddedPicture {
                 pictureSize = ImageCodec.size(of: picture)
-                if pictureSize == nil {
+                if let size = pictureSize, !ImageCodec.isDecodable(size) {
+                    metadata.warnings.append("embedded picture of \(size) is over 4096×4096 pixels; ignored")
+                    pictureSize = nil
+                } else if pictureSize == nil {
                     metadata.warnings.append("embedded picture is not a readable JPEG or PNG; ignored")
                 }
                 metadata.embeddedPicture = nil

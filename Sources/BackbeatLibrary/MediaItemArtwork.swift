@@ -35,15 +35,16 @@ public struct MediaItemArtwork: Hashable, Sendable {
     ///
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for a size outside
     ///   1...4096 on either side, ``BackbeatError/Code/invalidImage`` when the
-    ///   picture cannot be decoded.
+    ///   picture is not a JPEG or PNG (by its first bytes), is larger than
+    ///   4096 × 4096 pixels in all (checked from its header, before decoding)
+    ///   or cannot be decoded.
     public func image(at size: Size) throws -> ArtworkImage? {
         guard (1...4096).contains(size.width), (1...4096).contains(size.height) else {
             throw BackbeatError(
                 .invalidArgument, operation: "artwork image", reason: "size \(size) is outside 1...4096")
         }
         guard let encoded = try encodedData() else { return nil }
-        let decoded = try ImageCodec.decode(encoded.data, url: encoded.url)
-        return try ImageCodec.resize(decoded, to: size, url: encoded.url)
+        return try ImageCodec.decode(encoded.data, url: encoded.url, scaledTo: size)
     }
 
     /// The picture's encoded bytes as stored (JPEG or PNG), or nil when it is gone.
