@@ -28,9 +28,22 @@ final class SoundCache: @unchecked Sendable {
     /// A resident sound, held weakly, with what freeing it takes once it is gone.
     private struct Entry {
         weak var sound: SoundEffect?
-        var buffer: ALBufferName
+        /// Nil while a replacement device waits for the sound to be uploaded again.
+        var buffer: ALBufferName?
         let bytes: Int
     }
+
+    /// A sound held weakly, across the lock's release.
+    private struct Weak: @unchecked Sendable {
+        // @unchecked: the sound is only touched under the engine lock, or decoded (immutable origin).
+        weak var sound: SoundEffect?
+    }
+
+    /// Counts device replacements: an upload started for an older one is stale.
+    private var generation: UInt64 = 0
+    /// Runs before each decode of a device recovery, outside the lock (tests
+    /// make the decode observable with it). Set under the engine lock.
+    var decodeObserver: (@Sendable (String) -> Void)?
 
     init(engine: AudioEngine, budget: Int) {
         self.engine = engine
@@ -138,11 +151,15 @@ final class SoundCache: @unchecked Sendable {
         }
     }
 
-    /// Uploads every resident sound again, on a replacement device (the old
-    /// buffers went with the old device). A sound that no longer decodes is
-    /// unloaded and reloads, or fails, on its next play.
+    /// Starts uploading every resident sound again, on a replacement device
+    /// (the old buffers went with the old device). Under the lock, it only
+    /// marks them as waiting for their buffer (their voices stay virtual and
+    /// keep their place); the decoding runs after the replacement, outside
+    /// the lock (``reupload(_:generation:)``).
     func reloadAll() {
         guard let engine else { return }
+        generation &+= 1
+        var waiting: [Weak] = []
         for (id, entry) in resident {
             guard let sound = entry.sound, case .loaded(let old) = sound.loadState else {
                 // Gone (its buffer went with the old device), or no longer resident.
@@ -150,24 +167,66 @@ final class SoundCache: @unchecked Sendable {
                 resident[id] = nil
                 continue
             }
-            if let pcm = try? sound.decode(), let buffer = try? engine.device.generateBuffer(pcm) {
-                sound.loadState = .loaded(
-                    .init(
-                        buffer: buffer, frames: old.frames, sampleRate: old.sampleRate,
-                        channels: old.channels, bytes: old.bytes, format: old.format))
-                resident[id]?.buffer = buffer
-            } else {
-                sound.loadState = .unloaded
-                usedBytes -= old.bytes
-                resident[id] = nil
-            }
+            resident[id]?.buffer = nil
+            sound.loadState = .loaded(old.withBuffer(nil))
+            waiting.append(Weak(sound: sound))
         }
+        guard !waiting.isEmpty else { return }
+        let generation = generation, sounds = waiting
+        engine.afterDeviceReplacementLocked { [weak self] in self?.reupload(sounds, generation: generation) }
+    }
+
+    /// Decodes each sound again without the lock, then takes the lock just to
+    /// upload it and let its voices sound again. Stops when the engine has
+    /// shut down or a later replacement (`generation`) has taken over.
+    private func reupload(_ sounds: [Weak], generation: UInt64) {
+        for item in sounds {
+            guard let engine, let sound = item.sound else { continue }
+            let (live, observer) = engine.withLock { (current(generation, engine), decodeObserver) }
+            guard live else { return }
+            observer?(sound.name)
+            let decoded = try? sound.decode()
+            let stale = engine.withLock { () -> Bool in
+                guard current(generation, engine) else { return true }
+                installLocked(decoded, for: sound)
+                return false
+            }
+            engine.deliverPendingEvents()
+            if stale { return }
+        }
+    }
+
+    /// Whether the upload started for `generation` is still the one to do.
+    private func current(_ generation: UInt64, _ engine: AudioEngine) -> Bool {
+        generation == self.generation && engine.isRunningLocked
+    }
+
+    /// Puts a sound decoded again into a buffer on the current device; a
+    /// sound that no longer decodes or uploads is unloaded, and reloads (or
+    /// fails) on its next play.
+    private func installLocked(_ decoded: PCMBuffer?, for sound: SoundEffect) {
+        guard let engine else { return }
+        let id = ObjectIdentifier(sound)
+        guard let entry = resident[id], entry.buffer == nil, case .loaded(let old) = sound.loadState else { return }
+        if let decoded, let buffer = try? engine.device.generateBuffer(decoded) {
+            sound.loadState = .loaded(old.withBuffer(buffer))
+            resident[id]?.buffer = buffer
+        } else {
+            sound.loadState = .unloaded
+            usedBytes -= entry.bytes
+            resident[id] = nil
+            // Its voices wait for an ordinary load, which reports what fails.
+            if engine.voicePoolLocked.activeVoiceCount(of: sound) > 0 { loadLocked(sound) }
+            return
+        }
+        // Voices of the sound that were started meanwhile start now.
+        engine.voicePoolLocked.soundDidLoad(sound)
     }
 
     /// Frees the buffer of the resident sound `id` names, if it is still resident.
     func forgetLocked(_ id: ObjectIdentifier) {
         guard let engine, let entry = resident.removeValue(forKey: id) else { return }
-        engine.device.deleteBuffer(entry.buffer)
+        if let buffer = entry.buffer { engine.device.deleteBuffer(buffer) }
         usedBytes -= entry.bytes
     }
 }

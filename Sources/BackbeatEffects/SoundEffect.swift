@@ -43,12 +43,21 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     /// A decoded sound in an OpenAL buffer.
     struct Resident {
-        let buffer: ALBufferName
+        /// Nil while a replacement device waits for the sound to be uploaded
+        /// again (its voices stay virtual, keeping their place, until then).
+        let buffer: ALBufferName?
         let frames: Int
         let sampleRate: Int
         let channels: Int
         let bytes: Int
         let format: AudioFormat
+
+        /// The same sound in `buffer`.
+        func withBuffer(_ buffer: ALBufferName?) -> Resident {
+            Resident(
+                buffer: buffer, frames: frames, sampleRate: sampleRate, channels: channels, bytes: bytes,
+                format: format)
+        }
     }
 
     /// The sound's name: its file name, or the name it was given.

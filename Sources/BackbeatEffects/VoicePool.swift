@@ -122,9 +122,14 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voice.isCounted = true
         activeBySound[ObjectIdentifier(sound), default: 0] += 1
         voice.phase = .scheduled(target)
-        if case .loaded = sound.loadState {
+        if case .loaded(let resident) = sound.loadState, resident.buffer != nil {
             engine.effectCacheLocked.touch(sound)
             begin(voice, now: now)
+        } else if case .loaded = sound.loadState {
+            // A replacement device is getting the sound again: start once it has it.
+            voice.phase = .waitingForLoad
+            voice.startedAfterLoad = true
+            voice.scheduledTarget = target
         } else {
             voice.phase = .waitingForLoad
             voice.startedAfterLoad = true
@@ -153,7 +158,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     /// Gives `voice` a source if it is due, stealing if it must.
     private func begin(_ voice: Voice, now: Int64) {
-        guard let engine, case .loaded(let resident) = voice.sound.loadState else { return }
+        guard let engine, case .loaded(let resident) = voice.sound.loadState, resident.buffer != nil else { return }
         let target: Int64
         if case .scheduled(let t) = voice.phase { target = t } else { target = now }
         // Far-future starts wait; near ones start now behind a silent lead-in.
@@ -398,8 +403,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             / Double(engine.sampleRate)
         let copies = min(64, max(2, Int((ahead / Double(r.frames)).rounded(.up)) + 1))
         var queued = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
-        while voice.playsToQueue > 0 && queued < copies {
-            source.queue([r.buffer])
+        while voice.playsToQueue > 0 && queued < copies, let buffer = r.buffer {
+            source.queue([buffer])
             queued += 1
             voice.queuedBuffers += 1
             if voice.playsToQueue != Int.max { voice.playsToQueue -= 1 }
@@ -524,9 +529,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         }
         .sorted { ($0.priority, -$0.requestFrame) > ($1.priority, -$1.requestFrame) }
         for voice in waiting {
-            guard audibleCount < capacity, let source = free.popLast(),
-                case .loaded(let r) = voice.sound.loadState
-            else { return }
+            // A sound a replacement device does not have yet keeps its voices virtual.
+            guard case .loaded(let r) = voice.sound.loadState, r.buffer != nil else { continue }
+            guard audibleCount < capacity, let source = free.popLast() else { return }
             attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.played) % r.frames, fadeIn: true)
             applyGain(voice, at: frame)
             engine?.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))

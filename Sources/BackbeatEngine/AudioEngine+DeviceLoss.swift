@@ -74,8 +74,31 @@ extension AudioEngine {
     /// real disconnect, with positions read from the old device first.
     /// `reopen` stands in for opening the replacement (throw to simulate a
     /// route change to a device that cannot be opened).
+    /// The recovery's work outside the lock (decoding the cached sounds
+    /// again) runs on the calling thread before it returns, so a test sees
+    /// the recovered engine.
     func simulateDeviceLoss(reopen: (() throws -> ALDevice)? = nil) {
-        withLock { handleDeviceLossLocked(readPositions: true, reopen: reopen) }
+        let recovery = withLock {
+            handleDeviceLossLocked(readPositions: true, reopen: reopen)
+            return takeRecoveryWorkLocked()
+        }
         deliverPendingEvents()
+        for work in recovery { work() }
+        deliverPendingEvents()
+    }
+
+    /// Leaves `work` for after the device replacement under way, outside the
+    /// lock: a component's slow part of recovering (the sound cache decodes
+    /// its sounds again there, then takes the lock briefly to upload them).
+    /// The work must check, under the lock, that the engine still runs and
+    /// that no later replacement has made it stale.
+    package func afterDeviceReplacementLocked(_ work: @escaping @Sendable () -> Void) {
+        recoveryWork.append(work)
+    }
+
+    /// The recovery work left so far, for the thread that handled the loss to run outside the lock.
+    func takeRecoveryWorkLocked() -> [@Sendable () -> Void] {
+        defer { recoveryWork.removeAll() }
+        return recoveryWork
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import BackbeatSupport
 import BackbeatOpenAL
 import BackbeatMedia
@@ -80,6 +81,11 @@ public final class AudioEngine: @unchecked Sendable {
     var clockBaseFrame: Int64 = 0
     /// The first error an update step hit on a real-time thread, reported by the next call.
     private var deferredError: BackbeatError?
+    /// Work a device replacement left to do outside the lock (decoding the
+    /// cached sounds again), taken by the thread that handled the loss.
+    var recoveryWork: [@Sendable () -> Void] = []
+    /// Where a real-time output runs `recoveryWork`, off its update thread.
+    let recoveryQueue = DispatchQueue(label: "Backbeat device recovery", qos: .userInitiated)
 
     /// The bus every other bus feeds.
     public let masterBus: Bus
@@ -431,7 +437,7 @@ public final class AudioEngine: @unchecked Sendable {
         }
         guard let due else { return false }
         engine.notifyStepObservers(at: due)
-        let frame = engine.withLock { () -> Int64? in
+        let frame = engine.withLock { () -> (Int64, [@Sendable () -> Void])? in
             guard engine.realTimeRunningLocked else { return nil }
             do {
                 if !engine.device.isLoopback, !engine.device.isConnected {
@@ -449,9 +455,16 @@ public final class AudioEngine: @unchecked Sendable {
             } catch let error as BackbeatError {
                 if engine.deferredError == nil { engine.deferredError = error }
             } catch {}
-            return engine.currentFrameLocked
+            return (engine.currentFrameLocked, engine.takeRecoveryWorkLocked())
         }
-        guard let frame else { return false }
+        guard let (frame, recovery) = frame else { return false }
+        // A replacement's decoding is not for this thread: updates go on meanwhile.
+        if !recovery.isEmpty {
+            engine.recoveryQueue.async {
+                for work in recovery { work() }
+                ALDevice.clearThreadContext()
+            }
+        }
         engine.deliverPendingEvents()
         engine.realTime.withLockedValue { $0.frame = frame }
         return true
