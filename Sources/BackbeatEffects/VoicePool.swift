@@ -239,7 +239,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         {
             voice.leadInBuffer = buffer
             voice.leadInFrames = leadIn
-            source.queue([buffer])
+            source.queue(buffer)
             voice.queuedBuffers = 1
         }
         refill(voice, resident: resident)
@@ -387,7 +387,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         let processed = source.buffersProcessed
         let ranDry = processed >= voice.queuedBuffers
         if processed > 0 {
-            for name in source.unqueueProcessed(processed) {
+            source.unqueueProcessed(processed) { name in
                 if name == voice.leadInBuffer {
                     voice.unqueuedFrames += voice.leadInFrames
                     device.deleteBuffer(name)
@@ -404,7 +404,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         let copies = min(64, max(2, Int((ahead / Double(r.frames)).rounded(.up)) + 1))
         var queued = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
         while voice.playsToQueue > 0 && queued < copies, let buffer = r.buffer {
-            source.queue([buffer])
+            source.queue(buffer)
             queued += 1
             voice.queuedBuffers += 1
             if voice.playsToQueue != Int.max { voice.playsToQueue -= 1 }

@@ -46,13 +46,22 @@ extension AudioEngine {
     /// real-time output's delivery thread.
     package func deliverPendingEvents() {
         // Called after every render: nothing queued must cost next to nothing.
-        let taken = withLock { () -> ([PendingDelivery], EventDeliveryQueue?)? in
-            guard !pendingEvents.isEmpty else { return nil }
-            let batch = pendingEvents
-            pendingEvents.removeAll(keepingCapacity: true)
-            return (batch, eventDelivery)
+        // Two arrays take turns (the queue and the batch being delivered), so
+        // that posting and delivering allocate nothing once both have grown.
+        var batch: [PendingDelivery] = []
+        var delivery: EventDeliveryQueue?
+        let any = withLock { () -> Bool in
+            guard !pendingEvents.isEmpty else { return false }
+            swap(&batch, &spareEventBatch)
+            swap(&batch, &pendingEvents)
+            delivery = eventDelivery
+            return true
         }
-        guard let (batch, delivery) = taken else { return }
+        guard any else { return }
+        defer {
+            batch.removeAll(keepingCapacity: true)
+            withLock { if batch.capacity > spareEventBatch.capacity { swap(&batch, &spareEventBatch) } }
+        }
         let broadcast = eventBroadcast
         guard let delivery else {
             Self.deliver(batch, to: broadcast)

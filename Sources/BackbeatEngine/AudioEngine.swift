@@ -107,6 +107,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Whether a bus's gain or pause changed in the current update step.
     package private(set) var busesChangedThisStep = false
     var pendingEvents: [PendingDelivery] = []
+    /// The array ``pendingEvents`` last gave to delivery, emptied with its capacity kept.
+    var spareEventBatch: [PendingDelivery] = []
     /// The engine's observers and event streams (each stream keeps the newest 4,096 unread events).
     let eventBroadcast = EventBroadcast<PlaybackEvent>(bufferLimit: 4_096)
     /// Where a real-time output delivers events and callbacks, off its audio

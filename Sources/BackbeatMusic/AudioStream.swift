@@ -155,7 +155,7 @@ final class AudioStream: EngineComponent {
         if let engine {
             _ = try? engine.device.withContext {
                 source.stop()
-                _ = source.unqueueProcessed(source.buffersProcessed)
+                source.unqueueProcessed(source.buffersProcessed) { _ in }
                 source.rewind()
             }
         }
@@ -252,8 +252,8 @@ final class AudioStream: EngineComponent {
         let ranDry = running && source.state == .stopped
         let processed = source.buffersProcessed
         if processed > 0 {
-            for name in source.unqueueProcessed(processed) {
-                guard let i = queued.firstIndex(where: { $0.buffer == name }) else { continue }
+            source.unqueueProcessed(processed) { name in
+                guard let i = queued.firstIndex(where: { $0.buffer == name }) else { return }
                 let done = queued.remove(at: i)
                 consumedFrames += Int64(done.frames)
                 freeBuffers.append(name)
@@ -334,7 +334,7 @@ final class AudioStream: EngineComponent {
                     freeBuffers.append(buffer)
                     continue
                 }
-                source.queue([buffer])
+                source.queue(buffer)
                 queued.append(Queued(buffer: buffer, frames: levels.frames, levels: levels))
                 queuedEnd += Int64(levels.frames)
             }

@@ -47,8 +47,7 @@ package struct ALSource: Hashable, Sendable {
         alSourcef(name, AL_GAIN, 1)
         alSourcef(name, AL_PITCH, 1)
         alSourcei(name, AL_LOOPING, 0)
-        var angles: [ALfloat] = [Float.pi / 6, -Float.pi / 6]
-        alSourcefv(name, AL_STEREO_ANGLES, &angles)
+        setStereoAngles(left: Float.pi / 6, right: -Float.pi / 6)
         _ = alGetError()
     }
 
@@ -62,10 +61,17 @@ package struct ALSource: Hashable, Sendable {
         let angle = pan * Float.pi / 2
         alSource3f(name, AL_POSITION, sin(angle), 0, -cos(angle))
         let spread = Float.pi / 6 * (1 - abs(pan))
-        var angles: [ALfloat] = [angle + spread, angle - spread]
         // OpenAL's angles run counter-clockwise: left is positive.
-        angles = angles.map { -$0 }
-        alSourcefv(name, AL_STEREO_ANGLES, &angles)
+        setStereoAngles(left: -(angle + spread), right: -(angle - spread))
+    }
+
+    /// AL_EXT_STEREO_ANGLES, from two values on the stack (no array: this
+    /// runs on every `play()`).
+    private func setStereoAngles(left: ALfloat, right: ALfloat) {
+        var angles = (left, right)
+        withUnsafeMutableBytes(of: &angles) { raw in
+            alSourcefv(name, AL_STEREO_ANGLES, raw.baseAddress!.assumingMemoryBound(to: ALfloat.self))
+        }
     }
 
     /// Places the source in the world at (x, y, z) metres: not listener-relative,
@@ -98,17 +104,22 @@ package struct ALSource: Hashable, Sendable {
     var buffersQueued: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_QUEUED, &v); return Int(v) }
     package var buffersProcessed: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_PROCESSED, &v); return Int(v) }
 
-    package func queue(_ buffers: [ALuint]) {
-        var names = buffers
-        alSourceQueueBuffers(name, ALsizei(names.count), &names)
+    /// Queues one buffer (no array: voices queue copies of a cached sound
+    /// one at a time, on the update thread).
+    package func queue(_ buffer: ALuint) {
+        var name = buffer
+        alSourceQueueBuffers(self.name, 1, &name)
     }
 
-    /// Unqueues up to `count` processed buffers and returns their names.
-    package func unqueueProcessed(_ count: Int) -> [ALuint] {
-        guard count > 0 else { return [] }
-        var names = [ALuint](repeating: 0, count: count)
-        alSourceUnqueueBuffers(name, ALsizei(count), &names)
-        return names
+    /// Unqueues up to `count` processed buffers and hands each name to `body`,
+    /// oldest first. The names live on the stack: refills run every update.
+    package func unqueueProcessed(_ count: Int, _ body: (ALuint) -> Void) {
+        guard count > 0 else { return }
+        withUnsafeTemporaryAllocation(of: ALuint.self, capacity: count) { names in
+            names.initialize(repeating: 0)
+            alSourceUnqueueBuffers(name, ALsizei(count), names.baseAddress!)
+            for buffer in names { body(buffer) }
+        }
     }
 }
 
