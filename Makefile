@@ -79,8 +79,10 @@ bench-micro: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --format markdown
 
 # libFuzzer: each fuzzer runs FUZZ_TIME seconds from its committed seeds in
+# (one only: make fuzz FUZZERS=FuzzLibraryScan)
 # Fuzz/Corpus (new inputs go to .build-fuzz/corpus; crashes to .build-fuzz/artifacts).
-FUZZERS := FuzzVorbisComments FuzzPictureBlock FuzzOggAsset FuzzWAVAsset FuzzPlaylist FuzzDrumpadCommand
+FUZZERS := FuzzVorbisComments FuzzPictureBlock FuzzOggAsset FuzzWAVAsset FuzzPlaylist FuzzDrumpadCommand \
+	FuzzAudioAsset FuzzSoundEffect FuzzLibraryScan FuzzMPRISDispatch
 FUZZ_TIME ?= 60
 FUZZ_BUILD := BACKBEAT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 fuzz-build: deps

@@ -102,11 +102,14 @@ let package = Package(
         // its own tests is in BackbeatTesting instead.
         .target(
             name: "BackbeatTestFixtures",
-            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting"],
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "FuzzSupport"],
             path: "Tests/BackbeatTestFixtures"),
+        // What the fuzzers share (Ogg page CRC repair, asset exercise); built
+        // always, since the tests patch hostile Ogg files with it too.
+        .target(name: "FuzzSupport", dependencies: ["BackbeatMedia"], path: "Fuzz/FuzzSupport"),
         .testTarget(
             name: "BackbeatTests",
-            dependencies: ["Backbeat", "BackbeatTesting", "BackbeatTestFixtures"]),
+            dependencies: ["Backbeat", "BackbeatTesting", "BackbeatTestFixtures", "FuzzSupport"]),
         .testTarget(
             name: "BackbeatLibraryTests",
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures"]),
@@ -131,15 +134,22 @@ let package = Package(
 // builds them with -sanitize=fuzzer,address in their own scratch path.
 if Context.environment["BACKBEAT_FUZZ"] == "1" {
     package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
-    package.targets.append(.target(name: "FuzzSupport", dependencies: ["BackbeatMedia"], path: "Fuzz/FuzzSupport"))
-    let fuzzers: [(String, Target.Dependency)] = [
-        ("FuzzVorbisComments", "BackbeatMedia"), ("FuzzPictureBlock", "BackbeatMedia"),
-        ("FuzzOggAsset", "FuzzSupport"), ("FuzzWAVAsset", "FuzzSupport"),
-        ("FuzzPlaylist", "BackbeatLibrary"), ("FuzzDrumpadCommand", "DrumpadCore"),
+    package.targets.append(.target(name: "FuzzDriver", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzDriver"))
+    // libFuzzer's custom mutator that repairs Ogg page CRCs after each mutation.
+    package.targets.append(
+        .target(name: "FuzzOggMutator", dependencies: ["FuzzSupport", "CLibFuzzer"], path: "Fuzz/FuzzOggMutator"))
+    let fuzzers: [(String, [Target.Dependency])] = [
+        ("FuzzVorbisComments", ["BackbeatMedia"]), ("FuzzPictureBlock", ["BackbeatMedia"]),
+        ("FuzzOggAsset", ["FuzzSupport", "FuzzOggMutator"]), ("FuzzWAVAsset", ["FuzzSupport"]),
+        ("FuzzPlaylist", ["BackbeatLibrary"]), ("FuzzDrumpadCommand", ["DrumpadCore"]),
+        ("FuzzAudioAsset", ["Backbeat", "FuzzDriver", "FuzzOggMutator"]),
+        ("FuzzSoundEffect", ["Backbeat", "FuzzDriver", "FuzzOggMutator"]),
+        ("FuzzLibraryScan", ["Backbeat", "BackbeatLibrary", "FuzzDriver", "FuzzOggMutator"]),
+        ("FuzzMPRISDispatch", ["Backbeat", "BackbeatDesktop", "FuzzDriver", "FuzzSupport"]),
     ]
-    for (name, dependency) in fuzzers {
+    for (name, dependencies) in fuzzers {
         package.targets.append(
-            .executableTarget(name: name, dependencies: [dependency, "CLibFuzzer"], path: "Fuzz/\(name)"))
+            .executableTarget(name: name, dependencies: dependencies + ["CLibFuzzer"], path: "Fuzz/\(name)"))
         package.products.append(.executable(name: name, targets: [name]))
     }
 }

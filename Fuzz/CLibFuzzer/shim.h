@@ -5,3 +5,6 @@
 #include <stdint.h>
 
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
+
+// libFuzzer's own mutation, for a custom mutator that post-processes its output.
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t maxSize);

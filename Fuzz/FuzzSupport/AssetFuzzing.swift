@@ -1,6 +1,6 @@
 // What the asset fuzzers share: arbitrary bytes written to a file with the
 // given extension and opened as an asset: probe, decoder, every frame, tags, a seek.
-@testable import BackbeatMedia
+import BackbeatMedia
 import Foundation
 
 public func exerciseAsset(_ data: UnsafePointer<UInt8>, _ size: Int, pathExtension: String) -> CInt {

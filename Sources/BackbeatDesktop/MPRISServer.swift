@@ -9,6 +9,7 @@ final class MPRISServer: Sendable {
     let identity: String
     private let connection: DBusConnection
     private let player: any MPRISPublishable
+    private let dispatch: MPRISDispatch
     private let playerObservation = LockedValueBox<ObservationToken?>(nil)
     /// The player's properties as last published, to signal only what changed.
     private let published = LockedValueBox<[String: DBusValue]>([:])
@@ -22,9 +23,10 @@ final class MPRISServer: Sendable {
         self.identity = identity
         self.connection = connection
         self.player = player
+        dispatch = MPRISDispatch(identity: identity, player: player)
         published.withLockedValue { $0 = Self.playerProperties(player.mprisState) }
         connection.export(path: DBusNames.mprisPath) { [weak self] call in
-            self?.answer(call) ?? .unknownMethod(call)
+            self?.dispatch.answer(call) ?? .unknownMethod(call)
         }
         let reply = try connection.call(.bus("RequestName", [.string(busName), .uint32(4)]))
         guard reply.first?.int64 == 1 else {
@@ -43,14 +45,6 @@ final class MPRISServer: Sendable {
     }
 
     // MARK: Properties
-
-    private var rootProperties: [String: DBusValue] {
-        [
-            "CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(false),
-            "Identity": .string(identity), "DesktopEntry": .string("backbeat"),
-            "SupportedUriSchemes": .strings([]), "SupportedMimeTypes": .strings([]),
-        ]
-    }
 
     static func playerProperties(_ state: MPRISPublishedState) -> [String: DBusValue] {
         let metadata =
@@ -82,18 +76,33 @@ final class MPRISServer: Sendable {
             path: DBusNames.mprisPath, interface: DBusNames.properties, member: "PropertiesChanged",
             arguments: [.string(DBusNames.mprisPlayer), .dictionary(changed), .strings([])])
     }
+}
 
-    // MARK: Calls (on the connection's thread)
+/// How the MPRIS object answers calls, apart from the bus (so it can be driven
+/// directly, as the dispatch fuzzer does). Runs on the connection's thread.
+struct MPRISDispatch: Sendable {
+    let identity: String
+    let player: any MPRISPublishable
+
+    private var rootProperties: [String: DBusValue] {
+        [
+            "CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(false),
+            "Identity": .string(identity), "DesktopEntry": .string("backbeat"),
+            "SupportedUriSchemes": .strings([]), "SupportedMimeTypes": .strings([]),
+        ]
+    }
 
     private func properties(of interface: String) -> [String: DBusValue]? {
         switch interface {
         case DBusNames.mprisRoot: rootProperties
-        case DBusNames.mprisPlayer: Self.playerProperties(player.mprisState)
+        case DBusNames.mprisPlayer: MPRISServer.playerProperties(player.mprisState)
         default: nil
         }
     }
 
-    private func answer(_ call: DBusMessage) -> DBusReply {
+    /// The reply to one method call on the MPRIS object: property reads and
+    /// writes, and the player's methods. Whatever a peer sends gets a reply.
+    func answer(_ call: DBusMessage) -> DBusReply {
         switch (call.interface, call.member) {
         case (DBusNames.properties?, "Get"?):
             guard call.body.count == 2, let interface = call.body[0].string, let name = call.body[1].string,

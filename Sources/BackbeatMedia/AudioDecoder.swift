@@ -73,7 +73,7 @@ extension AudioDecoder {
     }
 
     /// Reads up to `frames` 16-bit frames into `samples`, resizing it to exactly the frames read.
-    func read(frames: Int, into samples: inout [Int16]) throws -> Int {
+    package func read(frames: Int, into samples: inout [Int16]) throws -> Int {
         let count = frames * channelCount
         if samples.count < count { samples = [Int16](repeating: 0, count: count) }
         let n = try samples.withUnsafeMutableBufferPointer { try readInt16(into: $0.baseAddress!, frames: frames) }
