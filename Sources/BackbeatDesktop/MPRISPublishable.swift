@@ -32,10 +32,13 @@ struct MPRISPublishedState: Sendable, Equatable {
 /// A command from the desktop.
 enum MPRISCommand: Sendable, Equatable {
     case play, pause, playPause, stop, next, previous
-    /// Moves by microseconds, forward or back.
+    /// Moves by microseconds, forward or back (MPRIS `Seek`): the result is
+    /// clamped to zero, and past the item's length it acts as `next`.
     case seek(by: Int64)
-    /// Moves to microseconds into the item.
-    case setPosition(Int64)
+    /// Moves to microseconds into the item whose MPRIS track ID is given
+    /// (MPRIS `SetPosition`); ignored for another item's (a stale) ID, a
+    /// negative position or one past the item's length.
+    case setPosition(trackID: String, microseconds: Int64)
     case setRepeatMode(MusicPlayer.RepeatMode)
     case setShuffle(Bool)
     case setVolume(Double)

@@ -149,10 +149,11 @@ struct MPRISDispatch: Sendable {
                 guard let offset = call.body.first?.int64 else { return .invalidArgs("Seek needs an offset") }
                 command = .seek(by: offset)
             case "SetPosition":
-                guard call.body.count == 2, let position = call.body[1].int64 else {
-                    return .invalidArgs("SetPosition")
+                guard call.body.count == 2, let trackID = call.body[0].string, let position = call.body[1].int64
+                else {
+                    return .invalidArgs("SetPosition needs a track ID and a position")
                 }
-                command = .setPosition(position)
+                command = .setPosition(trackID: trackID, microseconds: position)
             case "OpenUri":
                 return .error(
                     name: "org.mpris.MediaPlayer2.Error.NotSupported", message: "Backbeat plays its own queue")

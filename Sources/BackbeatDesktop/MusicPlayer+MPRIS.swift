@@ -68,16 +68,48 @@ extension MusicPlayer {
                 case .stop: player.stop()
                 case .next: player.skipToNextItem()
                 case .previous: player.skipToPreviousItem()
-                case .seek(let offset):
-                    // Seconds, so a peer's huge offset saturates instead of overflowing.
-                    player.seek(to: MediaTime(seconds: player.currentPlaybackTime.seconds + Double(offset) / 1_000_000))
-                case .setPosition(let position): player.seek(to: MediaTime(value: position, timescale: 1_000_000))
+                case .seek(let offset): seek(byMicroseconds: offset)
+                case .setPosition(let trackID, let position): setPosition(trackID: trackID, microseconds: position)
                 case .setRepeatMode(let mode): player.repeatMode = mode
                 case .setShuffle(let on): player.shuffleMode = on ? .songs : .off
                 case .setVolume(let volume): player.volume = Float(min(1, max(0, volume)))
                 }
                 refresh()
             }
+        }
+
+        /// The MPRIS track ID of an item (`mpris:trackid`).
+        static func trackID(of item: any MusicItem) -> String { "/org/backbeat/item/\(item.persistentID)" }
+
+        /// The item's length, when it is known (a length of zero is unknown).
+        private static func length(of item: any MusicItem) -> MediaTime? {
+            item.playbackDuration > .zero ? item.playbackDuration : nil
+        }
+
+        /// MPRIS `Seek`: the result is clamped to zero; beyond the item's
+        /// length it acts as Next, as the specification says. The sum
+        /// saturates, so Int64.max and Int64.min offsets cannot trap.
+        private func seek(byMicroseconds offset: Int64) {
+            guard let item = player.nowPlayingItem else { return }
+            let target = player.currentPlaybackTime + MediaTime(value: offset, timescale: 1_000_000)
+            if let length = Self.length(of: item), target > length {
+                player.skipToNextItem()
+            } else {
+                player.seek(to: max(.zero, target))
+            }
+        }
+
+        /// MPRIS `SetPosition`: ignored unless `trackID` is the now-playing
+        /// item's and the position lies within 0...length, as the
+        /// specification says (a stale ID comes from a client that has not
+        /// seen the track change yet).
+        private func setPosition(trackID: String, microseconds: Int64) {
+            guard let item = player.nowPlayingItem, trackID == Self.trackID(of: item), microseconds >= 0 else {
+                return
+            }
+            let target = MediaTime(value: microseconds, timescale: 1_000_000)
+            if let length = Self.length(of: item), target > length { return }
+            player.seek(to: target)
         }
 
         /// Stops following the player and removes the artwork folder.
@@ -110,7 +142,7 @@ extension MusicPlayer {
                 }
             published.nowPlaying = item.map { item in
                 NowPlayingInfo(
-                    trackID: "/org/backbeat/item/\(item.persistentID)", title: item.title, artist: item.artist,
+                    trackID: Self.trackID(of: item), title: item.title, artist: item.artist,
                     albumTitle: item.albumTitle, playbackDuration: item.playbackDuration,
                     artworkURL: artworkFile(for: item), assetURL: item.asset.url)
             }

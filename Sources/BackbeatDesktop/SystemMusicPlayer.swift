@@ -125,12 +125,13 @@ public final class SystemMusicPlayer: Sendable {
     public var volume: Float? { target()?.volume.map { Float($0) } }
 
     /// The position in the track, read from the player now (MPRIS does not
-    /// signal it), in microseconds as the player reports it.
+    /// signal it), in microseconds as the player reports it; a negative
+    /// report (Int64.min included) reads as zero.
     public var currentPlaybackTime: MediaTime {
         get throws {
             let player = try resolve("currentPlaybackTime")
             return try mapped("currentPlaybackTime", player) {
-                MediaTime(value: try client.readPosition(of: player.busName), timescale: 1_000_000)
+                MediaTime(value: max(0, try client.readPosition(of: player.busName)), timescale: 1_000_000)
             }
         }
     }

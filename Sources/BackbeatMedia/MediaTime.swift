@@ -113,8 +113,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         MediaTime(value: clamp(Int128(lhs.value) * Int128(rhs)), timescale: lhs.timescale)
     }
 
+    /// The time negated; `-Int64.min` saturates to `Int64.max`.
     public static prefix func - (time: MediaTime) -> MediaTime {
-        MediaTime(value: -time.value, timescale: time.timescale)
+        MediaTime(value: clamp(-Int128(time.value)), timescale: time.timescale)
     }
 
     /// Compares exactly, by cross-multiplying in 128 bits.

@@ -104,6 +104,97 @@ import BackbeatTestFixtures
         }
     }
 
+    /// Seek and SetPosition from a peer, with the values the MPRIS
+    /// specification says to ignore or clamp, and the extremes of Int64.
+    @Test func peersSeekValuesAreClampedOrIgnoredAsTheSpecificationSays() async throws {
+        try await PrivateBus.with { bus in
+            try await Self.withCoveredLibrary { library, items, _ in
+                let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+                defer { engine.shutdown() }
+                let player = try MusicPlayer.application(for: engine)
+                try player.setQueue(query: .songs(in: library))
+                let desktop = DesktopEnvironment(busAddress: bus.address)
+                let publication = try desktop.publish(player, name: "game")
+                defer { publication.unpublish() }
+                let peer = try DBusConnection.open(address: bus.address)
+                defer { peer.close() }
+                /// Calls the published player and waits until the command is carried out.
+                func send(_ member: String, _ arguments: DBusValue...) throws {
+                    _ = try peer.call(
+                        DBusCall(
+                            destination: publication.busName, path: DBusNames.mprisPath,
+                            interface: DBusNames.mprisPlayer, member: member, arguments: arguments))
+                    publication.adapter.flush()
+                }
+                func microseconds(_ us: Int64) -> MediaTime { MediaTime(value: us, timescale: 1_000_000) }
+                func id(_ item: MediaItem) -> DBusValue { .objectPath("/org/backbeat/item/\(item.persistentID)") }
+                func position() throws -> Int64? {
+                    try peer.call(
+                        .getProperty(
+                            publication.busName, path: DBusNames.mprisPath, interface: DBusNames.mprisPlayer,
+                            name: "Position")
+                    ).first?.int64
+                }
+
+                // The track ID the player publishes is the one SetPosition takes.
+                try send("SetPosition", id(items[0]), .int64(500_000))
+                #expect(player.currentPlaybackTime == microseconds(500_000))
+                #expect(try position() == 500_000)
+
+                // Ignored: another item's (stale) ID, a position past the length
+                // (1 s here), Int64.max, negative, Int64.min.
+                try send("SetPosition", id(items[1]), .int64(200_000))
+                try send("SetPosition", id(items[0]), .int64(1_000_001))
+                try send("SetPosition", id(items[0]), .int64(.max))
+                try send("SetPosition", id(items[0]), .int64(-1))
+                try send("SetPosition", id(items[0]), .int64(.min))
+                try send("SetPosition", .objectPath("/org/mpris/MediaPlayer2/TrackList/NoTrack"), .int64(0))
+                #expect(player.nowPlayingItem as? MediaItem == items[0])
+                #expect(player.currentPlaybackTime == microseconds(500_000))
+
+                // Seek: relative, clamped to zero below; Int64.min saturates to zero.
+                try send("Seek", .int64(-200_000))
+                #expect(player.currentPlaybackTime == microseconds(300_000))
+                try send("Seek", .int64(.min))
+                #expect(player.currentPlaybackTime == .zero)
+                #expect(player.nowPlayingItem as? MediaItem == items[0])
+                try send("Seek", .int64(750_000))
+                #expect(player.currentPlaybackTime == microseconds(750_000))
+                // Past the length it acts as Next; Int64.max saturates instead of trapping.
+                try send("Seek", .int64(.max))
+                #expect(player.nowPlayingItem as? MediaItem == items[1])
+                #expect(player.currentPlaybackTime == .zero)
+                // The first item's ID is stale now.
+                try send("SetPosition", id(items[0]), .int64(100_000))
+                #expect(player.nowPlayingItem as? MediaItem == items[1])
+                #expect(player.currentPlaybackTime == .zero)
+                try send("SetPosition", id(items[1]), .int64(1_000_000))
+                #expect(player.currentPlaybackTime == microseconds(1_000_000))
+                try send("Seek", .int64(-1_000_000))
+                #expect(player.currentPlaybackTime == .zero)
+                #expect(player.nowPlayingItem as? MediaItem == items[1])
+
+                // playerctl: an absolute position (SetPosition with the track ID
+                // it read), and the largest relative one it can send.
+                if MPRISServerTests.playerctlAvailable {
+                    let p = "--player=backbeat.game"
+                    try playerctl(bus, p, "position", "0.25")
+                    try await eventually("playerctl's SetPosition arrives") {
+                        player.currentPlaybackTime == microseconds(250_000)
+                    }
+                    try playerctl(bus, p, "position", "9223372036854+")
+                    try await eventually("a seek past the end acts as Next") {
+                        player.nowPlayingItem as? MediaItem == items[2]
+                    }
+                    publication.adapter.flush()
+                    #expect(player.currentPlaybackTime == .zero)
+                }
+                // Still answering.
+                #expect(try position() == player.currentPlaybackTime.converted(to: 1_000_000).value)
+            }
+        }
+    }
+
     @Test func publishingWithoutABusIsATypedError() throws {
         try withOfflineEngine { engine in
             let player = try MusicPlayer.application(for: engine)

@@ -226,6 +226,87 @@ final class SystemNotificationRecorder: Sendable {
         }
     }
 
+    /// A followed player may report any Position and Length: the extremes of
+    /// Int64 and negative values are bounded, and seeking from them sends
+    /// saturated values instead of trapping.
+    @Test func aPlayerReportingExtremePositionsAndLengthsIsBounded() async throws {
+        try await PrivateBus.with { bus in
+            let desktop = DesktopEnvironment(busAddress: bus.address)
+            var peers: [DBusConnection] = []
+            defer { for peer in peers { peer.close() } }
+            let reported = LockedValueBox<Int64>(.min)
+            let calls = LockedList<String>()
+            for (name, trackID) in [("liar", "/liar/track/1"), ("anonymous", nil)] {
+                let peer = try DBusConnection.open(address: bus.address)
+                peers.append(peer)
+                var metadata: [String: DBusValue] = ["xesam:title": .string(name), "mpris:length": .int64(.max)]
+                if let trackID { metadata["mpris:trackid"] = .objectPath(trackID) }
+                let properties: [String: DBusValue] = [
+                    "PlaybackStatus": .string("Playing"), "CanSeek": .bool(true), "Metadata": .dictionary(metadata),
+                    "Position": .int64(.min),
+                ]
+                try serveMPRIS(on: peer, name: name) { call in
+                    switch (call.member, call.body.count > 1 ? call.body[1].string : nil) {
+                    case ("GetAll"?, _):
+                        return .values([
+                            .dictionary(call.body.first?.string == DBusNames.mprisPlayer ? properties : [:])
+                        ])
+                    case ("Get"?, "Position"?):
+                        return .values([.variant(.int64(reported.withLockedValue { $0 }))])
+                    case ("SetPosition"?, _):
+                        calls.append(
+                            "\(name) SetPosition \(call.body.first?.string ?? "?") \(call.body.last?.int64.map(String.init) ?? "?")"
+                        )
+                        return .ok
+                    case ("Seek"?, _):
+                        calls.append("\(name) Seek \(call.body.first?.int64.map(String.init) ?? "?")")
+                        return .ok
+                    default:
+                        return .unknownMethod(call)
+                    }
+                }
+            }
+            let liar = try MusicPlayer.system(on: desktop, named: "liar")
+            let anonymous = try MusicPlayer.system(on: desktop, named: "anonymous")
+            try await eventually("both players are seen") {
+                liar.playerName == "liar" && anonymous.playerName == "anonymous"
+            }
+            // A length of Int64.max µs is kept as it is (about 292,000 years) and negates without trapping.
+            let length = try #require(liar.nowPlayingItem?.playbackDuration)
+            #expect(length == MediaTime(value: .max, timescale: 1_000_000))
+            #expect(-length == MediaTime(value: -.max, timescale: 1_000_000))
+
+            // Position Int64.min (and any negative report) reads as zero.
+            #expect(try liar.currentPlaybackTime == .zero)
+            #expect(try -liar.currentPlaybackTime == .zero)
+            reported.withLockedValue { $0 = -5 }
+            #expect(try anonymous.currentPlaybackTime == .zero)
+            reported.withLockedValue { $0 = .max }
+            #expect(try liar.currentPlaybackTime == MediaTime(value: .max, timescale: 1_000_000))
+
+            // With a track ID: SetPosition, the target saturated and clamped to zero.
+            try liar.seek(to: MediaTime(seconds: .infinity))
+            try liar.seek(to: MediaTime(value: .min, timescale: 1))
+            try liar.seek(to: MediaTime(value: .max, timescale: 1))
+            // Without one: a relative Seek from the reported position, saturated both ways.
+            reported.withLockedValue { $0 = .min }
+            try anonymous.seek(to: MediaTime(value: .max, timescale: 1))
+            reported.withLockedValue { $0 = .max }
+            try anonymous.seek(to: .zero)
+            try anonymous.seek(to: MediaTime(value: .min, timescale: 1_000_000))
+            let maxSeconds = MediaTime(seconds: .infinity).converted(to: 1_000_000).value
+            #expect(
+                calls.all == [
+                    "liar SetPosition /liar/track/1 \(maxSeconds)",
+                    "liar SetPosition /liar/track/1 0",
+                    "liar SetPosition /liar/track/1 \(Int64.max)",
+                    "anonymous Seek \(Int64.max)",
+                    "anonymous Seek \(-Int64.max)",
+                    "anonymous Seek \(-Int64.max)",
+                ])
+        }
+    }
+
     @Test func withoutABusTheSystemPlayerIsATypedError() {
         let none = DesktopEnvironment(session: nil, resolvedAddress: nil)
         #expect { _ = try MusicPlayer.system(on: none) } throws: { ($0 as? BackbeatError)?.code == .noDesktopBus }

@@ -25,6 +25,13 @@ struct MediaTimeTests {
         #expect(MediaTime(value: -1, timescale: 3).converted(to: 1000, rounding: mode).value == negative)
     }
 
+    @Test("Negating Int64.min saturates instead of trapping")
+    func negationSaturates() {
+        #expect(-MediaTime(value: .min, timescale: 1_000_000) == MediaTime(value: .max, timescale: 1_000_000))
+        #expect(-MediaTime(value: .max, timescale: 7) == MediaTime(value: -.max, timescale: 7))
+        #expect(-MediaTime(value: 5, timescale: 2) == MediaTime(value: -5, timescale: 2))
+    }
+
     @Test("Half rounds away from zero")
     func half() {
         #expect(MediaTime(value: 1, timescale: 2).converted(to: 1).value == 1)
