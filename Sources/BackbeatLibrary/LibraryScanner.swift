@@ -99,7 +99,11 @@ struct LibraryScanner {
             }
             for (path, st) in files {
                 let ext = (path as NSString).pathExtension.lowercased()
-                let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+                // Nanoseconds pass Int64 after 2262 and ext4 dates files up to
+                // 2446: the arithmetic wraps. The value is only ever compared
+                // for equality, and over the whole range a file system can
+                // store it stays one-to-one (it spans less than 2^64).
+                let mtime = Int64(st.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_mtim.tv_nsec)
                 let found = FoundFile(path: path, size: Int64(st.st_size), mtime: mtime, cover: cover)
                 if source.handles(pathExtension: ext) {
                     audio.append(found)

@@ -149,6 +149,33 @@ import BackbeatTestFixtures
         }
     }
 
+    /// ext4 keeps modification times up to the year 2446; in nanoseconds,
+    /// anything after 2262 is beyond Int64. Such a file is scanned, and a
+    /// change to it is still seen.
+    @Test func aFileDatedPast2262IsScannedAndItsChangesSeen() throws {
+        try withFixtureLibrary { library, _, urls in
+            let url = try #require(urls["An Apple"])
+            func setModificationTime(seconds: Int, nanoseconds: Int) throws {
+                var times = [
+                    timespec(tv_sec: seconds, tv_nsec: nanoseconds), timespec(tv_sec: seconds, tv_nsec: nanoseconds),
+                ]
+                #expect(utimensat(AT_FDCWD, url.path, &times, 0) == 0, "utimensat: \(errno)")
+                var st = stat()
+                #expect(stat(url.path, &st) == 0 && st.st_mtim.tv_sec == seconds && st.st_mtim.tv_nsec == nanoseconds)
+            }
+            try setModificationTime(seconds: 10_413_792_000, nanoseconds: 5)  // 2300-01-01
+            let first = try library.scan()
+            #expect(first.changed == 1 && first.skipped.isEmpty)
+            #expect(try library.scan().changed == 0)
+            try setModificationTime(seconds: 15_032_385_534, nanoseconds: 0)  // 2446, near ext4's last second
+            #expect(try library.scan().changed == 1)
+            try setModificationTime(seconds: 15_032_385_534, nanoseconds: 1)
+            #expect(try library.scan().changed == 1)
+            let item = try #require(try MediaQuery.songs(in: library).items.first { $0.title == "An Apple" })
+            #expect(item.isAvailable)
+        }
+    }
+
     @Test func unreadableDuplicateAndLoopingFilesAreSkippedAndReported() throws {
         try withTemporaryDirectory { directory in
             try LibraryFixture.write(
