@@ -32,7 +32,7 @@ import BackbeatEngine
 /// generated only between ``beginGeneratingPlaybackNotifications()`` and
 /// ``endGeneratingPlaybackNotifications()``; they reach every handler and
 /// every ``events()`` stream, once each, in order.
-public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
+public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineMusicPlaying {
     // @unchecked: every mutable member is touched only under the engine lock.
 
     /// What the player is doing.
@@ -91,25 +91,14 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
         }
     }
 
-    weak var engine: AudioEngine?
-    let stream: AudioStream
-    package let sessionPlayerID = SessionPlayerID.next()
+    public let core: PlayerCore<Event>
     package var isGameMusic: Bool { false }
 
     private var queue: [any MusicItem] = []
     private var history: (any MusicPlayHistory)?
-    /// The play order, repeat and shuffle: a value of its own.
-    private var cycle = QueueOrder()
-    /// Where in `order` the now-playing item is.
-    private var position: Int?
+    /// The queue (keys are indices into `queue`), its order and the plan.
+    private var machine = QueueStateMachine<Int>(consumesPlayed: false, planDepth: 1, planLimit: 4)
     private var state: PlaybackState = .stopped
-    private var currentEntry: StreamEntry?
-    /// What the stream will play after the current entry: positions in the current (`wraps` false) or next cycle.
-    private var planned: [(position: Int, wraps: Bool, entry: StreamEntry)] = []
-    private var prepared = false
-    private var output = PlayerLevel()
-    private var notifying = 0
-    private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
     /// Seeking: the next frame a slice ends and the jump per slice.
     private var seekJumpFrame: Int64 = 0
     private var stateBeforeSeeking: PlaybackState = .playing
@@ -136,22 +125,23 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
 
     private init(engine: AudioEngine) throws {
         try engine.checkUsable("MusicPlayer.application")
-        self.engine = engine
-        stream = try AudioStream(engine: engine)
+        let stream = try AudioStream(engine: engine)
+        core = PlayerCore(
+            engine: engine, stream: stream, generatesOnRequest: true, volumeEvent: { .volumeDidChange($0) })
         // Weak: the engine may run an update while the player is being released.
-        stream.gain = { [weak self] frame in self?.gain(at: frame) ?? 0 }
+        stream.gain = { [weak self] frame in self?.core.level.gain(at: frame) ?? 0 }
         stream.onEvent = { [weak self] event in self?.handle(event) }
-        stream.onPlanExhausted = { [weak self] in self?.extendPlan() }
+        stream.onPlanExhausted = { [weak self] in
+            guard let self else { return }
+            self.perform(self.machine.extendPlan())
+        }
         stream.onUpdate = { [weak self] frame in self?.scan(at: frame) }
     }
 
-    deinit { stream.close() }
+    private var engine: AudioEngine? { core.engine }
+    private var stream: AudioStream { core.stream }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        guard let engine else { return try body() }
-        defer { engine.deliverPendingEvents() }
-        return try engine.withLock(body)
-    }
+    private func locked<T>(_ body: () throws -> T) rethrows -> T { try core.locked(body) }
 
     // MARK: Queue
 
@@ -165,14 +155,12 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// ``setQueue(items:)``, recording plays and skips in `history`.
     package func setQueue(items: [any MusicItem], history: (any MusicPlayHistory)?) {
         locked {
+            let before = nowPlayingLocked
             queue = items
             self.history = history
-            cycle.reset(albums: items.map(\.albumTitle))
-            let before = nowPlayingLocked
-            position = queue.isEmpty ? nil : 0
-            stopStream()
+            perform(machine.setQueue(Array(items.indices), albums: items.map(\.albumTitle)))
             setState(.stopped)
-            if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
+            nowPlayingMayHaveChanged(from: before)
         }
     }
 
@@ -180,39 +168,26 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public var nowPlayingItem: (any MusicItem)? { locked { nowPlayingLocked } }
 
     /// The index of ``nowPlayingItem`` in the queue as set (not the shuffled order); nil with an empty queue.
-    public var indexOfNowPlayingItem: Int? { locked { position.map { cycle.order[$0] } } }
+    public var indexOfNowPlayingItem: Int? { locked { machine.currentKey } }
 
-    private var nowPlayingLocked: (any MusicItem)? { position.map { queue[cycle.order[$0]] } }
+    private var nowPlayingLocked: (any MusicItem)? { machine.currentKey.map { queue[$0] } }
 
     /// Repeat mode; default ``RepeatMode/none``.
     public var repeatMode: RepeatMode {
-        get { locked { cycle.repeatMode } }
-        set {
-            locked {
-                cycle.repeatMode = newValue; replan()
-            }
-        }
+        get { locked { machine.repeatMode } }
+        set { locked { perform(machine.setRepeatMode(newValue)) } }
     }
 
     /// Shuffle mode; default ``ShuffleMode/off``. Changing it keeps the
     /// now-playing item and reorders the rest.
     public var shuffleMode: ShuffleMode {
-        get { locked { cycle.shuffleMode } }
-        set {
-            locked {
-                guard newValue != cycle.shuffleMode else { return }
-                position = cycle.setShuffle(newValue, keeping: position.map { cycle.order[$0] })
-                replan()
-            }
-        }
+        get { locked { machine.shuffleMode } }
+        set { locked { perform(machine.setShuffleMode(newValue)) } }
     }
 
     /// Seeds the shuffle, so an order can be reproduced (tests, replays).
     public func seedShuffle(_ seed: UInt64) {
-        locked {
-            position = cycle.seed(seed, keeping: position.map { cycle.order[$0] })
-            replan()
-        }
+        locked { perform(machine.seedShuffle(seed)) }
     }
 
     // MARK: Transport
@@ -222,10 +197,10 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// - Throws: ``BackbeatError/Code/emptyQueue`` when the queue is empty.
     public func prepareToPlay() throws {
         try locked {
-            guard position != nil else {
+            guard machine.position != nil else {
                 throw BackbeatError(.emptyQueue, operation: "MusicPlayer.prepareToPlay", reason: "set a queue first")
             }
-            if !prepared { startStream(at: 0) }
+            if machine.current == nil { perform(machine.start(at: 0)) }
         }
     }
 
@@ -234,10 +209,10 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public func play() {
         // An interruption that began and never ended must not wedge the game:
         // asking to play ends it (the session decides; it is a no-op otherwise).
-        engine?.session.playRequested(by: sessionPlayerID)
+        engine?.session.playRequested(by: core.sessionPlayerID)
         locked {
-            guard position != nil else { return }
-            if !prepared { startStream(at: 0) }
+            guard machine.position != nil else { return }
+            if machine.current == nil { perform(machine.start(at: 0)) }
             stream.setPlaying(true)
             setState(.playing)
         }
@@ -256,7 +231,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public func stop() {
         locked {
             guard state != .stopped else { return }
-            stopStream()
+            perform(machine.stop())
             setState(.stopped)
         }
     }
@@ -268,7 +243,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     public var currentPlaybackTime: MediaTime {
         locked {
             let rate = stream.feed.sampleRate
-            return MediaTime(frames: currentFrameLocked() ?? 0, sampleRate: rate)
+            return MediaTime(frames: core.frame(in: machine.current) ?? 0, sampleRate: rate)
         }
     }
 
@@ -277,17 +252,10 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// moves on as if it had played through. Nothing happens on an empty queue.
     public func seek(to time: MediaTime) {
         locked {
-            guard position != nil else { return }
+            guard machine.position != nil else { return }
             // The conversion saturates, so a huge time seeks to the end, never traps.
-            let frame = max(0, time.frames(atSampleRate: stream.feed.sampleRate))
-            startStream(at: frame)
+            perform(machine.start(at: max(0, time.frames(atSampleRate: stream.feed.sampleRate))))
         }
-    }
-
-    private func currentFrameLocked() -> Int64? {
-        guard let currentEntry else { return nil }
-        if let p = stream.position, p.entry == currentEntry.id { return p.frame }
-        return currentEntry.startFrame
     }
 
     /// Scans forward audibly: short slices of the song, skipping ahead (about 4× speed) until ``endSeeking()``.
@@ -298,11 +266,9 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
 
     private func beginSeeking(_ direction: PlaybackState) {
         locked {
-            guard let engine, position != nil, state != direction else { return }
-            if state != .seekingForward && state != .seekingBackward {
-                stateBeforeSeeking = state == .playing ? .playing : .paused
-            }
-            if !prepared { startStream(at: 0) }
+            guard let engine, machine.position != nil, state != direction else { return }
+            if !isSeeking { stateBeforeSeeking = state == .playing ? .playing : .paused }
+            if machine.current == nil { perform(machine.start(at: 0)) }
             stream.setPlaying(true)
             seekJumpFrame = engine.currentFrameLocked + Int64(Self.seekSliceSeconds * Double(engine.sampleRate))
             setState(direction)
@@ -312,7 +278,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// Ends scanning and returns to playing (or paused, if it was paused).
     public func endSeeking() {
         locked {
-            guard state == .seekingForward || state == .seekingBackward else { return }
+            guard isSeeking else { return }
             if stateBeforeSeeking != .playing { stream.setPlaying(false) }
             setState(stateBeforeSeeking)
         }
@@ -322,300 +288,118 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     /// without repeat, the player stops at the first item.
     public func skipToNextItem() {
         locked {
-            guard let position else { return }
-            recordSkip(of: queue[cycle.order[position]])
-            if let next = cycle.successor(of: position, wraps: false, ignoreRepeatOne: true) {
-                moveTo(next.position, newCycle: next.wraps)
-            } else {
-                endOfQueue()
-            }
+            guard let skipped = nowPlayingLocked else { return }
+            recordSkip(of: skipped)
+            let before = nowPlayingLocked
+            perform(machine.advance(skipping: true, reusePlan: false, load: state != .stopped))
+            if machine.current == nil { setState(.stopped) }
+            nowPlayingMayHaveChanged(from: before)
         }
     }
 
     /// Moves to the previous item, or restarts the now-playing item when more than 3 s in.
     public func skipToPreviousItem() {
         locked {
-            guard let position else { return }
-            if let frame = currentFrameLocked(), frame > Int64(3 * stream.feed.sampleRate) {
-                startStream(at: 0)
+            guard machine.position != nil else { return }
+            if let frame = core.frame(in: machine.current), frame > Int64(3 * stream.feed.sampleRate) {
+                perform(machine.start(at: 0))
                 return
             }
-            if position > 0 {
-                moveTo(position - 1, newCycle: false)
-            } else if cycle.repeatMode == .all, !cycle.order.isEmpty {
-                moveTo(cycle.order.count - 1, newCycle: false)
-            } else {
-                startStream(at: 0)
-            }
+            let before = nowPlayingLocked
+            perform(machine.previous(load: state != .stopped))
+            nowPlayingMayHaveChanged(from: before)
         }
     }
 
     /// Restarts the now-playing item.
     public func skipToBeginning() {
-        locked { if position != nil { startStream(at: 0) } }
+        locked { if machine.position != nil { perform(machine.start(at: 0)) } }
     }
-
-    // MARK: Volume, fades, meters
-
-    /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
-    public var volume: Float {
-        get { locked { output.volume } }
-        set { locked { if let new = output.setVolume(newValue) { notify(.volumeDidChange(new)) } } }
-    }
-
-    /// Fades the volume to `target` over `duration` of engine time.
-    public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
-        locked {
-            guard let engine else { return }
-            let frames = duration.frames(atSampleRate: engine.sampleRate)
-            if let new = output.fade(to: target, at: engine.currentFrameLocked, frames: frames, curve: curve) {
-                notify(.volumeDidChange(new))
-            }
-        }
-    }
-
-    /// Fades to silence, equal-power, over `duration` — what engine shutdown
-    /// does. The player keeps its state; the fade lasts until shutdown.
-    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) {
-        locked {
-            guard let engine else { return }
-            beginShutdownFade(
-                at: engine.currentFrameLocked, frames: max(0, duration.frames(atSampleRate: engine.sampleRate)))
-        }
-    }
-
-    /// Whether ``updateMeters()`` measures levels. Default false.
-    public var isMeteringEnabled: Bool {
-        get { locked { stream.isMeteringEnabled } }
-        set {
-            locked {
-                stream.isMeteringEnabled = newValue; if !newValue { output.meters.reset() }
-            }
-        }
-    }
-
-    /// Refreshes the meters from the audio played since the last refresh (after the player's volume).
-    public func updateMeters() {
-        locked { if stream.isMeteringEnabled { output.meters.update(from: stream) } }
-    }
-
-    /// Average power of `channel` (0 left, 1 right) in dB at the last ``updateMeters()``; -160 is silence.
-    public func averagePower(forChannel channel: Int) -> Float { locked { output.meters.average(forChannel: channel) } }
-
-    /// Peak power of `channel` in dB at the last ``updateMeters()``.
-    public func peakPower(forChannel channel: Int) -> Float { locked { output.meters.peak(forChannel: channel) } }
-
-    /// Underruns so far (always zero on offline outputs).
-    public var underrunCount: Int { locked { stream.underruns } }
 
     // MARK: Notifications
 
     /// Starts generating notifications (calls nest: each needs an ``endGeneratingPlaybackNotifications()``).
-    public func beginGeneratingPlaybackNotifications() { locked { notifying += 1 } }
+    public func beginGeneratingPlaybackNotifications() { locked { core.beginGenerating() } }
 
     /// Stops generating notifications once every begin has its end.
-    public func endGeneratingPlaybackNotifications() { locked { notifying = max(0, notifying - 1) } }
-
-    /// Calls `handler` with each event until the returned token is cancelled,
-    /// outside the engine lock, where the engine delivers its own events.
-    @discardableResult
-    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken {
-        broadcast.observe(handler)
-    }
-
-    /// A new stream of events from now on; it ends when the engine shuts down.
-    /// It keeps the newest 1,024 events its consumer has not read.
-    public func events() -> AsyncStream<Event> {
-        broadcast.events()
-    }
-
-    private func notify(_ event: Event) {
-        guard notifying > 0, let engine else { return }
-        let broadcast = self.broadcast
-        engine.postLocked(callback: { broadcast.send(event) })
-    }
+    public func endGeneratingPlaybackNotifications() { locked { core.endGenerating() } }
 
     // MARK: Internals (under the engine lock)
 
-    private func gain(at frame: Int64) -> Float { output.gain(at: frame) }
+    private var isSeeking: Bool { state == .seekingForward || state == .seekingBackward }
+    private var isPlayingOrSeeking: Bool { state == .playing || isSeeking }
+
+    private func perform(_ action: QueueStateMachine<Int>.Action) {
+        core.perform(action, play: isPlayingOrSeeking) { queue[$0].asset.url }
+    }
 
     private func setState(_ new: PlaybackState) {
         guard new != state else { return }
         state = new
-        notify(.playbackStateDidChange(new))
+        core.post(.playbackStateDidChange(new))
     }
 
-    /// Restarts the stream on the now-playing item at `frame`, with the plan after it.
-    private func startStream(at frame: Int64) {
-        guard let position else { return }
-        let url = queue[cycle.order[position]].asset.url
-        let entry = StreamEntry(id: StreamEntry.nextID(), url: url, startFrame: frame)
-        currentEntry = entry
-        planned = []
-        if let next = cycle.successor(of: position, wraps: false) {
-            planned = [
-                (
-                    next.position, next.wraps,
-                    StreamEntry(
-                        id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url
-                    )
-                )
-            ]
-        }
-        prepared = true
-        stream.restart(with: [entry] + planned.map(\.entry), rampIn: frame > 0)
-        if state == .playing || state == .seekingForward || state == .seekingBackward { stream.setPlaying(true) }
-    }
-
-    private func stopStream() {
-        stream.restart(with: [], rampIn: false)
-        stream.setPlaying(false)
-        currentEntry = nil
-        planned = []
-        prepared = false
-    }
-
-    /// Recomputes the plan after the current entry (repeat or shuffle changed).
-    private func replan() {
-        guard let currentEntry, let position else { return }
-        var entries: [(position: Int, wraps: Bool, entry: StreamEntry)] = []
-        if let next = cycle.successor(of: position, wraps: false) {
-            if let old = planned.first, old.position == next.position, old.wraps == next.wraps {
-                entries = [old]
-            } else {
-                entries = [
-                    (
-                        next.position, next.wraps,
-                        StreamEntry(
-                            id: StreamEntry.nextID(),
-                            url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url)
-                    )
-                ]
-            }
-        }
-        planned = entries
-        stream.setUpcoming(planned.map(\.entry), current: currentEntry)
-    }
-
-    /// The decoder ran out of plan: add the successor of the last planned entry.
-    private func extendPlan() {
-        guard let currentEntry, let position else { return }
-        let last = planned.last.map { ($0.position, $0.wraps) } ?? (position, false)
-        guard planned.count < 4, let next = cycle.successor(of: last.0, wraps: last.1) else { return }
-        planned.append(
-            (
-                next.position, next.wraps,
-                StreamEntry(
-                    id: StreamEntry.nextID(), url: queue[cycle.item(at: next.position, wraps: next.wraps)].asset.url)
-            ))
-        stream.setUpcoming(planned.map(\.entry), current: currentEntry)
-    }
-
-    /// Moves the now-playing item to `newPosition` and restarts the stream there.
-    private func moveTo(_ newPosition: Int, newCycle: Bool) {
-        let before = nowPlayingLocked
-        if newCycle { cycle.beginNextCycle() }
-        position = newPosition
-        if state == .stopped { prepared = false; currentEntry = nil } else { startStream(at: 0) }
-        if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
-    }
-
-    private func endOfQueue() {
-        let before = nowPlayingLocked
-        stopStream()
-        if !cycle.order.isEmpty { position = 0 }
-        setState(.stopped)
-        if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
+    private func nowPlayingMayHaveChanged(from before: (any MusicItem)?) {
+        if !isSameItem(before, nowPlayingLocked) { core.post(.nowPlayingItemDidChange(nowPlayingLocked)) }
     }
 
     private func handle(_ event: StreamEvent) {
+        let before = nowPlayingLocked
         switch event {
         case .deviceReplaced(let at):
             // Carry on from where the lost device was heard.
-            guard prepared else { return }
-            startStream(at: at.flatMap { $0.entry == currentEntry?.id ? $0.frame : nil } ?? 0)
-        case .started:
-            break
+            guard let current = machine.current else { return }
+            perform(machine.start(at: at.flatMap { $0.entry == current.id ? $0.frame : nil } ?? 0))
+        case .started, .underrun:
+            return
         case .ended(let entry):
             // Only the current entry ends, once: a repeated end is ignored.
-            guard entry == currentEntry?.id, let position else { return }
-            recordPlay(of: queue[cycle.order[position]])
-            advance()
-        case .failed(let entry, let error):
-            _ = error
-            if entry == currentEntry?.id, let position {
-                cycle.failedItems.insert(cycle.order[position])
-                advance()
-            } else if let i = planned.firstIndex(where: { $0.entry.id == entry }) {
-                cycle.failedItems.insert(cycle.item(at: planned[i].position, wraps: planned[i].wraps))
-                planned.remove(at: i)
-                replan()
-            }
-        case .underrun:
-            break
+            guard machine.isCurrent(entry), let finished = nowPlayingLocked else { return }
+            recordPlay(of: finished)
+            perform(machine.advance())
+        case .failed(let entry, _):
+            perform(machine.entryFailed(entry))
         case .drained:
             // Ends are handled as they come; a stream with nothing at all left while playing means the queue is done.
-            if state == .playing || state == .seekingForward || state == .seekingBackward { endOfQueue() }
+            guard isPlayingOrSeeking else { return }
+            perform(machine.endOfQueue())
         }
-    }
-
-    /// The current entry is done: the planned next becomes current (its audio
-    /// is already queued, gaplessly), or the queue ends.
-    private func advance() {
-        let before = nowPlayingLocked
-        guard let next = planned.first else {
-            if let position, let s = cycle.successor(of: position, wraps: false) {
-                moveTo(s.position, newCycle: s.wraps)
-            } else {
-                endOfQueue()
-            }
-            return
-        }
-        planned.removeFirst()
-        if next.wraps {
-            cycle.beginNextCycle()
-            // What was planned in the next cycle is now in this one.
-            planned = planned.map { ($0.position, false, $0.entry) }
-        }
-        position = next.position
-        currentEntry = next.entry
-        replan()
-        if !isSameItem(before, nowPlayingLocked) { notify(.nowPlayingItemDidChange(nowPlayingLocked)) }
+        if machine.current == nil, state != .stopped { setState(.stopped) }
+        nowPlayingMayHaveChanged(from: before)
     }
 
     private func recordPlay(of item: any MusicItem) {
-        guard let history, let engine else { return }
+        guard let history else { return }
         // The play's calendar date is a record for the user, not a clock the player runs on.
-        engine.postLocked(callback: { history.recordPlay(of: item, at: Date()) })
+        core.postCallback { history.recordPlay(of: item, at: Date()) }
     }
 
     private func recordSkip(of item: any MusicItem) {
-        guard let history, let engine else { return }
-        engine.postLocked(callback: { history.recordSkip(of: item) })
+        guard let history else { return }
+        core.postCallback { history.recordSkip(of: item) }
     }
 
     /// Scanning: every slice of engine time, jump ahead or back.
     private func scan(at frame: Int64) {
-        guard state == .seekingForward || state == .seekingBackward, frame >= seekJumpFrame, let engine,
-            let current = currentFrameLocked()
-        else { return }
+        guard isSeeking, frame >= seekJumpFrame, let engine, let current = core.frame(in: machine.current) else {
+            return
+        }
         seekJumpFrame = frame + Int64(Self.seekSliceSeconds * Double(engine.sampleRate))
         let jump = state == .seekingForward ? Self.seekForwardJumpSeconds : Self.seekBackwardJumpSeconds
-        let target = max(0, current + Int64(jump * Double(engine.sampleRate)))
-        startStream(at: target)
+        perform(machine.start(at: max(0, current + Int64(jump * Double(engine.sampleRate)))))
     }
 
     // MARK: Session and shutdown (under the engine lock)
 
     package func sessionInterrupt(reason: String) -> Bool {
-        guard state == .playing || state == .seekingForward || state == .seekingBackward else { return false }
+        guard isPlayingOrSeeking else { return false }
         stream.setPlaying(false)
         setState(.interrupted)
         return true
     }
 
     package func sessionPause(reason: String) {
-        guard state == .playing || state == .seekingForward || state == .seekingBackward else { return }
+        guard isPlayingOrSeeking else { return }
         stream.setPlaying(false)
         setState(.paused)
     }
@@ -636,15 +420,6 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer {
 
     package func setHeldBack(_ heldBack: Bool) {
         stream.isMuted = heldBack
-    }
-
-    package func finishEventStreams() {
-        let broadcast = self.broadcast
-        if let engine { engine.afterPendingEvents { broadcast.finish() } } else { broadcast.finish() }
-    }
-
-    package func beginShutdownFade(at frame: Int64, frames: Int64) {
-        output.beginShutdownFade(at: frame, frames: frames)
     }
 
     package var isAudible: Bool { engine != nil && state != .stopped && state != .paused && state != .interrupted }

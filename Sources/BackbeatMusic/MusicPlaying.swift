@@ -34,6 +34,3 @@ public protocol MusicPlaying: AnyObject, Sendable {
     /// A new stream of events from now on, keeping the newest unread ones.
     func events() -> AsyncStream<Event>
 }
-
-extension MusicPlayer: MusicPlaying {}
-extension QueuePlayer: MusicPlaying {}

@@ -1,6 +1,6 @@
 import BackbeatSupport
 
-/// The application player's play order as a value: the current cycle's order
+/// The play order as a value (``QueueStateMachine`` holds it): the current cycle's order
 /// over the queue, the next cycle's (made on demand), repeat and shuffle, and
 /// the items that failed. It knows positions and queue indices, never streams
 /// or the engine, so it is tested on its own.
@@ -44,6 +44,46 @@ struct QueueOrder: Sendable {
         order = makeOrder(startingWith: current)
         nextOrder = nil
         return current.flatMap { order.firstIndex(of: $0) }
+    }
+
+    /// Inserts a new queue index `index` (later indices move up by one) with
+    /// `album`, at `slot` of the current cycle's order; the next cycle is
+    /// made again when asked for.
+    mutating func insert(index: Int, album: String?, atSlot slot: Int) {
+        albums.insert(album, at: index)
+        order = order.map { $0 >= index ? $0 + 1 : $0 }
+        order.insert(index, at: min(max(0, slot), order.count))
+        failedItems = Set(failedItems.map { $0 >= index ? $0 + 1 : $0 })
+        nextOrder = nil
+    }
+
+    /// Removes queue index `index` (later indices move down by one); returns
+    /// the slot it held in the current cycle's order.
+    @discardableResult
+    mutating func remove(index: Int) -> Int? {
+        albums.remove(at: index)
+        let slot = order.firstIndex(of: index)
+        if let slot { order.remove(at: slot) }
+        order = order.map { $0 > index ? $0 - 1 : $0 }
+        failedItems = Set(failedItems.compactMap { $0 == index ? nil : $0 > index ? $0 - 1 : $0 })
+        nextOrder = nil
+        return slot
+    }
+
+    /// Makes the cycle start at `slot`: the slots before it move to the end
+    /// (`keep`) or leave (their items are gone from the queue, and the caller
+    /// removes them). Only for an unshuffled order, where cycles are the queue
+    /// order itself.
+    mutating func rotate(bySlots slot: Int, keep: Bool) {
+        guard slot > 0 else { return }
+        if keep {
+            albums = Array(albums[slot...] + albums[..<slot])
+        } else {
+            albums.removeFirst(slot)
+        }
+        failedItems.removeAll()
+        order = Array(albums.indices)
+        nextOrder = nil
     }
 
     /// The next cycle becomes the current one.
