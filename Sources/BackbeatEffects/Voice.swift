@@ -98,6 +98,11 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var leadInBuffer: ALBufferName?
     /// Plays of the sound still to queue (finite loops).
     var playsToQueue = 0
+    /// An endless loop whose queued copies OpenAL loops over by itself
+    /// (AL_LOOPING), so the update step never queues again; ``loopOffset`` is
+    /// the source's offset in that queue at the last check, to count its wraps.
+    var loopsInPlace = false
+    var loopOffset = 0
     var lastUpdateFrame: Int64 = 0
     /// The frame a voice waiting for its load or a source should start on.
     var scheduledTarget: Int64 = 0

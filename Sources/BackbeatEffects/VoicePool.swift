@@ -227,6 +227,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrameLocked) ?? 1)
         source.reset()
         voice.queuedBuffers = 0
+        voice.loopsInPlace = false
         voice.nextQueueCheck = 0
         voice.applyPlacement(to: source)
         source.setPitch(voice.rateValue)
@@ -300,6 +301,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         guard let source = voice.source else { return }
         source.reset()
         voice.queuedBuffers = 0
+        voice.loopsInPlace = false
         if let lead = voice.leadInBuffer { device.deleteBuffer(lead); voice.leadInBuffer = nil }
         voice.source = nil
         free.append(source)
@@ -367,7 +369,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     /// Sound frames the source has played since the voice started, across loops.
     private func consumedFrames(_ voice: Voice, _ source: ALSource) -> Int {
-        max(0, voice.playedBeforeAttach + voice.unqueuedFrames + source.sampleOffset - voice.leadInFrames)
+        let offset = source.sampleOffset
+        // An endless loop may have come round since its last check.
+        var wrapped = 0
+        if voice.loopsInPlace, offset < voice.loopOffset, case .loaded(let r) = voice.sound.loadState {
+            wrapped = voice.queuedBuffers * r.frames
+        }
+        return max(0, voice.playedBeforeAttach + voice.unqueuedFrames + wrapped + offset - voice.leadInFrames)
     }
 
     /// Reads the exact played count from OpenAL, while the voice still has its source.
@@ -384,6 +392,14 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     @discardableResult
     private func refill(_ voice: Voice, resident r: SoundEffect.Resident) -> Bool {
         guard let source = voice.source, let engine else { return false }
+        if voice.loopsInPlace {
+            // OpenAL plays the queue round and round: nothing is processed or
+            // queued again (and nothing allocated). A wrap shows as a smaller offset.
+            let offset = source.sampleOffset
+            if offset < voice.loopOffset { voice.unqueuedFrames += voice.queuedBuffers * r.frames }
+            voice.loopOffset = offset
+            return false
+        }
         let processed = source.buffersProcessed
         let ranDry = processed >= voice.queuedBuffers
         if processed > 0 {
@@ -409,6 +425,14 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.queuedBuffers += 1
             if voice.playsToQueue != Int.max { voice.playsToQueue -= 1 }
         }
+        // An endless loop, once past its lead-in, stops being fed copy by copy:
+        // OpenAL loops its queue (copies of one buffer, so any buffer may come
+        // first), and checks come twice per round to count the wraps.
+        if voice.numberOfLoops < 0, voice.leadInBuffer == nil, voice.queuedBuffers > 0 {
+            source.setLooping(true)
+            voice.loopsInPlace = true
+            voice.loopOffset = source.sampleOffset
+        }
         return ranDry
     }
 
@@ -429,6 +453,12 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private func safeQueueSpan(_ voice: Voice, resident r: SoundEffect.Resident, updateInterval: Int, outputRate: Int)
         -> Int64
     {
+        if voice.loopsInPlace {
+            let round =
+                Double(voice.queuedBuffers * r.frames) * Double(outputRate)
+                / (Double(r.sampleRate) * Double(voice.rateValue))
+            return max(Int64(updateInterval), Int64(round / 2))
+        }
         let copies = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
         guard copies > 1 else { return 0 }
         let outputFrames =

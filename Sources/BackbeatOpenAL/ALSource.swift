@@ -34,7 +34,7 @@ package struct ALSource: Hashable, Sendable {
 
     package func setGain(_ gain: Float) { alSourcef(name, AL_GAIN, gain) }
     package func setPitch(_ pitch: Float) { alSourcef(name, AL_PITCH, pitch) }
-    func setLooping(_ looping: Bool) { alSourcei(name, AL_LOOPING, looping ? 1 : 0) }
+    package func setLooping(_ looping: Bool) { alSourcei(name, AL_LOOPING, looping ? 1 : 0) }
 
     /// Resets a source to a known, non-spatial state: listener-relative at the
     /// origin, no distance attenuation, gain 1, pitch 1, not looping, no buffer.

@@ -65,6 +65,37 @@ struct SoundEffectTests {
         }
     }
 
+    @Test(
+        "An endless loop goes round its queue by itself: seamless and in place for many rounds, at any rate",
+        arguments: [Float(1), 2])
+    func endlessLoopInPlace(rate: Float) throws {
+        try withOfflineEngine { engine in
+            // 24 whole periods of 500 Hz in 2,304 frames: every seam is continuous.
+            let frames = 2_304
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 500, duration: MediaTime(frames: Int64(frames), sampleRate: 48_000)),
+                name: "loop", engine: engine)
+            let voice = sound.play(rate: rate, looping: .forever)
+            _ = try engine.render(frames: 4_800)
+            let start = Int(voice.currentTime.frames(atSampleRate: 48_000))
+            // About 80 rounds at rate 1, 160 at rate 2, in one render.
+            let rendered = 80 * frames + 1_000
+            let out = try engine.render(frames: rendered)
+            let end = Int(voice.currentTime.frames(atSampleRate: 48_000))
+            let expected = (start + Int(Float(rendered) * rate)) % frames
+            let drift = min(abs(end - expected), frames - abs(end - expected))
+            #expect(drift <= 1, "position \(end), expected \(expected)")
+            // No gap and no click at any seam: the sine's largest step at this
+            // level is about 0.02 (0.04 at rate 2); a gap or restart jumps far more.
+            #expect(SampleAnalysis.maxJump(out, channels: 2) < 0.05 * rate)
+            let left = SampleAnalysis.channel(out, 0, of: 2)
+            #expect(stride(from: 0, to: left.count - 480, by: 480).allSatisfy {
+                SampleAnalysis.rms(Array(left[$0..<($0 + 480)])) > 0.1
+            })
+            #expect(voice.state == .playing)
+        }
+    }
+
     @Test("Pan right puts the energy in the right channel", arguments: [1, 2])
     func panRight(channels: Int) throws {
         try withOfflineEngine { engine in
