@@ -21,7 +21,11 @@ enum ContentIdentity {
         var buffer = [UInt8](repeating: 0, count: windowBytes)
         var lastOffset: Int64 = -1
         for i in 0..<windows {
-            let offset = max(0, i == windows - 1 ? length - Int64(windowBytes) : length * Int64(i) / Int64(windows - 1))
+            // In 128 bits: a sparse file on tmpfs may claim up to 2^63 - 1
+            // bytes, and `length * 3` would overflow. The result is the same
+            // as in 64 bits wherever that did not overflow, so IDs are unchanged.
+            let fraction = Int64(Int128(length) * Int128(i) / Int128(windows - 1))
+            let offset = max(0, i == windows - 1 ? length - Int64(windowBytes) : fraction)
             guard offset != lastOffset else { continue }
             lastOffset = offset
             let wanted = Int(min(Int64(windowBytes), length - offset))

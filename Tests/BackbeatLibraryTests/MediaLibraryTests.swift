@@ -176,6 +176,32 @@ import BackbeatTestFixtures
         }
     }
 
+    /// tmpfs lets a sparse file claim up to 2^63 - 1 bytes; the content ID's
+    /// window offsets (a quarter, a half, three quarters of the length) must
+    /// not overflow on one.
+    @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/shm")))
+    func anExabyteSparseFileIsSkippedWithoutTrapping() throws {
+        let root = URL(fileURLWithPath: "/dev/shm").appendingPathComponent("backbeat-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let huge = root.appendingPathComponent("huge.wav")
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        let length: Int64 = 1 << 62  // 4 EiB, nothing stored
+        let fd = open(huge.path, O_RDWR)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        try #require(ftruncate(fd, off_t(length)) == 0, "ftruncate: \(errno)")
+
+        let id = try ContentIdentity.persistentID(descriptor: fd, length: length, url: huge)
+        #expect(id != 0)
+        #expect(try ContentIdentity.persistentID(descriptor: fd, length: length, url: huge) == id)
+
+        let library = try MediaLibrary(roots: [root], index: .inMemory)
+        let report = try library.scan()
+        #expect(report.added == 0)
+        #expect(report.skipped.map(\.url.lastPathComponent) == ["huge.wav"])
+    }
+
     @Test func unreadableDuplicateAndLoopingFilesAreSkippedAndReported() throws {
         try withTemporaryDirectory { directory in
             try LibraryFixture.write(
