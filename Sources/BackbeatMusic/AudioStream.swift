@@ -91,8 +91,8 @@ final class AudioStream: EngineComponent {
     var onEvent: (StreamEvent) -> Void = { _ in }
 
     /// Levels of buffers played since the meters were last read.
-    private var meterPeak: [Float] = [0, 0]
-    private var meterSum: [Float] = [0, 0]
+    private var meterPeak = SIMD2<Float>()
+    private var meterSum = SIMD2<Float>()
     private var meterFrames = 0
     var isMeteringEnabled = false
 
@@ -233,10 +233,11 @@ final class AudioStream: EngineComponent {
         if frames == 0, let head = queued.first {
             peak = head.levels.peak; sum = head.levels.sumOfSquares; frames = head.levels.frames
         }
-        meterPeak = [0, 0]; meterSum = [0, 0]; meterFrames = 0
+        meterPeak = .zero; meterSum = .zero; meterFrames = 0
         guard frames > 0 else { return ([0, 0], [0, 0]) }
         let g = appliedPlayerGain
-        return (peak.map { $0 * g }, sum.map { ($0 / Float(frames)).squareRoot() * g })
+        let rms = (sum / Float(frames)).squareRoot() * g
+        return ([peak[0] * g, peak[1] * g], [rms[0], rms[1]])
     }
 
     // MARK: Update step
@@ -258,10 +259,8 @@ final class AudioStream: EngineComponent {
                 consumedFrames += Int64(done.frames)
                 freeBuffers.append(name)
                 if isMeteringEnabled {
-                    for c in 0..<2 {
-                        meterPeak[c] = max(meterPeak[c], done.levels.peak[c])
-                        meterSum[c] += done.levels.sumOfSquares[c]
-                    }
+                    meterPeak = pointwiseMax(meterPeak, done.levels.peak)
+                    meterSum += done.levels.sumOfSquares
                     meterFrames += done.levels.frames
                 }
             }

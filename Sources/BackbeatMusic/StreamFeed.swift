@@ -37,16 +37,16 @@ enum StreamChunk {
 
 /// The level of one chunk, per channel, for metering.
 struct ChunkLevels: Sendable {
-    var peak: [Float]
-    var sumOfSquares: [Float]
+    // Streams are stereo (StreamDecoder.channelCount): two lanes, no arrays,
+    // so a chunk's levels cost no allocation.
+    var peak = SIMD2<Float>()
+    var sumOfSquares = SIMD2<Float>()
     var frames: Int
 
     init(samples: [Float], channels: Int) {
-        peak = [Float](repeating: 0, count: channels)
-        sumOfSquares = [Float](repeating: 0, count: channels)
         frames = samples.count / channels
         samples.withUnsafeBufferPointer { s in
-            for c in 0..<channels {
+            for c in 0..<min(channels, 2) {
                 var p: Float = 0, sum: Float = 0
                 var i = c
                 while i < s.count { let v = s[i]; p = max(p, abs(v)); sum += v * v; i += channels }
@@ -189,13 +189,20 @@ final class StreamFeed: @unchecked Sendable {
             return true
         }
         guard start else { return }
-        Self.queue.async { [self] in
-            while true {
-                let more = stateLock.withLock { !closed && !plan.isEmpty && readyAudio < readyLimit }
-                if !more || !decodeStep() { break }
-            }
-            stateLock.withLock { fillScheduled = false }
+        Self.queue.async(execute: fillBlock)
+    }
+
+    /// The work ``scheduleFill()`` hands the decoding queue, made once: a
+    /// closure converted at every call would allocate a block on the engine's
+    /// update thread each time a chunk is taken.
+    private lazy var fillBlock: @Sendable @convention(block) () -> Void = { [weak self] in self?.fillUntilReady() }
+
+    private func fillUntilReady() {
+        while true {
+            let more = stateLock.withLock { !closed && !plan.isEmpty && readyAudio < readyLimit }
+            if !more || !decodeStep() { break }
         }
+        stateLock.withLock { fillScheduled = false }
     }
 
     /// Stops background work and frees the decoder.
