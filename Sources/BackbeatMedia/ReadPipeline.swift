@@ -9,12 +9,13 @@ import Glibc
 import Musl
 #endif
 
-/// Decoder → channel map → resampler → sample type and layout. One buffer at
-/// a time, with scratch buffers reused across calls.
+/// The asset reader's side of the decode pipeline: a time range, then
+/// ``DecodePipeline`` (decoder → channel map → resampler), then the sample
+/// type and layout asked for. One buffer at a time.
 final class ReadPipeline {
     let decoder: any AudioDecoder
     let output: AudioFormat
-    private let resampler: Resampler?
+    private let pipeline: DecodePipeline
     private let startFrame: Int64
     private let endFrame: Int64
     /// Where reading stops: the range's end, or never before the decoder's end when there is no range
@@ -23,8 +24,6 @@ final class ReadPipeline {
     private let outputStartFrame: Int64
     private var emitted: Int64 = 0
     private var finished = false
-    private var source: [Float] = []
-    private var mapped: [Float] = []
 
     /// Source frames read so far (for progress).
     private(set) var sourceFramesRead: Int64 = 0
@@ -49,10 +48,8 @@ final class ReadPipeline {
         }
         outputStartFrame = MediaTime(frames: startFrame, sampleRate: rate).frames(
             atSampleRate: output.sampleRate, rounding: .nearest)
-        resampler =
-            output.sampleRate == rate
-            ? nil
-            : try Resampler(from: rate, to: output.sampleRate, channelCount: output.channelCount)
+        pipeline = try DecodePipeline(
+            decoder: decoder, sampleRate: output.sampleRate, channelCount: output.channelCount)
     }
 
     func close() { decoder.close() }
@@ -65,7 +62,7 @@ final class ReadPipeline {
             let channels = decoder.channelCount
 
             // Fast path: the decoder's own 16-bit output is already what was asked for.
-            if resampler == nil, channels == output.channelCount, output.commonFormat == .int16,
+            if pipeline.resamplingRatio == nil, channels == output.channelCount, output.commonFormat == .int16,
                 output.isInterleaved || channels == 1
             {
                 var samples = [Int16](repeating: 0, count: want * channels)
@@ -81,44 +78,11 @@ final class ReadPipeline {
                 return try stamp(int16s: samples, frames: n)
             }
 
-            if source.count < want * channels { source = [Float](repeating: 0, count: want * channels) }
-            let n =
-                want == 0
-                ? 0
-                : try source.withUnsafeMutableBufferPointer {
-                    try decoder.readFloats(into: $0.baseAddress!, frames: want)
-                }
+            var (floats, n) = try pipeline.decode(sourceFrames: want)
             sourceFramesRead += Int64(n)
-            let atEnd = n < want || n == 0
+            let atEnd = pipeline.isFinished
             if atEnd { finished = true }
-
-            // Channels.
             let outChannels = output.channelCount
-            var floats: [Float]
-            if channels == outChannels || n == 0 {
-                floats = Array(source[0..<n * channels])
-            } else {
-                if mapped.count < n * outChannels { mapped = [Float](repeating: 0, count: n * outChannels) }
-                source.withUnsafeBufferPointer { src in
-                    mapped.withUnsafeMutableBufferPointer { dst in
-                        ChannelMap.apply(
-                            src.baseAddress!, frames: n, from: channels, to: outChannels, into: dst.baseAddress!)
-                    }
-                }
-                floats = Array(mapped[0..<n * outChannels])
-            }
-
-            // Rate.
-            if let resampler {
-                if floats.isEmpty {
-                    var silence: Float = 0
-                    floats = try resampler.process(&silence, frames: 0, endOfInput: atEnd)
-                } else {
-                    floats = try floats.withUnsafeBufferPointer {
-                        try resampler.process($0.baseAddress!, frames: n, endOfInput: atEnd)
-                    }
-                }
-            }
             let outFrames = floats.count / outChannels
             if outFrames == 0 { if atEnd { return nil } else { continue } }
 

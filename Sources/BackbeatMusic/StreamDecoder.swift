@@ -23,11 +23,8 @@ final class StreamDecoder {
 
     let url: URL
     let sampleRate: Int
-    private let decoder: any AudioDecoder
-    private var resampler: Resampler?
-    private var source: [Float] = []
-    private var mapped: [Float] = []
-    private var finished = false
+    /// Decode, channel map and resample: the asset reader's pipeline too.
+    private let pipeline: DecodePipeline
     /// Output frames produced since the last seek.
     private var produced: Int64 = 0
     /// The output frame the last seek went to.
@@ -37,25 +34,24 @@ final class StreamDecoder {
     init(url: URL, sampleRate: Int) throws {
         self.url = url
         self.sampleRate = sampleRate
-        decoder = try AudioDecoders.open(url)
+        let decoder = try AudioDecoders.open(url)
         guard decoder.frameCount > 0 else {
             decoder.close()
             throw BackbeatError(.emptyFile, operation: "stream", url: url, reason: "no audio frames")
         }
-        resampler = try makeResampler()
+        do {
+            pipeline = try DecodePipeline(decoder: decoder, sampleRate: sampleRate, channelCount: Self.channelCount)
+        } catch {
+            decoder.close()
+            throw error
+        }
     }
 
-    deinit { decoder.close() }
-
-    private func makeResampler() throws -> Resampler? {
-        decoder.sampleRate == sampleRate
-            ? nil
-            : try Resampler(from: decoder.sampleRate, to: sampleRate, channelCount: Self.channelCount)
-    }
+    deinit { pipeline.decoder.close() }
 
     /// The song's length in stream frames.
     var frameCount: Int64 {
-        MediaTime(frames: decoder.frameCount, sampleRate: decoder.sampleRate).frames(
+        MediaTime(frames: pipeline.decoder.frameCount, sampleRate: pipeline.decoder.sampleRate).frames(
             atSampleRate: sampleRate, rounding: .nearest)
     }
 
@@ -66,51 +62,17 @@ final class StreamDecoder {
     func seek(toFrame frame: Int64) throws {
         let target = max(0, min(frame, frameCount))
         let sourceFrame = MediaTime(frames: target, sampleRate: sampleRate).frames(
-            atSampleRate: decoder.sampleRate, rounding: .nearest)
-        try decoder.seek(toFrame: sourceFrame)
-        resampler = try makeResampler()
+            atSampleRate: pipeline.decoder.sampleRate, rounding: .nearest)
+        try pipeline.seek(toSourceFrame: sourceFrame)
         origin = target
         produced = 0
-        finished = false
     }
 
     /// The next chunk of about `frames` stream frames, interleaved stereo; empty at the end.
     func read(frames: Int) throws -> [Float] {
-        while !finished {
-            let want = resampler.map { max(64, Int(Double(frames) / $0.ratio)) } ?? frames
-            let channels = decoder.channelCount
-            if source.count < want * channels { source = [Float](repeating: 0, count: want * channels) }
-            let n = try source.withUnsafeMutableBufferPointer {
-                try decoder.readFloats(into: $0.baseAddress!, frames: want)
-            }
-            let atEnd = n < want
-            if atEnd { finished = true }
-            var floats: [Float]
-            if channels == Self.channelCount {
-                floats = Array(source[0..<n * channels])
-            } else {
-                if mapped.count < n * Self.channelCount { mapped = [Float](repeating: 0, count: n * Self.channelCount) }
-                if n > 0 {
-                    source.withUnsafeBufferPointer { src in
-                        mapped.withUnsafeMutableBufferPointer { dst in
-                            ChannelMap.apply(
-                                src.baseAddress!, frames: n, from: channels, to: Self.channelCount,
-                                into: dst.baseAddress!)
-                        }
-                    }
-                }
-                floats = Array(mapped[0..<n * Self.channelCount])
-            }
-            if let resampler {
-                if floats.isEmpty {
-                    var silence: Float = 0
-                    floats = try resampler.process(&silence, frames: 0, endOfInput: atEnd)
-                } else {
-                    floats = try floats.withUnsafeBufferPointer {
-                        try resampler.process($0.baseAddress!, frames: n, endOfInput: atEnd)
-                    }
-                }
-            }
+        while !pipeline.isFinished {
+            let want = pipeline.resamplingRatio.map { max(64, Int(Double(frames) / $0)) } ?? frames
+            let floats = try pipeline.decode(sourceFrames: want).floats
             if floats.isEmpty { continue }
             produced += Int64(floats.count / Self.channelCount)
             return floats
