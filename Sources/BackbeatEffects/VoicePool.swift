@@ -225,7 +225,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voice.playsToQueue = voice.numberOfLoops < 0 ? Int.max : max(1, voice.numberOfLoops + 1 - playsDone)
         voice.phase = .playing
         let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrameLocked) ?? 1)
-        source.reset()
+        source.clearForReuse()  // placement, pitch and gain follow
         voice.queuedBuffers = 0
         voice.loopsInPlace = false
         voice.nextQueueCheck = 0
@@ -299,7 +299,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     private func freeSource(of voice: Voice) {
         guard let source = voice.source else { return }
-        source.reset()
+        source.clearForReuse()  // a free source holds no buffer; the next attach sets the rest
         voice.queuedBuffers = 0
         voice.loopsInPlace = false
         if let lead = voice.leadInBuffer { device.deleteBuffer(lead); voice.leadInBuffer = nil }

@@ -51,6 +51,16 @@ package struct ALSource: Hashable, Sendable {
         _ = alGetError()
     }
 
+    /// Empties a source for its next sound: rewound, no buffer, not looping.
+    /// The caller then sets placement (``setPan(_:)`` or ``setPosition(x:y:z:referenceDistance:maximumDistance:rolloffFactor:)``),
+    /// pitch and gain, which with this cover every property Backbeat sets:
+    /// half the calls of ``reset()``, on every `play()`.
+    package func clearForReuse() {
+        alSourceRewind(name)
+        alSourcei(name, AL_BUFFER, 0)
+        alSourcei(name, AL_LOOPING, 0)
+    }
+
     /// Pans from -1 (left) to 1 (right). Mono sounds move on a half circle in
     /// front of the listener; stereo sounds rotate both channel angles
     /// (AL_EXT_STEREO_ANGLES), so they pan too.

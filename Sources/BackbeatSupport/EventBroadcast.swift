@@ -62,6 +62,9 @@ package final class EventBroadcast<Event: Sendable>: Sendable {
     /// Sends `event` to every handler (on this thread, in the order they were
     /// added) and every stream. A handler cancelled before its turn is skipped.
     package func send(_ event: Event) {
+        // Nobody listening (the usual case for an engine's per-voice events):
+        // one lock and a Bool, no snapshot.
+        guard hasObservers else { return }
         let (handlers, streams) = registry.withLockedValue { ($0.handlers, Array($0.streams.values)) }
         for handler in handlers where isObserving(handler.id, among: handlers.count) {
             handler.body(event)
