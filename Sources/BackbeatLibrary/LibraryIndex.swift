@@ -254,29 +254,32 @@ final class LibraryIndex: Sendable {
         """
     static let itemJoins = "LEFT JOIN play_stats s ON s.id = i.id LEFT JOIN analysis a ON a.id = i.id"
 
-    static func item(from row: Row) -> MediaItem {
-        let timescale: Int32 = row[11]
-        let artworkKind: Int = row[15]
+    static func item(from row: Row) throws -> MediaItem {
+        let timescale = try row.value(at: 11, as: Int32.self)
         let artworkSource: MediaItemArtwork.Source? =
-            switch artworkKind {
-            case 1: .embedded(row[14])
-            case 2: .imageFile(row[16] ?? "")
+            switch try row.value(at: 15, as: Int.self) {
+            case 1: .embedded(try row.value(at: 14))
+            case 2: .imageFile(try row.value(at: 16, as: String?.self) ?? "")
             default: nil
             }
-        let lufs: Double? = row[22]
-        let peak: Double? = row[23]
-        let releaseDate: Double? = row[12]
-        let lastPlayed: Double? = row[21]
+        let lufs = try row.value(at: 22, as: Double?.self)
+        let peak = try row.value(at: 23, as: Double?.self)
+        let releaseDate = try row.value(at: 12, as: Double?.self)
+        let lastPlayed = try row.value(at: 21, as: Double?.self)
         return MediaItem(
-            persistentID: UInt64(bitPattern: row[0]), mediaType: MediaType(rawValue: row[1]), title: row[2],
-            artist: row[3], albumTitle: row[4], albumArtistTag: row[5], genre: row[6], composer: row[7],
-            albumTrackNumber: row[8], discNumber: row[9],
-            playbackDuration: timescale > 0 ? MediaTime(value: row[10], timescale: timescale) : .zero,
-            releaseDate: releaseDate.map { Date(timeIntervalSince1970: $0) }, isCompilation: row[13], path: row[14],
-            playCount: row[19] ?? 0, skipCount: row[20] ?? 0,
+            persistentID: UInt64(bitPattern: try row.value(at: 0)),
+            mediaType: MediaType(rawValue: try row.value(at: 1)),
+            title: try row.value(at: 2), artist: try row.value(at: 3), albumTitle: try row.value(at: 4),
+            albumArtistTag: try row.value(at: 5), genre: try row.value(at: 6), composer: try row.value(at: 7),
+            albumTrackNumber: try row.value(at: 8), discNumber: try row.value(at: 9),
+            playbackDuration: timescale > 0 ? MediaTime(value: try row.value(at: 10), timescale: timescale) : .zero,
+            releaseDate: releaseDate.map { Date(timeIntervalSince1970: $0) }, isCompilation: try row.value(at: 13),
+            path: try row.value(at: 14),
+            playCount: try row.value(at: 19, as: Int?.self) ?? 0, skipCount: try row.value(at: 20, as: Int?.self) ?? 0,
             lastPlayedDate: lastPlayed.map { Date(timeIntervalSince1970: $0) },
             loudness: lufs.map { Loudness(integratedLUFS: $0, truePeakDBTP: peak ?? 0) },
-            artworkSource: artworkSource, artworkWidth: row[17], artworkHeight: row[18], isAvailable: row[24])
+            artworkSource: artworkSource, artworkWidth: try row.value(at: 17), artworkHeight: try row.value(at: 18),
+            isAvailable: try row.value(at: 24))
     }
 
     static let columnCount = 24
@@ -289,7 +292,7 @@ final class LibraryIndex: Sendable {
             "SELECT \(itemColumns) FROM items i \(join) \(itemJoins) \(clause.isEmpty ? "" : "WHERE \(clause)") ORDER BY \(orderBy)"
         var items: [MediaItem] = []
         let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-        while let row = try cursor.next() { items.append(item(from: row)) }
+        while let row = try cursor.next() { items.append(try item(from: row)) }
         return items
     }
 

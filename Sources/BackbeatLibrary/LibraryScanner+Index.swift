@@ -14,7 +14,9 @@ extension LibraryScanner {
             var known: [String: Known] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime, available FROM items")
             while let row = try rows.next() {
-                known[row[0]] = Known(id: row[1], size: row[2], mtime: row[3], available: row[4])
+                known[try row.value(at: 0)] = Known(
+                    id: try row.value(at: 1), size: try row.value(at: 2), mtime: try row.value(at: 3),
+                    available: try row.value(at: 4))
             }
             return known
         }
@@ -203,8 +205,10 @@ extension LibraryScanner {
         for row in stored {
             let items = try Int64.fetchAll(
                 db, sql: "SELECT item_id FROM playlist_entries WHERE playlist_id = ? ORDER BY position",
-                arguments: [row[0] as Int64])
-            previous.append(PlaylistRow(id: row[0], path: row[1], name: row[2], items: items))
+                arguments: [try row.value(at: 0, as: Int64.self)])
+            previous.append(
+                PlaylistRow(
+                    id: try row.value(at: 0), path: try row.value(at: 1), name: try row.value(at: 2), items: items))
         }
         previous.sort { $0.path < $1.path }
         // Playlists in a folder that cannot be reached now stay as they were.

@@ -92,14 +92,16 @@ extension MediaQuery {
         var groups: [GroupSummary] = []
         let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         while let row = try cursor.next() {
-            let block = Block(sortName: row[0], key: row[1])
-            let count: Int = row[2]
+            let block = Block(sortName: try row.value(at: 0), key: try row.value(at: 1))
+            let count = try row.value(at: 2, as: Int.self)
             if let last = groups.last, last.blocks[last.blocks.count - 1].key == block.key {
                 groups[groups.count - 1].blocks.append(block)
                 groups[groups.count - 1].count += count
             } else {
                 groups.append(
-                    GroupSummary(blocks: [block], count: count, representativeID: representatives ? row[3] : 0))
+                    GroupSummary(
+                        blocks: [block], count: count,
+                        representativeID: representatives ? try row.value(at: 3, as: Int64.self) : 0))
             }
         }
         return groups

@@ -142,7 +142,7 @@ public struct MediaQuery: Sendable {
                 var result: [MediaPlaylist] = []
                 let rows = try Row.fetchAll(db, sql: "SELECT id, name FROM playlists ORDER BY name_sort, id")
                 for row in rows {
-                    let id: Int64 = row[0]
+                    let id = try row.value(at: 0, as: Int64.self)
                     var args = arguments
                     args += [id]
                     let condition = (clause.isEmpty ? "" : "\(clause) AND ") + "e.playlist_id = ?"
@@ -152,7 +152,7 @@ public struct MediaQuery: Sendable {
                     if items.isEmpty, realPredicates { continue }
                     result.append(
                         MediaPlaylist(
-                            persistentID: UInt64(bitPattern: id), name: row[1], attributes: [],
+                            persistentID: UInt64(bitPattern: id), name: try row.value(at: 1), attributes: [],
                             collection: MediaItemCollection(items: items)))
                 }
                 return result
@@ -195,9 +195,9 @@ public struct MediaQuery: Sendable {
             var ids: [Int64] = [], keys: [DatabaseValue] = [], sortKeys: [String] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
-                ids.append(row[0])
-                keys.append(row[1])
-                if withSortKeys { sortKeys.append(row[2]) }
+                ids.append(try row.value(at: 0))
+                keys.append(try row.value(at: 1))
+                if withSortKeys { sortKeys.append(try row.value(at: 2)) }
             }
             let items = try index.cache.items(ids, generation: generation, db: db)
             guard items.count == ids.count else {

@@ -54,6 +54,40 @@ import BackbeatTestFixtures
         }
     }
 
+    /// A value of the wrong type or out of range in the index (written by
+    /// another program, or damage SQLite does not notice) is a typed error
+    /// from the query or scan that reads it, never a trap, and moves nothing.
+    @Test(arguments: [
+        "UPDATE items SET duration_timescale = 99999999999",
+        "UPDATE items SET title = x'00ff'",
+        "UPDATE items SET track = 'three'",
+        "UPDATE items SET available = 'maybe'",
+        "UPDATE items SET mtime = 'yesterday'",
+        "UPDATE items SET size = 'big'",
+        "UPDATE playlists SET name = x'ff'",
+    ])
+    func aValueOfTheWrongTypeInTheIndexIsATypedError(_ tamper: String) throws {
+        try withTemporaryDirectory { directory in
+            let (root, index) = try Self.library(in: directory)
+            try """
+            #EXTM3U
+            song0.ogg
+            """.write(to: root.appendingPathComponent("list.m3u8"), atomically: true, encoding: .utf8)
+            _ = try MediaLibrary(roots: [root], index: .file(index)).scan()
+            try DatabaseQueue(path: index.path).write { try $0.execute(sql: tamper) }
+
+            let library = try MediaLibrary(roots: [root], index: .file(index))
+            let error = #expect(throws: BackbeatError.self) {
+                _ = try MediaQuery.songs(in: library).items
+                _ = try MediaQuery.playlists(in: library).playlists
+                _ = try library.scan()
+            }
+            #expect(error?.code == .indexFailed)
+            #expect(error?.description.contains("\n") == false, "\(String(describing: error))")
+            #expect(!FileManager.default.fileExists(atPath: index.path + ".broken"))
+        }
+    }
+
     /// Another connection's write transaction makes a write wait (busy
     /// timeout), then fail with `.indexBusy`; a reopen meanwhile moves nothing.
     @Test func aBusyIndexWaitsThenIsATypedErrorAndNothingIsMoved() throws {
