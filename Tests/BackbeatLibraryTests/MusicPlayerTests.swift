@@ -49,6 +49,32 @@ struct MusicPlayerTests {
         }
     }
 
+    @Test("A shorter queue set while a later song plays: the first new song is now playing, announced once")
+    func shorterQueueWhileLaterSongPlays() throws {
+        try withDCLibrary(count: 3, seconds: 0.25) { library, items in
+            try withOfflineEngine { engine in
+                let player = try MusicPlayer.application(for: engine)
+                player.setQueue(items: items)
+                player.skipToNextItem()
+                player.skipToNextItem()
+                #expect(player.indexOfNowPlayingItem == 2)
+                player.play()
+                _ = try engine.render(frames: 4_800)
+                let recorder = NotificationRecorder(player)
+                player.beginGeneratingPlaybackNotifications()
+                // The old position (2) is past the new queue's end; the item that played was items[2].
+                player.setQueue(items: [items[0]])
+                #expect(player.indexOfNowPlayingItem == 0 && player.nowPlayingItem?.asset.url == items[0].asset.url)
+                #expect(player.playbackState == .stopped)
+                #expect(
+                    recorder.notifications == [.playbackStateDidChange(.stopped), .nowPlayingItemDidChange(items[0])])
+                // Setting the same song again changes nothing the player announces.
+                player.setQueue(items: [items[0]])
+                #expect(recorder.notifications.count == 2)
+            }
+        }
+    }
+
     @Test("The notification stream carries the same notifications")
     func notificationStream() async throws {
         var collected: [MusicPlayer.Event] = []
