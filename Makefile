@@ -8,7 +8,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test test-tsan hello-game sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format bench-micro
+.PHONY: all deps build release test test-tsan hello-game sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format bench-micro bench-micro-baseline
 
 all: build
 
@@ -73,10 +73,19 @@ sanitize: deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build-asan
 
 # Micro-benchmarks of the hot paths (play(), one update tick, MediaTime, a
-# library query) with malloc counts, in Benchmarks/, a package of its own
-# (ordo-one/benchmark with its malloc interposer): neither make test nor a game builds it.
+# library query) and the same operations in raw OpenAL, with malloc counts, in
+# Benchmarks/, a package of its own (ordo-one/benchmark with its malloc
+# interposer): neither make test nor a game builds it. Prints the figures, then
+# checks them against the committed baseline (Benchmarks/.benchmarkBaselines):
+# fails on any extra allocation or a median 25 % slower; an improvement passes.
 bench-micro: deps
-	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --format markdown
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --format markdown --no-progress
+	cd Benchmarks && { $(SWIFT) package --disable-sandbox benchmark baseline check default --no-progress; \
+		rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 4 ]; }
+
+# Records this tree's micro-benchmark figures as the baseline bench-micro checks against.
+bench-micro-baseline: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark baseline update default --no-progress
 
 # libFuzzer: each fuzzer runs FUZZ_TIME seconds from its committed seeds in
 # (one only: make fuzz FUZZERS=FuzzLibraryScan)

@@ -12,6 +12,13 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        .systemLibrary(name: "COpenALRaw", path: "COpenALRaw"),
+        .executableTarget(
+            name: "OpenALReference",
+            dependencies: ["COpenALRaw", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/OpenALReference",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "BackbeatMicro",
             dependencies: [
