@@ -37,6 +37,11 @@ public final class Drumpad: @unchecked Sendable {
     let statusBox = LockedValueBox(DrumpadStatus())
     let statusObservers = LockedValueBox<[@Sendable (DrumpadStatus) -> Void]>([])
     var grid: DrumpadCommand.Quantize
+    /// Where a script stands in engine time on a real-time output: the end of
+    /// its last `wait`. Pads after a wait play exactly there (`play(at:)`), so
+    /// a script keeps its rhythm to the frame however late the wait wakes.
+    /// Nil when nothing is timed (typed lines play at once).
+    var scriptTime: MediaTime?
     var generator: SplitMix64
     var tempoCache: [UInt64: Int] = [:]
     var picker: TerminalPicker?
@@ -226,12 +231,13 @@ public final class Drumpad: @unchecked Sendable {
         guard let sound = pads[pad] else { return }
         let gain = DrumpadCommand.Pad.gain(forVelocity: velocity)
         let pan = Self.pans[pad] ?? 0
+        let scripted = scriptedTime()
         guard grid != .off else {
-            sound.play(volume: gain, pan: pan)
+            if let scripted { sound.play(at: scripted, volume: gain, pan: pan) } else { sound.play(volume: gain, pan: pan) }
             return
         }
         let beats = beatGrid()
-        let time = beats.nextPoint(atOrAfter: engine.currentTime, sampleRate: engine.sampleRate)
+        let time = beats.nextPoint(atOrAfter: scripted ?? engine.currentTime, sampleRate: engine.sampleRate)
         sound.play(at: time, volume: gain, pan: pan)
         report(
             "\(pad.rawValue): on the \(grid.rawValue) at \(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s "
@@ -307,13 +313,38 @@ public final class Drumpad: @unchecked Sendable {
                 remaining -= chunk
             }
         case .device, .file:
-            // The wall clock only decides when to look again; engine time decides when the wait is over.
-            let target = engine.currentTime + duration
-            while engine.isRunning, engine.currentTime < target {
-                if interruptible, quitRequested.load(ordering: .relaxed) { return }
+            // The wall clock only decides when to look again; engine time
+            // decides when the wait is over. A wait runs on from where the
+            // script stands, not from whenever the last one woke, and wakes
+            // early enough for what follows to be scheduled on its frame.
+            let now = engine.currentTime
+            let start = scriptedTime() ?? now
+            let target = start + duration
+            scriptTime = target
+            let wake = target - scheduleAhead
+            while engine.isRunning, engine.currentTime < wake {
+                if interruptible, quitRequested.load(ordering: .relaxed) { scriptTime = nil; return }
                 usleep(2_000)
             }
         }
+    }
+
+    /// How early a wait on a real-time output wakes before its end: the
+    /// output's latency and two update periods, so that `play(at:)` of the
+    /// next pad is still in time to start on its frame.
+    var scheduleAhead: MediaTime {
+        engine.outputLatency + MediaTime(frames: Int64(2 * engine.updateInterval), sampleRate: engine.sampleRate)
+    }
+
+    /// The script's time, if a script is keeping time and it is not already
+    /// past (a line typed long after a `wait` plays at once and drops the timeline).
+    private func scriptedTime() -> MediaTime? {
+        guard let time = scriptTime else { return nil }
+        if time + scheduleAhead < engine.currentTime {
+            scriptTime = nil
+            return nil
+        }
+        return time
     }
 
     // MARK: Events and status
