@@ -330,10 +330,11 @@ public final class Drumpad: @unchecked Sendable {
     }
 
     /// How early a wait on a real-time output wakes before its end: the
-    /// output's latency and two update periods, so that `play(at:)` of the
-    /// next pad is still in time to start on its frame.
+    /// output's latency and 100 ms, so that `play(at:)` of the next pad is in
+    /// time to start on its frame even when this process is scheduled late
+    /// (an early `play(at:)` simply waits in the engine for its frame).
     var scheduleAhead: MediaTime {
-        engine.outputLatency + MediaTime(frames: Int64(2 * engine.updateInterval), sampleRate: engine.sampleRate)
+        engine.outputLatency + MediaTime(value: 1, timescale: 10)
     }
 
     /// The script's time, if a script is keeping time and it is not already

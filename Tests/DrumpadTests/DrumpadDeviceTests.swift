@@ -99,6 +99,100 @@ import BackbeatTestFixtures
 }
 
 extension DrumpadDeviceTests {
+    /// How well `template` matches the left channel of interleaved stereo
+    /// `samples` starting at each frame: normalized cross-correlation, 1 for
+    /// the template itself at any level.
+    static func matchScores(of template: [Float], in samples: [Float]) -> [Double] {
+        let left = SampleAnalysis.channel(samples, 0, of: 2)
+        let length = template.count
+        guard left.count > length else { return [] }
+        let templateNorm = template.reduce(0) { $0 + Double($1) * Double($1) }.squareRoot()
+        var scores = [Double](repeating: 0, count: left.count - length)
+        left.withUnsafeBufferPointer { x in
+            template.withUnsafeBufferPointer { t in
+                var energy = (0..<length).reduce(0) { $0 + Double(x[$1]) * Double(x[$1]) }
+                for n in 0..<scores.count {
+                    var dot = 0.0
+                    for k in 0..<length { dot += Double(t[k]) * Double(x[n + k]) }
+                    let norm = max(energy, 0).squareRoot() * templateNorm
+                    scores[n] = norm > 1e-6 ? dot / norm : 0
+                    energy += Double(x[n + length]) * Double(x[n + length]) - Double(x[n]) * Double(x[n])
+                }
+            }
+        }
+        return scores
+    }
+
+    /// The first 10 ms of a pad's sound, mono at 48 kHz: its attack.
+    static func attack(of url: URL) throws -> [Float] {
+        let reader = try AssetReader(asset: AudioAsset(url: url))
+        let output = AssetReaderTrackOutput(outputSettings: AudioFormat(sampleRate: 48_000, channelCount: 1))
+        try reader.add(output)
+        try reader.startReading()
+        var floats: [Float] = []
+        while floats.count < 480, let buffer = try output.copyNextSampleBuffer() {
+            if case .float32(let s) = buffer.samples { floats += s }
+        }
+        return Array(floats.prefix(480))
+    }
+
+    @Test(
+        "soundServer: drumpad's scripted pads over its music: the music is heard under them and the pads keep the script's 250 ms to ±5 ms"
+    )
+    func soundServerDrumpadPadsOverMusic() throws {
+        let server = try PrivateSoundServer(sinks: ["Backbeat-Pads"])
+        defer { server.stop() }
+        try withTemporaryDirectory { dir in
+            let script =
+                "session playback mix\nplay\nwait 1\nbass\nwait 0.25\nsnare\nwait 0.25\nbass\nwait 0.25\nsnare\nwait 0.75\nquit\n"
+            let input = dir.appendingPathComponent("input")
+            try Data(script.utf8).write(to: input)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
+            process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path]
+            process.currentDirectoryURL = dir
+            process.environment = ProcessInfo.processInfo.environment
+                .merging(server.environment) { $1 }.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 }
+                .filter { $0.key != "ALSOFT_CONF" }
+            process.standardInput = try FileHandle(forReadingFrom: input)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let recording = try server.recordMonitor(of: "Backbeat-Pads")
+            try process.run()
+            process.waitUntilExit()
+            let samples = try recording.stop()
+            #expect(process.terminationStatus == 0)
+            let drums = Assets.root.appendingPathComponent("Assets/Drums")
+            let bass = try Self.attack(of: drums.appendingPathComponent("bass.wav"))
+            let snare = try Self.attack(of: drums.appendingPathComponent("snare.wav"))
+            // The music has drums of its own, so a pad is found where the
+            // script's four hits fit best together, then each on its own
+            // within 10 ms of there: its gaps are measured, not assumed.
+            let scores = [bass, snare, bass, snare].map { Self.matchScores(of: $0, in: samples) }
+            let pattern = [0, 12_000, 24_000, 36_000]
+            let last = scores[0].count - pattern[3] - 480
+            try #require(last > 480, "recording too short: \(samples.count / 2) frames")
+            let anchor = stride(from: 480, to: last, by: 1).max { a, b in
+                zip(scores, pattern).reduce(0) { $0 + $1.0[a + $1.1] } < zip(scores, pattern).reduce(0) { $0 + $1.0[b + $1.1] }
+            }!
+            let hits = zip(scores, pattern).map { score, offset in
+                ((anchor + offset - 480)...(anchor + offset + 480)).max { score[$0] < score[$1] }!
+            }
+            let strengths = zip(scores, hits).map { $0[$1] }
+            #expect(strengths.allSatisfy { $0 > 0.6 }, "match of each pad: \(strengths) at \(hits)")
+            let gaps = zip(hits.dropFirst(), hits).map { Double($0 - $1) / 48.0 }
+            for gap in gaps { #expect(abs(gap - 250) <= 5, "gaps (ms): \(gaps)") }
+            // The music plays under them: heard in the second before the first
+            // pad and in the gaps between pads, once each pad has decayed.
+            let before = samples[(2 * (hits[0] - 48_000))..<(2 * (hits[0] - 2_400))]
+            #expect(SampleAnalysis.rms(before) > 0.02, "music before the pads: \(SampleAnalysis.rms(before))")
+            let under = samples[(2 * (hits[3] + 14_400))..<(2 * (hits[3] + 24_000))]
+            #expect(SampleAnalysis.rms(under) > 0.02, "music after the pads: \(SampleAnalysis.rms(under))")
+        }
+    }
+}
+
+extension DrumpadDeviceTests {
     @Test(
         "soundServer: drumpad survives its sound server dying mid-script: it reports the lost output, plays on silently and exits 0"
     )
