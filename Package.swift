@@ -107,6 +107,12 @@ let package = Package(
         // What the fuzzers share (Ogg page CRC repair, asset exercise); built
         // always, since the tests patch hostile Ogg files with it too.
         .target(name: "FuzzSupport", dependencies: ["BackbeatMedia"], path: "Fuzz/FuzzSupport"),
+        // Device scenes the tests run as child processes on a private sound
+        // server (OpenAL picks its backends once per process).
+        .executableTarget(
+            name: "DeviceScenes",
+            dependencies: ["Backbeat", "BackbeatTesting"],
+            path: "Tests/DeviceScenes"),
         .testTarget(
             name: "BackbeatTests",
             dependencies: ["Backbeat", "BackbeatTesting", "BackbeatTestFixtures", "FuzzSupport"]),

@@ -361,6 +361,8 @@ public final class Drumpad: @unchecked Sendable {
             report(
                 "output: \(device) lost (\(reason)); "
                     + (replacement.map { "now playing on \($0)" } ?? "no device left, rendering silently"))
+        case let .outputChanged(device, _, reason):
+            report("output: now playing on \(device) (\(reason))")
         default:
             break
         }

@@ -86,6 +86,9 @@ public final class AudioEngine: @unchecked Sendable {
     var recoveryWork: [@Sendable () -> Void] = []
     /// Where a real-time output runs `recoveryWork`, off its update thread.
     let recoveryQueue = DispatchQueue(label: "Backbeat device recovery", qos: .userInitiated)
+    /// What the device watch (a `.device` engine's reopening and following
+    /// of the default output, see `AudioEngine+DeviceLoss`) is asked to do.
+    let watch = ConditionLock(DeviceWatchState())
 
     /// The bus every other bus feeds.
     public let masterBus: Bus
@@ -171,6 +174,7 @@ public final class AudioEngine: @unchecked Sendable {
             deliverSessionUpdatesOffTheAudioThread()
             clockOrigin = device.clockNanoseconds() ?? 0
             startRealTimeThread(rendering: false)
+            if case .device(let name, _) = output { startDeviceWatch(requestedName: name) }
         } else if case .file(_, _, .realTime) = output {
             eventDelivery = EventDeliveryQueue(name: "Backbeat events")
             deliverSessionUpdatesOffTheAudioThread()
@@ -443,7 +447,7 @@ public final class AudioEngine: @unchecked Sendable {
             guard engine.realTimeRunningLocked else { return nil }
             do {
                 if !engine.device.isLoopback, !engine.device.isConnected {
-                    engine.handleDeviceLossLocked()
+                    engine.handleDisconnectLocked()
                 }
                 if rendering || engine.device.isLoopback {
                     _ = try engine.renderLocked(frames: engine.updateInterval, into: &buffer, observedStep: due)
@@ -461,12 +465,7 @@ public final class AudioEngine: @unchecked Sendable {
         }
         guard let (frame, recovery) = frame else { return false }
         // A replacement's decoding is not for this thread: updates go on meanwhile.
-        if !recovery.isEmpty {
-            engine.recoveryQueue.async {
-                for work in recovery { work() }
-                ALDevice.clearThreadContext()
-            }
-        }
+        engine.runRecoveryWork(recovery)
         engine.deliverPendingEvents()
         engine.realTime.withLockedValue { $0.frame = frame }
         return true
@@ -517,6 +516,7 @@ public final class AudioEngine: @unchecked Sendable {
     public func shutdown() {
         fadeOutMusicBeforeShutdown()
         stopRealTimeThread()
+        stopDeviceWatch()
         withLock {
             guard !isShutDown else { return }
             isShutDown = true

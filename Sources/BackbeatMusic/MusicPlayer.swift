@@ -347,9 +347,11 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
         let before = nowPlayingLocked
         switch event {
         case .deviceReplaced(let at):
-            // Carry on from where the lost device was heard.
+            // Carry on from where the lost device was heard, or, when nothing
+            // was heard there since the stream last (re)started (it stayed
+            // paused on a stand-in device), from where it (re)started.
             guard let current = machine.current else { return }
-            perform(machine.start(at: at.flatMap { $0.entry == current.id ? $0.frame : nil } ?? 0))
+            perform(machine.start(at: at.flatMap { $0.entry == current.id ? $0.frame : nil } ?? current.startFrame))
         case .started, .underrun:
             return
         case .ended(let entry):

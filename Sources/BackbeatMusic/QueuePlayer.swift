@@ -322,9 +322,13 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     private func handle(_ event: StreamEvent) {
         switch event {
         case .deviceReplaced(let position):
-            // Carry on from where the lost device was heard.
+            // Carry on from where the lost device was heard, or, when nothing
+            // was heard there since the stream last (re)started (it stayed
+            // paused on a stand-in device), from where it (re)started.
             if let current = machine.current {
-                perform(machine.start(at: position.flatMap { $0.entry == current.id ? $0.frame : nil } ?? 0))
+                perform(
+                    machine.start(
+                        at: position.flatMap { $0.entry == current.id ? $0.frame : nil } ?? current.startFrame))
             }
             setStreamsPlaying(status == .playing)
         case .started(let entry, let frameCount):

@@ -138,6 +138,15 @@ package final class ALDevice: @unchecked Sendable {
             device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels)
     }
 
+    /// Stops every live source (a device being left: it must fall silent
+    /// before it is closed elsewhere). Talks only to OpenAL's mixer, never to
+    /// the sound server, so a frozen server cannot block it.
+    package func stopAllSources() {
+        guard let context else { return }
+        if alcGetThreadContext() != context { alcSetThreadContext(context) }
+        for source in liveSources { alSourceStop(source) }
+    }
+
     /// Deletes every source and buffer still alive, then the context and device. Idempotent.
     package func close() {
         guard let context, let device else { return }

@@ -204,6 +204,15 @@ public final class AudioSession: Sendable {
             source: .system, at: clock())
     }
 
+    /// A device the engine can play through appeared (a lost device or its
+    /// server came back): the system's route change,
+    /// reported by the engine. Nothing pauses.
+    package func systemNewDevice(previousRoute: AudioRoute, currentRoute: AudioRoute) {
+        post(
+            .routeChange(reason: .newDeviceAvailable, previousRoute: previousRoute, currentRoute: currentRoute),
+            source: .system, at: clock())
+    }
+
     /// A music player is about to play. If an interruption began and never
     /// ended, this ends it so the engine is not wedged: effects resume and the
     /// other interrupted players stay paused; `player` plays by itself.

@@ -235,4 +235,27 @@ struct SessionPlayersTests {
             }
         }
     }
+
+    @Test(
+        "Device lost again while the session keeps the music paused: it plays on from where it was, not from the start")
+    func deviceLostTwiceWhilePaused() throws {
+        try withDCLibrary(count: 1, seconds: 6) { _, items in
+            try withOfflineEngine { engine in
+                let queue = try QueuePlayer(engine: engine, items: [PlayerItem(url: items[0].assetURL)])
+                queue.play()
+                _ = try engine.render(frames: 48_000)
+                let at = queue.currentPlaybackTime
+                engine.simulateDeviceLoss()
+                _ = try engine.render(frames: 2_400)
+                // Nothing of the stream was heard on the first replacement: it stayed paused.
+                engine.simulateDeviceLoss()
+                #expect(abs(queue.currentPlaybackTime.seconds - at.seconds) < 0.02)
+                queue.play()
+                _ = try engine.render(frames: 4_800)
+                #expect(abs(queue.currentPlaybackTime.seconds - at.seconds - 0.1) < 0.02)
+                let left = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
+                #expect(abs(left.last! - 0.1) < 1e-3)
+            }
+        }
+    }
 }

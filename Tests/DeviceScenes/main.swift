@@ -1,0 +1,175 @@
+// Device scenes for the tests: an engine on a real sound server, run as a
+// child process (OpenAL picks its backends once per process). The test that
+// starts a scene holds the server (PrivateSoundServer), acts on it when the
+// scene says so, and records the sink's monitor. A scene prints one line per
+// step, `word key=value ...`, and exits 0 when it reached its end, 2 when
+// something it waited for never came.
+//
+//   DeviceScenes reopen DIR   the server is killed and restarted while voices, a loop and a stream play
+//   DeviceScenes frozen DIR   the restarted server is frozen (SIGSTOP) while the engine tries to reopen
+import Foundation
+import Backbeat
+import BackbeatTesting
+import BackbeatSupport
+import BackbeatEngine
+import BackbeatMedia
+
+/// Prints a line at once (standard output is a pipe: no buffering).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// What the test wrote on standard input, line by line.
+let commands = LockedValueBox<[String]>([])
+Thread.detachNewThread {
+    while let line = readLine() { commands.withLockedValue { $0.append(line) } }
+}
+
+/// Waits (polling every 10 ms) until `condition` holds; `seconds` of wall time
+/// only guards against waiting forever, and ends the scene with status 2.
+func wait(_ what: String, seconds: Double = 60, _ condition: () -> Bool) {
+    let giveUp = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > giveUp {
+            say("timeout \(what)")
+            exit(2)
+        }
+        usleep(10_000)
+    }
+}
+
+/// Interleaved stereo, L = R: a sine of `frequency` whose amplitude goes from `from` to `to`.
+func tone(_ frequency: Double, seconds: Double, from: Float, to: Float) -> [Float] {
+    let frames = Int(seconds * 48_000)
+    var out = [Float](repeating: 0, count: frames * 2)
+    for i in 0..<frames {
+        let amplitude = from + (to - from) * Float(i) / Float(frames)
+        let value = amplitude * Float(sin(2 * Double.pi * frequency * Double(i) / 48_000))
+        out[2 * i] = value
+        out[2 * i + 1] = value
+    }
+    return out
+}
+
+func stereo(_ samples: [Float]) throws -> PCMBuffer {
+    try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 2), floats: samples)
+}
+
+func seconds(_ time: MediaTime) -> String { String(format: "%.3f", time.seconds) }
+
+func counts(_ engine: AudioEngine) -> String {
+    engine.withLock { "sources=\(engine.device.liveSources.count) buffers=\(engine.device.liveBuffers.count)" }
+}
+
+func events(_ recorder: EventRecorder, _ match: (PlaybackEvent) -> Bool) -> Int {
+    recorder.events.filter(match).count
+}
+
+func isLost(_ event: PlaybackEvent) -> Bool { if case .outputLost = event { true } else { false } }
+func isChanged(_ event: PlaybackEvent) -> Bool { if case .outputChanged = event { true } else { false } }
+
+/// What plays in a scene: a looping tone (the loop), a 20-s tone rising from
+/// 0.05 to 0.45 (the voice: its level says its place), and a 20-s music file
+/// rising from 0.02 to 0.3 on a queue player (the stream).
+struct Scene {
+    let engine: AudioEngine
+    let recorder: EventRecorder
+    let loop: Voice
+    let voice: Voice
+    let player: QueuePlayer
+
+    init(engine: AudioEngine, directory: URL, loopFrequency: Double = 1_000) throws {
+        self.engine = engine
+        recorder = EventRecorder(engine)
+        let loopSound = try SoundEffect(
+            buffer: stereo(tone(loopFrequency, seconds: 1, from: 0.2, to: 0.2)), name: "loop", engine: engine)
+        let voiceSound = try SoundEffect(
+            buffer: stereo(tone(440, seconds: 20, from: 0.05, to: 0.45)), name: "voice", engine: engine)
+        let music = directory.appendingPathComponent("music-\(loopFrequency).wav")
+        let writer = try SoundFileWriter(
+            url: music, type: .wavFloat, sampleRate: 48_000, channelCount: 2, overwrite: true)
+        try writer.write(tone(3_000, seconds: 20, from: 0.02, to: 0.3)[...])
+        try writer.finish()
+        player = try QueuePlayer(engine: engine, items: [PlayerItem(url: music)])
+        loop = loopSound.play(looping: .forever)
+        voice = voiceSound.play()
+        player.play()
+    }
+
+    /// Where the voice and the stream are, and engine time.
+    var positions: String {
+        "voice=\(seconds(voice.currentTime)) music=\(seconds(player.currentPlaybackTime)) time=\(seconds(engine.currentTime))"
+    }
+
+    var states: String {
+        "voice=\(voice.state) loop=\(loop.state) music=\(player.timeControlStatus)"
+    }
+
+    func waitForEngineTime(_ target: Double, _ what: String) {
+        wait(what) { engine.currentTime.seconds >= target }
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    say("usage: DeviceScenes reopen|frozen DIR")
+    exit(64)
+}
+let directory = URL(fileURLWithPath: arguments[2])
+
+do {
+    switch arguments[1] {
+    case "reopen":
+        let engine = try AudioEngine(output: .device())
+        let scene = try Scene(engine: engine, directory: directory)
+        scene.waitForEngineTime(3, "three seconds of play")
+        say("playing device=\(engine.deviceName ?? "none") \(counts(engine)) \(scene.positions)")
+        wait("the loss") { events(scene.recorder, isLost) > 0 }
+        // The session hears of it from the engine's event delivery, and pauses the music.
+        wait("the session pausing the music") { scene.player.timeControlStatus == .paused }
+        say("lost \(scene.positions) \(scene.states)")
+        wait("the reopen") { events(scene.recorder, isChanged) > 0 }
+        say("restored device=\(engine.deviceName ?? "none") \(scene.positions) \(scene.states)")
+        // The session paused the music when the device went (old device
+        // unavailable, as on iOS); the game plays it on from where it was.
+        scene.player.play()
+        scene.waitForEngineTime(engine.currentTime.seconds + 1.5, "1.5 s on the reopened device")
+        say("after \(counts(engine)) \(scene.positions) \(scene.states)")
+        engine.shutdown()
+        say("done")
+    case "frozen":
+        let engine = try AudioEngine(output: .device())
+        let scene = try Scene(engine: engine, directory: directory)
+        scene.waitForEngineTime(1, "one second of play")
+        say("playing device=\(engine.deviceName ?? "none") \(scene.positions)")
+        wait("the loss") { events(scene.recorder, isLost) > 0 }
+        say("lost \(scene.positions)")
+        wait("the test's word that the server is frozen") { commands.withLockedValue { $0.contains("frozen") } }
+        // An attempt to reopen begins within the longest backoff, and waits on the frozen server.
+        wait("an attempt to reopen under way") { engine.deviceWatchAttempts.isUnderWay }
+        let stuck = engine.deviceWatchAttempts.started
+        // Meanwhile the update thread goes on: engine time moves, a voice plays to its end.
+        let blip = try SoundEffect(
+            buffer: stereo(tone(2_000, seconds: 0.2, from: 0.1, to: 0.1)), name: "blip", engine: engine)
+        let start = engine.currentTime.seconds
+        let voice = blip.play()
+        wait("the blip's end") {
+            scene.recorder.events.contains { $0 == .voiceFinished(voice: voice.id, sound: "blip", completed: true) }
+        }
+        scene.waitForEngineTime(start + 1, "engine time while the server is frozen")
+        let attempts = engine.deviceWatchAttempts
+        say("alive-while-frozen stuck=\(attempts.isUnderWay && attempts.started == stuck) \(scene.positions)")
+        wait("the reopen") { events(scene.recorder, isChanged) > 0 }
+        say("restored device=\(engine.deviceName ?? "none") \(scene.positions) \(scene.states)")
+        scene.waitForEngineTime(engine.currentTime.seconds + 1, "a second on the reopened device")
+        engine.shutdown()
+        say("done")
+    default:
+        say("unknown scene \(arguments[1])")
+        exit(64)
+    }
+} catch {
+    say("error \(error)")
+    exit(1)
+}
+exit(0)
