@@ -22,6 +22,12 @@ import BackbeatTestFixtures
     /// Frames where a drum hit starts in interleaved stereo: a 1-ms block
     /// louder than 0.2 and than twice the loudest of the 10 ms before it,
     /// at least 100 ms after the previous hit.
+    /// Whether this test process runs under the thread sanitizer (`make
+    /// test-tsan` builds the demo with it too). It slows the demo's code
+    /// several times over, so millisecond timing on a real-time device is not
+    /// what that pass checks: it checks races, the plain pass checks timing.
+    static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
+
     static func attacks(_ samples: [Float]) -> [Int] {
         let frames = samples.count / 2
         let level = (0..<frames).map { max(abs(samples[2 * $0]), abs(samples[2 * $0 + 1])) }
@@ -93,7 +99,8 @@ import BackbeatTestFixtures
             // after a `wait` is scheduled on the script's own engine time, so
             // the gaps the monitor hears are the scripted 250 ms.
             let gaps = zip(onsets.dropFirst(), onsets).map { Double($0 - $1) / 48.0 }
-            for gap in gaps { #expect(abs(gap - 250) <= 5, "gaps (ms): \(gaps)") }
+            let tolerance = Self.underThreadSanitizer ? 50.0 : 5.0
+            for gap in gaps { #expect(abs(gap - 250) <= tolerance, "gaps (ms): \(gaps)") }
         }
     }
 }
@@ -151,7 +158,8 @@ extension DrumpadDeviceTests {
     }
 
     @Test(
-        "soundServer: drumpad's scripted pads over its music: the music is heard under them and the pads keep the script's 250 ms to ±5 ms"
+        "soundServer: drumpad's scripted pads over its music: the music is heard under them and the pads keep the script's 250 ms to ±5 ms",
+        .enabled(if: !underThreadSanitizer, "millisecond timing is checked by the plain pass, not under the thread sanitizer")
     )
     func soundServerDrumpadPadsOverMusic() throws {
         let server = try PrivateSoundServer(sinks: ["Backbeat-Pads"])
