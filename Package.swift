@@ -81,7 +81,7 @@ let package = Package(
             name: "BackbeatBench",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatEngine", "BackbeatEffects", "BackbeatLibrary",
-                "COpenAL",
+                "BackbeatTesting", "COpenAL",
             ]),
         .executableTarget(
             name: "backbeat",

@@ -2,6 +2,6 @@
 public enum BenchSuites {
     /// All suites. The stream and soak suites run in real time (10 minutes each by default).
     public static let all: [any BenchSuite] = [
-        MixSuite(), TriggerSuite(), DecodeSuite(), StreamSuite(), LibrarySuite(), SoakSuite(),
+        MixSuite(), TriggerSuite(), DecodeSuite(), StreamSuite(), LibrarySuite(), SoakSuite(), DeviceSuite(),
     ]
 }

@@ -6,7 +6,9 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure Backbeat against raw OpenAL and oggdec, side by side in one run; compare two runs.",
-        subcommands: [BenchRunCommand.self, BenchCompareCommand.self, BenchShowCommand.self],
+        subcommands: [
+            BenchRunCommand.self, BenchCompareCommand.self, BenchShowCommand.self, BenchDeviceSceneCommand.self,
+        ],
         defaultSubcommand: BenchRunCommand.self)
 }
 
@@ -131,5 +133,32 @@ private func readReport(_ path: String) throws -> BenchReport {
     guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
     do { return try BenchReport(json: data, name: path) } catch let error as BenchError {
         throw ValidationError(error.description)
+    }
+}
+
+/// The `device` suite's child: plays one side of its scene on the default
+/// device (see `DeviceSuite`). Not for direct use.
+struct BenchDeviceSceneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device-scene", abstract: "One side of the device suite's scene (internal).",
+        shouldDisplay: false)
+
+    @Option var side: String
+    @Option var seconds: Int
+    @Option var latency: String
+    @Option var song: String
+    @Option var result: String
+
+    func validate() throws {
+        guard DeviceScene.Side(rawValue: side) != nil else { throw ValidationError("unknown side \(side)") }
+        guard (1...3_600).contains(seconds) else { throw ValidationError("--seconds must be from 1 to 3600") }
+        guard ["low", "default"].contains(latency) else { throw ValidationError("--latency must be low or default") }
+    }
+
+    func run() throws {
+        try DeviceScene.run(
+            side: DeviceScene.Side(rawValue: side)!, seconds: seconds,
+            latency: latency == "low" ? .low : .default,
+            song: URL(fileURLWithPath: song), result: URL(fileURLWithPath: result))
     }
 }
