@@ -43,6 +43,8 @@ public final class Drumpad: @unchecked Sendable {
     /// Nil when nothing is timed (typed lines play at once).
     var scriptTime: MediaTime?
     var generator: SplitMix64
+    /// Where `place` put each pad; a pad not here plays 2D at its pan.
+    var placements: [DrumpadCommand.Pad: Audio3DPoint] = [:]
     var tempoCache: [UInt64: Int] = [:]
     var picker: TerminalPicker?
     var isFinished = false
@@ -182,6 +184,18 @@ public final class Drumpad: @unchecked Sendable {
                     : "quantize: pads snap to the next \(newGrid.rawValue) of the now-playing song's tempo")
         case let .session(category, option): setSession(category, option)
         case let .environment(event): post(event)
+        case let .place(pad, point):
+            placements[pad] = point
+            report(
+                point.map {
+                    "\(pad.rawValue): placed at x \(DrumpadCommand.number($0.x)) y \(DrumpadCommand.number($0.y)) "
+                        + "z \(DrumpadCommand.number($0.z)) m"
+                } ?? "\(pad.rawValue): back in 2D")
+        case let .turn(degrees):
+            var heading = engine.listenerAngularOrientation
+            heading.yaw = degrees
+            engine.listenerAngularOrientation = heading
+            report("turn: facing \(DrumpadCommand.number(degrees)) degrees right of -Z")
         case let .wait(duration): wait(duration, interruptible: true)
         case .quit:
             finishLocked()
@@ -231,14 +245,15 @@ public final class Drumpad: @unchecked Sendable {
         guard let sound = pads[pad] else { return }
         let gain = DrumpadCommand.Pad.gain(forVelocity: velocity)
         let pan = Self.pans[pad] ?? 0
+        let position = placements[pad]
         let scripted = scriptedTime()
         guard grid != .off else {
-            if let scripted { sound.play(at: scripted, volume: gain, pan: pan) } else { sound.play(volume: gain, pan: pan) }
+            sound.play(at: scripted, volume: gain, pan: pan, position: position)
             return
         }
         let beats = beatGrid()
         let time = beats.nextPoint(atOrAfter: scripted ?? engine.currentTime, sampleRate: engine.sampleRate)
-        sound.play(at: time, volume: gain, pan: pan)
+        sound.play(at: time, volume: gain, pan: pan, position: position)
         report(
             "\(pad.rawValue): on the \(grid.rawValue) at \(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s "
                 + "(\(beats.beatsPerMinute) BPM)")

@@ -10,6 +10,12 @@ extension DrumpadCommand {
     /// The furthest `seek`: 24 hours into a song.
     public static let maximumSeek = MediaTime(value: 24 * 3600, timescale: 1)
 
+    /// The furthest a pad can be placed along each axis, in metres.
+    public static let maximumPlacement: Float = 10_000
+
+    /// The largest `turn`, either way, in degrees.
+    public static let maximumTurn: Float = 360
+
     /// Parses one line of the command language.
     ///
     /// Words are separated by spaces or tabs and keywords are case-insensitive.
@@ -21,7 +27,13 @@ extension DrumpadCommand {
     ///     random [GENRE...]     session ambient|soloambient|playback [mix|duck]
     ///     env call-begin | call-end [resume] | unplug | plug | silent on|off | other-audio on|off
     ///     quantize off|on|1/4|1/8|1/16
+    ///     place PAD X Y Z | place PAD off      turn DEGREES
     ///     wait DURATION
+    ///
+    /// `place` puts a pad (by name or number) at a point in metres, each
+    /// coordinate a decimal within ±``maximumPlacement`` (`place snare 3 0 0` is
+    /// 3 m to the right); `off` puts it back in 2D. `turn` sets the listener's
+    /// heading in degrees, within ±``maximumTurn``: positive turns right, 0 faces -Z.
     ///
     /// DURATION and TIME are `1.5` or `1.5s` (seconds), `250ms`, `1:05` or
     /// `1:02:03` (with an optional `.fraction`), with at most microsecond
@@ -123,11 +135,49 @@ extension DrumpadCommand {
             guard category == .playback, let option = SessionOption(rawValue: asciiLowercased(arguments[1]))
             else { throw bad(expected) }
             return .session(category, option)
+        case "place":
+            let expected = "a pad (1-4 or a name) and X Y Z in metres within ±\(Self.number(maximumPlacement)), or off"
+            guard arguments.count == 2 || arguments.count == 4, let pad = pad(named: arguments[0])
+            else { throw bad(expected) }
+            if arguments.count == 2 {
+                guard asciiLowercased(arguments[1]) == "off" else { throw bad(expected) }
+                return .place(pad, nil)
+            }
+            guard let x = decimal(arguments[1], within: maximumPlacement),
+                let y = decimal(arguments[2], within: maximumPlacement),
+                let z = decimal(arguments[3], within: maximumPlacement)
+            else { throw bad(expected) }
+            return .place(pad, Audio3DPoint(x: x, y: y, z: z))
+        case "turn":
+            let expected = "a heading in degrees within ±\(Self.number(maximumTurn)), like 90 or -45"
+            guard arguments.count == 1, let degrees = decimal(arguments[0], within: maximumTurn)
+            else { throw bad(expected) }
+            return .turn(degrees)
         case "env":
             return .environment(try environment(arguments.map(asciiLowercased), bad))
         default:
             throw DrumpadCommandError(.unknownCommand(excerpt(word)))  // quoted as typed
         }
+    }
+
+    /// A pad by name or number, as typed.
+    private static func pad(named word: String) -> Pad? {
+        let name = asciiLowercased(word)
+        let number = name.utf8.count == 1 && name.utf8.allSatisfy(isDigit) ? Int(name) : nil
+        return Pad(rawValue: name) ?? number.flatMap(Pad.init(number:))
+    }
+
+    /// A signed decimal (`3`, `-0.5`, `+2.25`, `.5`) within ±`limit`, or nil.
+    /// Only digits, one point and a leading sign: no exponents, `nan` or `inf`.
+    private static func decimal(_ word: String, within limit: Float) -> Float? {
+        var digits = Substring(word)
+        if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
+        let points = digits.utf8.filter { $0 == UInt8(ascii: ".") }.count
+        guard word.utf8.count <= 32, points <= 1, digits.utf8.contains(where: isDigit),
+            digits.utf8.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") }),
+            let value = Float(word), value.isFinite, abs(value) <= limit
+        else { return nil }
+        return value == 0 ? 0 : value  // no -0 to print back
     }
 
     private static func environment(_ words: [String], _ bad: (String) -> DrumpadCommandError)

@@ -42,6 +42,13 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     case environment(EnvironmentEvent)
     /// Sets the grid pads snap to: the next beat or subdivision of the now-playing song.
     case quantize(Quantize)
+    /// Places a pad's later hits at a point in metres (OpenAL axes: +X right,
+    /// +Y up, -Z ahead of a listener that has not turned), or back to its 2D
+    /// pan when the point is nil (`place PAD off`).
+    case place(Pad, Audio3DPoint?)
+    /// Turns the listener to an absolute heading in degrees about +Y: positive
+    /// turns right, 0 faces -Z.
+    case turn(Float)
     /// Lets engine time pass before the next command.
     case wait(MediaTime)
     /// Fades the music out and ends the demo.
@@ -68,9 +75,19 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
                 ?? "session \(category.rawValue)"
         case let .environment(event): "env \(event.description)"
         case let .quantize(grid): "quantize \(grid.rawValue)"
+        case let .place(pad, point?):
+            "place \(pad.rawValue) \(Self.number(point.x)) \(Self.number(point.y)) \(Self.number(point.z))"
+        case let .place(pad, nil): "place \(pad.rawValue) off"
+        case let .turn(degrees): "turn \(Self.number(degrees))"
         case let .wait(time): "wait \(Self.seconds(time))s"
         case .quit: "quit"
         }
+    }
+
+    /// A number as typed back: `3`, `-0.5`; exact (it parses back to the same Float).
+    static func number(_ value: Float) -> String {
+        let text = value.description
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
 
     /// `m:ss` or `h:mm:ss`, with the fraction of a second when there is one.

@@ -27,7 +27,8 @@ public struct DrumpadCommandError: Error, Sendable, Hashable, CustomStringConver
         switch reason {
         case let .unknownCommand(word):
             "unknown command \"\(word)\"; expected a pad (1-4, snare, bass, tambourine, maraca), play, pause, "
-                + "toggle, next, prev, seek, stop, repeat, shuffle, random, pick, now, quantize, session, env, wait or quit"
+                + "toggle, next, prev, seek, stop, repeat, shuffle, random, pick, now, quantize, session, env, place, turn, "
+                + "wait or quit"
         case let .badArguments(command, expected, got):
             got.isEmpty ? "\(command): expected \(expected)" : "\(command): expected \(expected), got \"\(got)\""
         case let .lineTooLong(length):

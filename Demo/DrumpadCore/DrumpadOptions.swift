@@ -36,7 +36,8 @@ public struct DrumpadOptions: Sendable, Equatable {
         Commands, one per line: 1-4 or snare|bass|tambourine|maraca [VELOCITY], play, pause, toggle, next, prev,
         seek 1:23, stop, repeat none|one|all, shuffle off|songs|albums, random [GENRE], pick, now,
         quantize off|on|1/8|1/16, session ambient|soloambient|playback [mix|duck],
-        env call-begin|call-end [resume]|unplug|plug|silent on|off|other-audio on|off, wait 1.5, quit.
+        env call-begin|call-end [resume]|unplug|plug|silent on|off|other-audio on|off,
+        place PAD X Y Z (metres; +X right, -Z ahead) or place PAD off, turn DEGREES (positive right), wait 1.5, quit.
         """
 
     /// Default options.

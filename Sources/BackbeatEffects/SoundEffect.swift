@@ -242,15 +242,20 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// Plays the sound so that its first frame is heard exactly on `time` in
     /// engine time (Backbeat starts it early by ``AudioEngine/outputLatency``).
     /// A time already past starts now. Use it to quantize hits to a beat.
+    ///
+    /// `position`, when not nil, places the voice in 3D from its first frame
+    /// (as ``Voice/position``; a point with a NaN or infinite coordinate is
+    /// ignored and the voice plays 2D, panned by `pan`).
     @discardableResult
     public func play(
-        at time: MediaTime?, volume: Float = 1, pan: Float = 0, rate: Float = 1,
+        at time: MediaTime?, volume: Float = 1, pan: Float = 0, position: Audio3DPoint? = nil, rate: Float = 1,
         looping: Looping = .once, priority: Int = 0, bus: Bus? = nil,
         completion: (@Sendable (Bool) -> Void)? = nil
     ) -> Voice {
         let voice = Voice(
             sound: self, volume: volume, pan: pan, rate: rate,
             looping: looping, priority: priority, completion: completion)
+        if let position, position.isFinite { voice.position = position }
         guard let engine else {
             voice.finishDetached()
             completion?(false)

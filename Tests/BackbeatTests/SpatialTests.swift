@@ -55,6 +55,25 @@ struct SpatialTests {
         }
     }
 
+    @Test("play(position:) places a voice from its first frame; a NaN point plays it 2D")
+    func placedFromTheStart() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let placed = sound.play(at: nil, position: Audio3DPoint(x: 2, y: 0, z: 0))
+            let first = levels(try engine.render(frames: 4_800))
+            #expect(placed.position == Audio3DPoint(x: 2, y: 0, z: 0))
+            #expect(first.right > 0.05)
+            #expect(first.left < first.right * 0.1, "right from the first block on")
+            placed.stop()
+            _ = try engine.render(frames: 4_800)
+            let unplaced = sound.play(at: nil, pan: -1, position: Audio3DPoint(x: .nan, y: 0, z: 0))
+            let panned = levels(try engine.render(frames: 4_800))
+            #expect(unplaced.position == nil)
+            #expect(panned.right < panned.left * 0.1, "2D, panned left")
+        }
+    }
+
     @Test("Clearing the position pans the voice again; NaN and infinite points are ignored")
     func backTo2D() throws {
         try withOfflineEngine { engine in

@@ -38,6 +38,13 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         ("quantize 1/16", .quantize(.sixteenth)),
         ("wait 0.000001", .wait(us(1))), ("wait 600", .wait(us(600_000_000))),
         ("wait 2 # let it ring", .wait(us(2_000_000))),
+        ("place snare 3 0 0", .place(.snare, Audio3DPoint(x: 3, y: 0, z: 0))),
+        ("place 2 -1.5 +2 .25", .place(.bass, Audio3DPoint(x: -1.5, y: 2, z: 0.25))),
+        ("PLACE Maraca 0 0 -3", .place(.maraca, Audio3DPoint(x: 0, y: 0, z: -3))),
+        ("place tambourine 10000 -10000 -0", .place(.tambourine, Audio3DPoint(x: 10_000, y: -10_000, z: 0))),
+        ("place snare off", .place(.snare, nil)), ("place 4 OFF", .place(.maraca, nil)),
+        ("turn 90", .turn(90)), ("turn -45.5", .turn(-45.5)), ("turn 0", .turn(0)), ("turn 360", .turn(360)),
+        ("turn -360", .turn(-360)),
     ]
 
     static let bad: [String] = [
@@ -52,6 +59,13 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         "wait 99999999999999999999", "wait 1.5 s", "wait 250 ms", "wait 1.5h", "wait 0.0001ms", "wait 1 2",
         "wait ١", "wait １", "random \u{1B}[2J", "random Rock\u{0}", "\u{0}", "\u{FFFD}\u{FFFD}", "snare\u{0}",
         "p\u{301}lay", "PLAY\u{200B}",
+        "place", "place snare", "place snare 3", "place snare 3 0", "place snare 3 0 0 0", "place drum 3 0 0",
+        "place 5 3 0 0", "place off", "place snare on", "place snare off 0", "place snare nan 0 0",
+        "place snare 0 inf 0", "place snare 0 0 -infinity", "place snare 1e3 0 0", "place snare 0x10 0 0",
+        "place snare 10000.5 0 0", "place snare 0 0 -99999999999999999999", "place snare 3m 0 0",
+        "place snare - 0 0", "place snare . 0 0", "place snare 1..5 0 0", "place snare --1 0 0",
+        "turn", "turn nan", "turn inf", "turn 361", "turn -360.5", "turn 1e2", "turn 90 0", "turn left",
+        "turn 99999999999999999999999999999999999999999",
     ]
 
     @Test(arguments: good)
@@ -88,6 +102,15 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         } catch {
             #expect(error.command == nil)
             #expect(error.description.hasPrefix("unknown command \"hello??[2J\""))
+        }
+        do {
+            _ = try DrumpadCommand.parse("place snare nan 0 0")
+        } catch {
+            #expect(error.command == "place")
+            #expect(
+                error.description
+                    == "place: expected a pad (1-4 or a name) and X Y Z in metres within ±10000, or off, got \"snare nan 0 0\""
+            )
         }
     }
 

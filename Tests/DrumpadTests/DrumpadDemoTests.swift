@@ -124,6 +124,53 @@ import BackbeatTestFixtures
         #expect(abs(ratio - 32.0 / 127.0) < 0.01)
     }
 
+    /// The RMS of each channel of a render over the first `seconds`.
+    static func levels(_ render: Render, seconds: Double = 0.5) -> (left: Float, right: Float) {
+        let window = Array(render.samples[0..<(Int(seconds * Double(render.sampleRate)) * 2)])
+        return (
+            SampleAnalysis.rms(SampleAnalysis.channel(window, 0, of: 2)),
+            SampleAnalysis.rms(SampleAnalysis.channel(window, 1, of: 2))
+        )
+    }
+
+    static func decibels(_ ratio: Float) -> Double { 20 * log10(Double(ratio)) }
+
+    @Test func placedPadIsHeardFromItsSide() throws {
+        let centred = Self.levels(try Self.render(["snare", "wait 0.5"], music: false))
+        let right = Self.levels(try Self.render(["place snare 3 0 0", "snare", "wait 0.5"], music: false))
+        let left = Self.levels(try Self.render(["place 1 -3 0 0", "snare", "wait 0.5"], music: false))
+        #expect(centred.left > 0.01)
+        #expect(abs(Self.decibels(centred.left / centred.right)) < 0.5, "a 2D snare is centred")
+        #expect(Self.decibels(right.right / right.left) > 20, "3 m to the right: the right ear dominates")
+        #expect(Self.decibels(left.left / left.right) > 20, "3 m to the left: the left ear dominates")
+        // 3 m away against 1 m away: 1/3 of the gain (-9.5 dB), the engine's default inverse distance.
+        let near = Self.levels(try Self.render(["place snare 1 0 0", "snare", "wait 0.5"], music: false))
+        #expect(abs(Self.decibels(right.right / near.right) - 20 * log10(1.0 / 3)) < 0.5)
+    }
+
+    @Test func turningRightPutsAPadAheadOnTheLeft() throws {
+        let ahead = Self.levels(try Self.render(["place snare 0 0 -3", "snare", "wait 0.5"], music: false))
+        let turned = Self.levels(try Self.render(["place snare 0 0 -3", "turn 90", "snare", "wait 0.5"], music: false))
+        let back = Self.levels(
+            try Self.render(["place snare 0 0 -3", "turn 90", "turn 0", "snare", "wait 0.5"], music: false))
+        #expect(abs(Self.decibels(ahead.left / ahead.right)) < 0.5, "ahead: centred")
+        #expect(Self.decibels(turned.left / turned.right) > 20, "after turn 90, -Z is on the left")
+        #expect(abs(Self.decibels(back.left / back.right)) < 0.5, "turn 0 faces -Z again")
+    }
+
+    @Test func placeOffIsCentredAgainAndOnlyLaterHitsMove() throws {
+        let centred = try Self.render(["snare", "wait 0.5"], music: false)
+        let off = try Self.render(["place snare 3 0 0", "place snare off", "snare", "wait 0.5"], music: false)
+        #expect(off.samples == centred.samples, "place off: the same 2D snare, sample for sample")
+        #expect(off.lines.contains("snare: back in 2D"))
+        // A hit already playing stays where it was; the next hit plays at the new place.
+        let moved = Self.levels(try Self.render(["snare", "place snare 3 0 0", "wait 0.5"], music: false))
+        #expect(abs(Self.decibels(moved.left / moved.right)) < 0.5)
+        // Other pads are not moved.
+        let bass = Self.levels(try Self.render(["place snare 3 0 0", "bass", "wait 0.5"], music: false))
+        #expect(abs(Self.decibels(bass.left / bass.right)) < 0.5)
+    }
+
     @Test func quitFadesToSilence() throws {
         // A long tambourine cut short by quit, against the same hit left to ring.
         let faded = try Self.render(["tambourine", "wait 0.05", "quit", "tambourine"])
