@@ -20,6 +20,9 @@ final class Listener: EngineComponent {
     var forward = Audio3DPoint(x: 0, y: 0, z: -1)
     var up = Audio3DPoint(x: 0, y: 1, z: 0)
     var distanceParameters = AudioDistanceAttenuationParameters()
+    var velocity = Audio3DPoint.zero
+    var dopplerFactor: Float = 1
+    var speedOfSound: Float = 343.3
 
     init(engine: AudioEngine) { self.engine = engine }
 
@@ -27,8 +30,10 @@ final class Listener: EngineComponent {
         guard let engine else { return }
         try? engine.device.setListener(
             position: (position.x, position.y, position.z),
-            forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z))
+            forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z),
+            velocity: (velocity.x, velocity.y, velocity.z))
         try? engine.device.setDistanceModel(Listener.model(distanceParameters.distanceAttenuationModel))
+        try? engine.device.setDoppler(factor: dopplerFactor, speedOfSound: speedOfSound)
     }
 
     static func model(_ model: AudioDistanceAttenuationModel) -> ALDevice.DistanceModel {
@@ -164,6 +169,51 @@ extension AudioEngine {
                 listener.distanceParameters = newValue
                 listener.applyLocked()
                 voicePoolLocked.reapplyPlacementsLocked()
+            }
+        }
+    }
+
+    /// How fast the listener moves, in metres per second (for the Doppler
+    /// shift only: it does not move ``listenerPosition``). A vector with a NaN
+    /// or infinite component is ignored.
+    public var listenerVelocity: Audio3DPoint {
+        get { withLock { listenerLocked.velocity } }
+        set {
+            withLock {
+                guard newValue.isFinite else { return }
+                let listener = listenerLocked
+                listener.velocity = newValue
+                listener.applyLocked()
+            }
+        }
+    }
+
+    /// Scales the Doppler shift of positioned voices: 1 (the default) is
+    /// physical, 0 turns it off, 2 doubles the velocities' effect. Negative or
+    /// non-finite values are ignored.
+    public var dopplerFactor: Float {
+        get { withLock { listenerLocked.dopplerFactor } }
+        set {
+            withLock {
+                guard newValue.isFinite, newValue >= 0 else { return }
+                let listener = listenerLocked
+                listener.dopplerFactor = newValue
+                listener.applyLocked()
+            }
+        }
+    }
+
+    /// The speed of sound for the Doppler shift, in metres per second
+    /// (default 343.3, air at 20 °C). Values that are not finite and positive
+    /// are ignored.
+    public var speedOfSound: Float {
+        get { withLock { listenerLocked.speedOfSound } }
+        set {
+            withLock {
+                guard newValue.isFinite, newValue > 0 else { return }
+                let listener = listenerLocked
+                listener.speedOfSound = newValue
+                listener.applyLocked()
             }
         }
     }

@@ -69,6 +69,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var panValue: Float
     /// Where the voice is in the world; nil while it is 2D (panned).
     var positionValue: Audio3DPoint?
+    /// How fast the voice moves, for the Doppler shift while it is positioned.
+    var velocityValue = Audio3DPoint.zero
     var rateValue: Float
     var userPaused = false
     var completion: (@Sendable (Bool) -> Void)?
@@ -211,6 +213,26 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         }
     }
 
+    /// How fast the voice moves through the world, in metres per second
+    /// (default zero). While the voice is positioned, its speed towards or away
+    /// from the listener (and the listener's ``AudioEngine/listenerVelocity``)
+    /// shift its pitch by the Doppler effect, scaled by
+    /// ``AudioEngine/dopplerFactor`` at ``AudioEngine/speedOfSound``. It does
+    /// not move ``position``: move the voice yourself. A 2D voice has no
+    /// Doppler shift. A vector with a NaN or infinite component is ignored.
+    public var velocity: Audio3DPoint {
+        get { locked { velocityValue } }
+        set {
+            locked {
+                guard newValue.isFinite else { return }
+                velocityValue = newValue
+                if positionValue != nil, let source, let engine {
+                    _ = try? engine.device.withContext { applyPlacement(to: source) }
+                }
+            }
+        }
+    }
+
     /// Applies the voice's position, or its pan while it has none, to its source.
     /// Call with the engine lock held and the device's context current.
     func applyPlacement(to source: ALSource) {
@@ -218,7 +240,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             let d = engine?.listenerLocked.distanceParameters ?? AudioDistanceAttenuationParameters()
             source.setPosition(
                 x: p.x, y: p.y, z: p.z, referenceDistance: d.referenceDistance,
-                maximumDistance: d.maximumDistance, rolloffFactor: d.rolloffFactor)
+                maximumDistance: d.maximumDistance, rolloffFactor: d.rolloffFactor,
+                velocity: (velocityValue.x, velocityValue.y, velocityValue.z))
         } else {
             source.setPan(panValue)
         }

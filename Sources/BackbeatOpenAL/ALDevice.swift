@@ -313,10 +313,11 @@ package final class ALDevice: @unchecked Sendable {
     /// (x, y, z) triples, unit length and perpendicular.
     package func setListener(
         position: (Float, Float, Float), forward: (Float, Float, Float),
-        up: (Float, Float, Float)
+        up: (Float, Float, Float), velocity: (Float, Float, Float) = (0, 0, 0)
     ) throws {
         try withContext("alListener") {
             alListener3f(AL_POSITION, position.0, position.1, position.2)
+            alListener3f(AL_VELOCITY, velocity.0, velocity.1, velocity.2)
             var orientation: [ALfloat] = [forward.0, forward.1, forward.2, up.0, up.1, up.2]
             alListenerfv(AL_ORIENTATION, &orientation)
             _ = alGetError()
@@ -335,6 +336,16 @@ package final class ALDevice: @unchecked Sendable {
             case .linear: alDistanceModel(AL_LINEAR_DISTANCE_CLAMPED)
             case .exponential: alDistanceModel(AL_EXPONENT_DISTANCE_CLAMPED)
             }
+            _ = alGetError()
+        }
+    }
+
+    /// Sets the context's Doppler factor (0 turns the shift off) and speed of
+    /// sound in metres per second (alDopplerFactor, alSpeedOfSound).
+    package func setDoppler(factor: Float, speedOfSound: Float) throws {
+        try withContext("alDopplerFactor") {
+            alDopplerFactor(factor)
+            alSpeedOfSound(speedOfSound)
             _ = alGetError()
         }
     }

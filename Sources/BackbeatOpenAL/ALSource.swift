@@ -70,6 +70,7 @@ package struct ALSource: Hashable, Sendable {
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_AUTO_SOFT)
         let angle = pan * Float.pi / 2
         alSource3f(name, AL_POSITION, sin(angle), 0, -cos(angle))
+        alSource3f(name, AL_VELOCITY, 0, 0, 0)  // 2D: no Doppler shift
         let spread = Float.pi / 6 * (1 - abs(pan))
         // OpenAL's angles run counter-clockwise: left is positive.
         setStereoAngles(left: -(angle + spread), right: -(angle - spread))
@@ -90,7 +91,8 @@ package struct ALSource: Hashable, Sendable {
     /// (AL_SOFT_source_spatialize).
     package func setPosition(
         x: Float, y: Float, z: Float, referenceDistance: Float = 1,
-        maximumDistance: Float = .greatestFiniteMagnitude, rolloffFactor: Float = 1
+        maximumDistance: Float = .greatestFiniteMagnitude, rolloffFactor: Float = 1,
+        velocity: (x: Float, y: Float, z: Float) = (0, 0, 0)
     ) {
         alSourcei(name, AL_SOURCE_RELATIVE, 0)
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_TRUE)
@@ -98,6 +100,7 @@ package struct ALSource: Hashable, Sendable {
         alSourcef(name, AL_REFERENCE_DISTANCE, referenceDistance)
         alSourcef(name, AL_MAX_DISTANCE, maximumDistance)
         alSource3f(name, AL_POSITION, x, y, z)
+        alSource3f(name, AL_VELOCITY, velocity.x, velocity.y, velocity.z)
     }
 
     package func attach(_ buffer: ALuint) { alSourcei(name, AL_BUFFER, ALint(bitPattern: buffer)) }

@@ -282,3 +282,124 @@ struct SpatialTests {
         }
     }
 }
+
+@Suite("Doppler shift")
+struct DopplerTests {
+    /// The frequency of a steady tone, from its first and last rising zero
+    /// crossings (each placed between samples by linear interpolation).
+    static func frequency(_ samples: [Float], sampleRate: Int) -> Double {
+        var first: Double?, last = 0.0, cycles = -1
+        for i in 1..<samples.count where samples[i - 1] < 0 && samples[i] >= 0 {
+            let t = Double(i - 1) + Double(-samples[i - 1]) / Double(samples[i] - samples[i - 1])
+            if first == nil { first = t }
+            last = t
+            cycles += 1
+        }
+        guard let first, cycles > 0 else { return 0 }
+        return Double(cycles) / (last - first) * Double(sampleRate)
+    }
+
+    /// Plays a 1 kHz tone at 0 0 -10 (ahead of the listener) with `velocity`,
+    /// lets `setup` change the engine, and measures the heard frequency over one second.
+    static func heard(velocity: Audio3DPoint, setup: (AudioEngine) -> Void = { _ in }) throws -> Double {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
+                engine: engine)
+            setup(engine)
+            let voice = sound.play(at: nil, position: Audio3DPoint(x: 0, y: 0, z: -10), looping: .forever)
+            voice.velocity = velocity
+            _ = try engine.render(frames: 4_800)
+            let out = try engine.render(frames: 48_000)
+            return frequency(SampleAnalysis.channel(out, 0, of: 2), sampleRate: engine.sampleRate)
+        }
+    }
+
+    /// f' = f (c + listener speed towards the source) / (c - source speed towards the listener), scaled by the factor.
+    static func doppler(_ f: Double, c: Double = 343.3, factor: Double = 1, listener: Double = 0, source: Double)
+        -> Double
+    { f * (c + factor * listener) / (c - factor * source) }
+
+    @Test("A still tone keeps its frequency")
+    func still() throws {
+        #expect(abs(try Self.heard(velocity: .zero) - 1_000) < 1)
+    }
+
+    @Test(
+        "A moving voice is heard at the Doppler formula's frequency within 1% of the shift",
+        arguments: [Float(20), -20, 60, -60])
+    func movingSource(speedTowardsListener v: Float) throws {
+        let heard = try Self.heard(velocity: Audio3DPoint(x: 0, y: 0, z: v))
+        let expected = Self.doppler(1_000, source: Double(v))
+        #expect(abs(heard - expected) < abs(expected - 1_000) * 0.01, "heard \(heard) Hz, expected \(expected) Hz")
+    }
+
+    @Test("Moving sideways gives no shift: only the speed along the line to the listener counts")
+    func sideways() throws {
+        #expect(abs(try Self.heard(velocity: Audio3DPoint(x: 30, y: 0, z: 0)) - 1_000) < 1)
+    }
+
+    @Test("A moving listener shifts the pitch as the formula says")
+    func movingListener() throws {
+        let heard = try Self.heard(velocity: .zero) { $0.listenerVelocity = Audio3DPoint(x: 0, y: 0, z: -30) }
+        let expected = Self.doppler(1_000, listener: 30, source: 0)
+        #expect(abs(heard - expected) < abs(expected - 1_000) * 0.01, "heard \(heard) Hz, expected \(expected) Hz")
+    }
+
+    @Test("dopplerFactor and speedOfSound scale the shift; 0 turns it off; bad values are ignored")
+    func factorAndSpeed() throws {
+        let doubled = try Self.heard(velocity: Audio3DPoint(x: 0, y: 0, z: 20)) { $0.dopplerFactor = 2 }
+        let expectedDoubled = Self.doppler(1_000, factor: 2, source: 20)
+        #expect(abs(doubled - expectedDoubled) < abs(expectedDoubled - 1_000) * 0.01, "heard \(doubled) Hz")
+        let slow = try Self.heard(velocity: Audio3DPoint(x: 0, y: 0, z: 20)) { $0.speedOfSound = 100 }
+        let expectedSlow = Self.doppler(1_000, c: 100, source: 20)
+        #expect(abs(slow - expectedSlow) < abs(expectedSlow - 1_000) * 0.01, "heard \(slow) Hz")
+        let off = try Self.heard(velocity: Audio3DPoint(x: 0, y: 0, z: 20)) { $0.dopplerFactor = 0 }
+        #expect(abs(off - 1_000) < 1)
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
+                engine: engine)
+            let voice = sound.play(at: nil, position: Audio3DPoint(x: 0, y: 0, z: -10), looping: .forever)
+            for speed: Float in [1_000, -1_000, 3e38] {
+                voice.velocity = Audio3DPoint(x: 0, y: 0, z: speed)
+                let out = try engine.render(frames: 4_800)
+                #expect(out.allSatisfy { $0.isFinite }, "supersonic \(speed) m/s renders finite samples")
+            }
+            engine.dopplerFactor = -1
+            engine.dopplerFactor = .nan
+            engine.speedOfSound = 0
+            engine.speedOfSound = .infinity
+            engine.listenerVelocity = Audio3DPoint(x: .nan, y: 0, z: 0)
+            #expect(engine.dopplerFactor == 1 && engine.speedOfSound == 343.3 && engine.listenerVelocity == .zero)
+        }
+    }
+
+    @Test("A 2D voice has no Doppler shift, and a voice placed back in 2D loses it")
+    func twoDimensional() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
+                engine: engine)
+            engine.listenerVelocity = Audio3DPoint(x: 0, y: 0, z: -30)
+            let voice = sound.play(looping: .forever)
+            voice.velocity = Audio3DPoint(x: 0, y: 0, z: 60)
+            voice.velocity = Audio3DPoint(x: .infinity, y: 0, z: 0)
+            #expect(voice.velocity == Audio3DPoint(x: 0, y: 0, z: 60))
+            _ = try engine.render(frames: 4_800)
+            let flat = Self.frequency(
+                SampleAnalysis.channel(try engine.render(frames: 48_000), 0, of: 2), sampleRate: 48_000)
+            #expect(abs(flat - 1_000) < 1)
+            voice.position = Audio3DPoint(x: 0, y: 0, z: -10)
+            _ = try engine.render(frames: 4_800)
+            let placed = Self.frequency(
+                SampleAnalysis.channel(try engine.render(frames: 48_000), 0, of: 2), sampleRate: 48_000)
+            #expect(placed > 1_050)
+            voice.position = nil
+            _ = try engine.render(frames: 4_800)
+            let back = Self.frequency(
+                SampleAnalysis.channel(try engine.render(frames: 48_000), 0, of: 2), sampleRate: 48_000)
+            #expect(abs(back - 1_000) < 1)
+        }
+    }
+}
