@@ -3,7 +3,7 @@
 APT_PACKAGES := pkg-config libopenal-dev libvorbis-dev libsndfile1-dev libsamplerate0-dev \
                 libstb-dev libebur128-dev vorbis-tools sox \
                 libdbus-1-dev dbus-daemon mpv mpv-mpris playerctl strace \
-                pulseaudio pulseaudio-utils
+                pulseaudio pulseaudio-utils tmux
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift

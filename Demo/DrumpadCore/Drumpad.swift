@@ -369,7 +369,10 @@ public final class Drumpad: @unchecked Sendable {
         switch event {
         case let .voiceStarted(_, sound, time, _):
             guard let pad = DrumpadCommand.Pad(rawValue: (sound as NSString).deletingPathExtension) else { return }
-            updateStatus { $0.lastHit[pad] = time }
+            updateStatus {
+                $0.lastHit[pad] = time
+                $0.padsHeard += 1
+            }
         case let .voiceRefused(_, sound, reason):
             report("\(sound): not played (\(reason))")
         case let .outputLost(device, replacement, reason):

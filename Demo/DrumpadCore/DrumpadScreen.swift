@@ -26,7 +26,12 @@ public enum DrumpadScreen {
             pads += (lit ? "\u{1B}[7m[\(label)]\u{1B}[0m" : "[\(label)]") + "  "
         }
         lines.append(pads)
-        lines.append("")
+        // Stays after the flash: which pad was heard last, when, and how many so far.
+        if let last = status.lastPad {
+            lines.append(fit("  last pad: \(last.pad.rawValue) at \(clock(last.time)) (\(status.padsHeard) heard)"))
+        } else {
+            lines.append("  last pad: none yet")
+        }
         lines.append(fit("  music: \(status.playbackState?.rawValue ?? "not available")"))
         if let item = status.nowPlaying {
             lines.append(fit("  now playing: \(item.title) — \(item.album) — \(item.artist) (\(item.artwork))"))

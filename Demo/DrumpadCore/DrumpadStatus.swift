@@ -6,6 +6,8 @@ public struct DrumpadStatus: Sendable, Equatable {
     public var time: MediaTime = .zero
     /// When each pad was last heard (engine time), from the engine's voice events.
     public var lastHit: [DrumpadCommand.Pad: MediaTime] = [:]
+    /// How many pad hits have been heard so far (voices started), all pads together.
+    public var padsHeard = 0
     /// The music player's state, or nil when there is no music player.
     public var playbackState: DrumpadPlaybackState?
     /// The now-playing item's title, album and artist.
@@ -31,6 +33,12 @@ public struct DrumpadStatus: Sendable, Equatable {
         public var artist: String
         /// The embedded artwork's size (`192×192 artwork`), or `no artwork`.
         public var artwork: String
+    }
+
+    /// The pad heard most recently and when (engine time), or nil before the first.
+    public var lastPad: (pad: DrumpadCommand.Pad, time: MediaTime)? {
+        lastHit.max { a, b in a.value != b.value ? a.value < b.value : a.key.number > b.key.number }
+            .map { (pad: $0.key, time: $0.value) }
     }
 
     /// How many messages the status keeps.
