@@ -71,6 +71,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var positionValue: Audio3DPoint?
     /// How fast the voice moves, for the Doppler shift while it is positioned.
     var velocityValue = Audio3DPoint.zero
+    /// Where the voice faces; nil while it is omnidirectional.
+    var directionValue: Audio3DPoint?
+    var coneValue = AudioCone()
     var rateValue: Float
     var userPaused = false
     var completion: (@Sendable (Bool) -> Void)?
@@ -233,6 +236,42 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         }
     }
 
+    /// Where a positioned voice faces (a vector; its length does not matter),
+    /// or nil (the default) to sound the same in every direction. A listener
+    /// outside the voice's ``cone`` around this direction hears it quieter.
+    /// A vector with a NaN or infinite component, or a zero vector, is ignored.
+    public var direction: Audio3DPoint? {
+        get { locked { directionValue } }
+        set {
+            locked {
+                if let newValue, !newValue.isFinite || newValue == .zero { return }
+                directionValue = newValue
+                reapplyPlacementIfPositioned()
+            }
+        }
+    }
+
+    /// How the voice's level falls off away from its ``direction``
+    /// (no effect while it has none, or while it is 2D). Cones that are not
+    /// ``AudioCone/isValid`` are ignored.
+    public var cone: AudioCone {
+        get { locked { coneValue } }
+        set {
+            locked {
+                guard newValue.isValid else { return }
+                coneValue = newValue
+                reapplyPlacementIfPositioned()
+            }
+        }
+    }
+
+    /// With the voice's lock held.
+    private func reapplyPlacementIfPositioned() {
+        if positionValue != nil, let source, let engine {
+            _ = try? engine.device.withContext { applyPlacement(to: source) }
+        }
+    }
+
     /// Applies the voice's position, or its pan while it has none, to its source.
     /// Call with the engine lock held and the device's context current.
     func applyPlacement(to source: ALSource) {
@@ -242,6 +281,11 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
                 x: p.x, y: p.y, z: p.z, referenceDistance: d.referenceDistance,
                 maximumDistance: d.maximumDistance, rolloffFactor: d.rolloffFactor,
                 velocity: (velocityValue.x, velocityValue.y, velocityValue.z))
+            let facing = directionValue ?? .zero
+            source.setCone(
+                direction: (facing.x, facing.y, facing.z), innerAngle: coneValue.innerAngle,
+                outerAngle: coneValue.outerAngle, outerGain: coneValue.outerGain,
+                outerHighFrequencyGain: coneValue.outerHighFrequencyGain)
         } else {
             source.setPan(panValue)
         }

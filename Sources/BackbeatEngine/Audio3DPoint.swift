@@ -125,3 +125,38 @@ public struct AudioDistanceAttenuationParameters: Sendable, Hashable, Codable {
         }
     }
 }
+
+/// How a directional voice's level falls off around its facing (OpenAL's
+/// sound cone).
+///
+/// A listener within `innerAngle / 2` degrees of the voice's direction hears
+/// it at full level; beyond `outerAngle / 2` at `outerGain` (and its high
+/// frequencies further at `outerHighFrequencyGain`); in between the gain
+/// moves linearly with the angle. The default (360, 360, 0, 1) is
+/// omnidirectional.
+public struct AudioCone: Sendable, Hashable, Codable {
+    /// The full angle, in degrees (0...360), of full level around the direction.
+    public var innerAngle: Float
+    /// The full angle, in degrees (innerAngle...360), beyond which `outerGain` applies.
+    public var outerAngle: Float
+    /// The gain outside the outer angle, 0...1.
+    public var outerGain: Float
+    /// The further gain of high frequencies outside the outer angle, 0...1 (1: none).
+    public var outerHighFrequencyGain: Float
+
+    /// A cone; see the type's description.
+    public init(
+        innerAngle: Float = 360, outerAngle: Float = 360, outerGain: Float = 0, outerHighFrequencyGain: Float = 1
+    ) {
+        self.innerAngle = innerAngle
+        self.outerAngle = outerAngle
+        self.outerGain = outerGain
+        self.outerHighFrequencyGain = outerHighFrequencyGain
+    }
+
+    /// Whether the angles are within 0...360 with inner <= outer and the gains within 0...1 (NaN is not).
+    public var isValid: Bool {
+        (0...360).contains(innerAngle) && (0...360).contains(outerAngle) && innerAngle <= outerAngle
+            && (0...1).contains(outerGain) && (0...1).contains(outerHighFrequencyGain)
+    }
+}

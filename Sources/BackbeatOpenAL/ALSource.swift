@@ -71,6 +71,7 @@ package struct ALSource: Hashable, Sendable {
         let angle = pan * Float.pi / 2
         alSource3f(name, AL_POSITION, sin(angle), 0, -cos(angle))
         alSource3f(name, AL_VELOCITY, 0, 0, 0)  // 2D: no Doppler shift
+        alSource3f(name, AL_DIRECTION, 0, 0, 0)  // 2D: no cone
         let spread = Float.pi / 6 * (1 - abs(pan))
         // OpenAL's angles run counter-clockwise: left is positive.
         setStereoAngles(left: -(angle + spread), right: -(angle - spread))
@@ -101,6 +102,19 @@ package struct ALSource: Hashable, Sendable {
         alSourcef(name, AL_MAX_DISTANCE, maximumDistance)
         alSource3f(name, AL_POSITION, x, y, z)
         alSource3f(name, AL_VELOCITY, velocity.x, velocity.y, velocity.z)
+    }
+
+    /// A positioned source's facing and sound cone (AL_DIRECTION, AL_CONE_*,
+    /// and EFX's AL_CONE_OUTER_GAINHF); a zero direction is omnidirectional.
+    package func setCone(
+        direction: (x: Float, y: Float, z: Float), innerAngle: Float, outerAngle: Float, outerGain: Float,
+        outerHighFrequencyGain: Float
+    ) {
+        alSourcef(name, AL_CONE_INNER_ANGLE, innerAngle)
+        alSourcef(name, AL_CONE_OUTER_ANGLE, outerAngle)
+        alSourcef(name, AL_CONE_OUTER_GAIN, outerGain)
+        alSourcef(name, AL_CONE_OUTER_GAINHF, outerHighFrequencyGain)
+        alSource3f(name, AL_DIRECTION, direction.x, direction.y, direction.z)
     }
 
     package func attach(_ buffer: ALuint) { alSourcei(name, AL_BUFFER, ALint(bitPattern: buffer)) }

@@ -403,3 +403,85 @@ struct DopplerTests {
         }
     }
 }
+
+@Suite("Sound cones")
+struct ConeTests {
+    /// The right channel's RMS of a tone 2 m ahead of the listener, facing `direction`, with `cone`.
+    static func level(frequency: Double = 440, direction: Audio3DPoint?, cone: AudioCone = AudioCone()) throws -> Float
+    {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: frequency, duration: MediaTime(seconds: 1)), name: "tone",
+                engine: engine)
+            let voice = sound.play(at: nil, position: Audio3DPoint(x: 0, y: 0, z: -2), looping: .forever)
+            voice.cone = cone
+            voice.direction = direction
+            _ = try engine.render(frames: 4_800)
+            return SampleAnalysis.rms(SampleAnalysis.channel(try engine.render(frames: 9_600), 1, of: 2))
+        }
+    }
+
+    static func decibels(_ ratio: Float) -> Double { 20 * log10(Double(ratio)) }
+
+    static let cone = AudioCone(innerAngle: 60, outerAngle: 120, outerGain: 0.25)
+    static let towards = Audio3DPoint(x: 0, y: 0, z: 1)
+    static let away = Audio3DPoint(x: 0, y: 0, z: -1)
+
+    /// A direction `degrees` off the line to the listener.
+    static func off(_ degrees: Float) -> Audio3DPoint {
+        let r = degrees * .pi / 180
+        return Audio3DPoint(x: sin(r), y: 0, z: cos(r))
+    }
+
+    @Test("Behind a cone the level is outerGain within 0.5 dB; inside the inner angle it is full")
+    func outerGain() throws {
+        let omni = try Self.level(direction: nil, cone: Self.cone)
+        let facing = try Self.level(direction: Self.towards, cone: Self.cone)
+        let behind = try Self.level(direction: Self.away, cone: Self.cone)
+        let inside = try Self.level(direction: Self.off(20), cone: Self.cone)
+        let between = try Self.level(direction: Self.off(45), cone: Self.cone)
+        #expect(omni > 0.05)
+        #expect(abs(Self.decibels(facing / omni)) < 0.1, "facing the listener: full level")
+        #expect(abs(Self.decibels(behind / facing) - Self.decibels(0.25)) < 0.5, "behind: outerGain")
+        #expect(abs(Self.decibels(inside / facing)) < 0.1, "20 degrees off, inside the 60-degree cone: full")
+        // 45 degrees off is 90 of a full angle: halfway from 60 to 120, gain halfway from 1 to 0.25.
+        #expect(abs(Self.decibels(between / facing) - Self.decibels(0.625)) < 0.5, "between: linear in the angle")
+    }
+
+    @Test("outerHighFrequencyGain dulls the sound behind a cone: highs fall, lows keep outerGain")
+    func outerHighFrequencyGain() throws {
+        let dull = AudioCone(innerAngle: 60, outerAngle: 120, outerGain: 0.5, outerHighFrequencyGain: 0.1)
+        let lowFacing = try Self.level(frequency: 200, direction: Self.towards, cone: dull)
+        let lowBehind = try Self.level(frequency: 200, direction: Self.away, cone: dull)
+        let highFacing = try Self.level(frequency: 12_000, direction: Self.towards, cone: dull)
+        let highBehind = try Self.level(frequency: 12_000, direction: Self.away, cone: dull)
+        let lows = Self.decibels(lowBehind / lowFacing), highs = Self.decibels(highBehind / highFacing)
+        #expect(abs(lows - Self.decibels(0.5)) < 1, "lows: \(lows) dB")
+        #expect(highs < Self.decibels(0.5) - 10, "highs: \(highs) dB")
+    }
+
+    @Test("Bad cones and directions are ignored; a 2D voice has no cone")
+    func badInput() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let voice = sound.play(looping: .forever)
+            voice.cone = Self.cone
+            for bad in [
+                AudioCone(innerAngle: .nan), AudioCone(innerAngle: -1), AudioCone(outerAngle: 361),
+                AudioCone(innerAngle: 200, outerAngle: 100), AudioCone(outerGain: 2), AudioCone(outerGain: .infinity),
+                AudioCone(outerHighFrequencyGain: -0.5),
+            ] { voice.cone = bad }
+            #expect(voice.cone == Self.cone)
+            voice.direction = Self.away
+            voice.direction = .zero
+            voice.direction = Audio3DPoint(x: .nan, y: 0, z: 1)
+            #expect(voice.direction == Self.away)
+            _ = try engine.render(frames: 4_800)
+            let flat = SampleAnalysis.rms(try engine.render(frames: 9_600))
+            voice.direction = nil
+            _ = try engine.render(frames: 4_800)
+            #expect(abs(Self.decibels(SampleAnalysis.rms(try engine.render(frames: 9_600)) / flat)) < 0.1)
+        }
+    }
+}
