@@ -196,6 +196,13 @@ public final class Drumpad: @unchecked Sendable {
             heading.yaw = degrees
             engine.listenerAngularOrientation = heading
             report("turn: facing \(DrumpadCommand.number(degrees)) degrees right of -Z")
+        case let .hrtf(on):
+            engine.isHRTFEnabled = on
+            let enabled = engine.isHRTFEnabled
+            report(
+                enabled == on
+                    ? "hrtf: \(on ? "on, placed pads are rendered for headphones" : "off")"
+                    : "hrtf: not available on this output, still \(enabled ? "on" : "off")")
         case let .wait(duration): wait(duration, interruptible: true)
         case .quit:
             finishLocked()

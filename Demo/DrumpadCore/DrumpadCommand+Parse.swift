@@ -27,7 +27,7 @@ extension DrumpadCommand {
     ///     random [GENRE...]     session ambient|soloambient|playback [mix|duck]
     ///     env call-begin | call-end [resume] | unplug | plug | silent on|off | other-audio on|off
     ///     quantize off|on|1/4|1/8|1/16
-    ///     place PAD X Y Z | place PAD off      turn DEGREES
+    ///     place PAD X Y Z | place PAD off      turn DEGREES      hrtf on|off
     ///     wait DURATION
     ///
     /// `place` puts a pad (by name or number) at a point in metres, each
@@ -153,6 +153,13 @@ extension DrumpadCommand {
             guard arguments.count == 1, let degrees = decimal(arguments[0], within: maximumTurn)
             else { throw bad(expected) }
             return .turn(degrees)
+        case "hrtf":
+            let expected = "on or off"
+            switch try single(expected) {
+            case "on": return .hrtf(true)
+            case "off": return .hrtf(false)
+            default: throw bad(expected)
+            }
         case "env":
             return .environment(try environment(arguments.map(asciiLowercased), bad))
         default:

@@ -49,6 +49,8 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     /// Turns the listener to an absolute heading in degrees about +Y: positive
     /// turns right, 0 faces -Z.
     case turn(Float)
+    /// Renders placed pads through an HRTF (for headphones), or not.
+    case hrtf(Bool)
     /// Lets engine time pass before the next command.
     case wait(MediaTime)
     /// Fades the music out and ends the demo.
@@ -79,6 +81,7 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
             "place \(pad.rawValue) \(Self.number(point.x)) \(Self.number(point.y)) \(Self.number(point.z))"
         case let .place(pad, nil): "place \(pad.rawValue) off"
         case let .turn(degrees): "turn \(Self.number(degrees))"
+        case let .hrtf(on): on ? "hrtf on" : "hrtf off"
         case let .wait(time): "wait \(Self.seconds(time))s"
         case .quit: "quit"
         }

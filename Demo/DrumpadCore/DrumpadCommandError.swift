@@ -27,7 +27,7 @@ public struct DrumpadCommandError: Error, Sendable, Hashable, CustomStringConver
         switch reason {
         case let .unknownCommand(word):
             "unknown command \"\(word)\"; expected a pad (1-4, snare, bass, tambourine, maraca), play, pause, "
-                + "toggle, next, prev, seek, stop, repeat, shuffle, random, pick, now, quantize, session, env, place, turn, "
+                + "toggle, next, prev, seek, stop, repeat, shuffle, random, pick, now, quantize, session, env, place, turn, hrtf, "
                 + "wait or quit"
         case let .badArguments(command, expected, got):
             got.isEmpty ? "\(command): expected \(expected)" : "\(command): expected \(expected), got \"\(got)\""

@@ -37,7 +37,8 @@ public struct DrumpadOptions: Sendable, Equatable {
         seek 1:23, stop, repeat none|one|all, shuffle off|songs|albums, random [GENRE], pick, now,
         quantize off|on|1/8|1/16, session ambient|soloambient|playback [mix|duck],
         env call-begin|call-end [resume]|unplug|plug|silent on|off|other-audio on|off,
-        place PAD X Y Z (metres; +X right, -Z ahead) or place PAD off, turn DEGREES (positive right), wait 1.5, quit.
+        place PAD X Y Z (metres; +X right, -Z ahead) or place PAD off, turn DEGREES (positive right),
+        hrtf on|off, wait 1.5, quit.
         """
 
     /// Default options.

@@ -23,6 +23,8 @@ final class Listener: EngineComponent {
     var velocity = Audio3DPoint.zero
     var dopplerFactor: Float = 1
     var speedOfSound: Float = 343.3
+    /// Whether HRTF rendering was asked for (kept for a replacement device).
+    var wantsHRTF = false
 
     init(engine: AudioEngine) { self.engine = engine }
 
@@ -44,7 +46,10 @@ final class Listener: EngineComponent {
         }
     }
 
-    func deviceWasReplaced() throws { applyLocked() }
+    func deviceWasReplaced() throws {
+        if wantsHRTF, let engine { _ = try? engine.device.setHRTF(true) }
+        applyLocked()
+    }
 
     /// The orientation as yaw, pitch and roll in degrees.
     var angular: Audio3DAngularOrientation {
@@ -214,6 +219,23 @@ extension AudioEngine {
                 let listener = listenerLocked
                 listener.speedOfSound = newValue
                 listener.applyLocked()
+            }
+        }
+    }
+
+    /// Whether positioned voices are rendered through a head-related transfer
+    /// function (OpenAL Soft's HRTF, for headphones): a voice's direction then
+    /// sounds from around, above and behind the head, not only between the
+    /// ears. Off by default. Setting it resets the device with HRTF asked on
+    /// or off (ALC_SOFT_HRTF); reading it says what the device does, which
+    /// stays off where HRTF cannot run (output that is not stereo, no HRTF data).
+    public var isHRTFEnabled: Bool {
+        get { withLock { device.isHRTFEnabled } }
+        set {
+            withLock {
+                let listener = listenerLocked
+                listener.wantsHRTF = newValue
+                _ = try? device.setHRTF(newValue)
             }
         }
     }

@@ -21,6 +21,9 @@ package final class ALDevice: @unchecked Sendable {
     package private(set) var liveBuffers = Set<ALuint>()
 
     package let isLoopback: Bool
+    /// The attributes after the common ones that a reset must ask for again
+    /// (a loopback device's format, a playback device's rate).
+    private var formatAttributes: [ALCint] = []
     package let sampleRate: Int
     package let channelCount: Int
     /// The device's name as OpenAL reports it.
@@ -91,9 +94,11 @@ package final class ALDevice: @unchecked Sendable {
         }
         var frequency: ALCint = 0
         alcGetIntegerv(device, ALCenum(ALC_FREQUENCY), 1, &frequency)
-        return ALDevice(
+        let opened = ALDevice(
             device: device, context: context, isLoopback: false,
             sampleRate: Int(frequency), channelCount: 2)
+        opened.formatAttributes = [ALCint(ALC_FREQUENCY), frequency]
+        return opened
     }
 
     /// Opens a loopback device that renders Float32 on request (ALC_SOFT_loopback).
@@ -122,20 +127,21 @@ package final class ALDevice: @unchecked Sendable {
                 .unsupportedFormat, operation: "alcIsRenderFormatSupportedSOFT",
                 reason: "\(sampleRate) Hz, \(channels) channels, float32")
         }
-        let attributes =
-            commonAttributes + [
-                ALCint(ALC_FORMAT_CHANNELS_SOFT), channelEnum,
-                ALCint(ALC_FORMAT_TYPE_SOFT), ALCint(ALC_FLOAT_SOFT),
-                ALCint(ALC_FREQUENCY), ALCint(sampleRate),
-                0,
-            ]
+        let format = [
+            ALCint(ALC_FORMAT_CHANNELS_SOFT), channelEnum,
+            ALCint(ALC_FORMAT_TYPE_SOFT), ALCint(ALC_FLOAT_SOFT),
+            ALCint(ALC_FREQUENCY), ALCint(sampleRate),
+        ]
+        let attributes = commonAttributes + format + [0]
         guard let context = alcCreateContext(device, attributes) else {
             let reason = alcErrorString(device)
             alcCloseDevice(device)
             throw BackbeatError(.unsupportedFormat, operation: "alcCreateContext", reason: reason)
         }
-        return ALDevice(
+        let opened = ALDevice(
             device: device, context: context, isLoopback: true, sampleRate: sampleRate, channelCount: channels)
+        opened.formatAttributes = format
+        return opened
     }
 
     /// Stops every live source (a device being left: it must fall silent
@@ -348,6 +354,32 @@ package final class ALDevice: @unchecked Sendable {
             alSpeedOfSound(speedOfSound)
             _ = alGetError()
         }
+    }
+
+    /// Whether the device renders through an HRTF now (ALC_HRTF_SOFT).
+    package var isHRTFEnabled: Bool {
+        guard let device, context != nil else { return false }
+        var value: ALCint = 0
+        alcGetIntegerv(device, ALCenum(ALC_HRTF_SOFT), 1, &value)
+        return value == ALC_TRUE
+    }
+
+    /// Asks for HRTF rendering on or off by resetting the device with the same
+    /// format (alcResetDeviceSOFT, ALC_SOFT_HRTF); sources and buffers stay.
+    /// - Returns: whether HRTF is on afterwards (a device may refuse: not stereo, no HRTF data).
+    @discardableResult
+    package func setHRTF(_ enabled: Bool) throws -> Bool {
+        guard let device, context != nil else { throw BackbeatError(.engineShutDown, operation: "alcResetDeviceSOFT") }
+        let attributes =
+            [
+                ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE),
+                ALCint(ALC_HRTF_SOFT), enabled ? ALCint(ALC_TRUE) : ALCint(ALC_FALSE),
+            ] + formatAttributes + [0]
+        guard alcResetDeviceSOFT(device, attributes) == ALC_TRUE else {
+            throw BackbeatError(
+                .deviceUnavailable, operation: "alcResetDeviceSOFT", reason: Self.alcErrorString(device))
+        }
+        return isHRTFEnabled
     }
 
     // MARK: Batching

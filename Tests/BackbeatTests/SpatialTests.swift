@@ -485,3 +485,31 @@ struct ConeTests {
         }
     }
 }
+
+@Suite("HRTF")
+struct HRTFTests {
+    /// Left and right RMS of a 300 Hz tone 2 m to the right, with HRTF on or off.
+    static func levels(hrtf: Bool) throws -> (left: Float, right: Float, enabled: Bool) {
+        try withOfflineEngine { engine in
+            engine.isHRTFEnabled = hrtf
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            sound.play(at: nil, position: Audio3DPoint(x: 2, y: 0, z: 0), looping: .forever)
+            _ = try engine.render(frames: 4_800)
+            let out = try engine.render(frames: 9_600)
+            return (
+                SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2)),
+                SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2)), engine.isHRTFEnabled
+            )
+        }
+    }
+
+    @Test("HRTF is really switched: the far ear hears a low tone through the head, not nothing")
+    func switched() throws {
+        let off = try Self.levels(hrtf: false)
+        let on = try Self.levels(hrtf: true)
+        #expect(!off.enabled && on.enabled)
+        #expect(off.left < off.right * 0.1, "panned: the far ear more than 20 dB down")
+        #expect(on.left > on.right * 0.1 && on.left < on.right, "HRTF: the far ear hears it, quieter")
+    }
+}

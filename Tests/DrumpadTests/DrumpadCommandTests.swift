@@ -44,7 +44,7 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         ("place tambourine 10000 -10000 -0", .place(.tambourine, Audio3DPoint(x: 10_000, y: -10_000, z: 0))),
         ("place snare off", .place(.snare, nil)), ("place 4 OFF", .place(.maraca, nil)),
         ("turn 90", .turn(90)), ("turn -45.5", .turn(-45.5)), ("turn 0", .turn(0)), ("turn 360", .turn(360)),
-        ("turn -360", .turn(-360)),
+        ("turn -360", .turn(-360)), ("hrtf on", .hrtf(true)), ("HRTF OFF", .hrtf(false)),
     ]
 
     static let bad: [String] = [
@@ -65,7 +65,7 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         "place snare 10000.5 0 0", "place snare 0 0 -99999999999999999999", "place snare 3m 0 0",
         "place snare - 0 0", "place snare . 0 0", "place snare 1..5 0 0", "place snare --1 0 0",
         "turn", "turn nan", "turn inf", "turn 361", "turn -360.5", "turn 1e2", "turn 90 0", "turn left",
-        "turn 99999999999999999999999999999999999999999",
+        "turn 99999999999999999999999999999999999999999", "hrtf", "hrtf yes", "hrtf on off",
     ]
 
     @Test(arguments: good)

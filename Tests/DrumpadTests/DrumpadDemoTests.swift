@@ -158,6 +158,17 @@ import BackbeatTestFixtures
         #expect(abs(Self.decibels(back.left / back.right)) < 0.5, "turn 0 faces -Z again")
     }
 
+    @Test func hrtfOnLetsTheFarEarHearAPlacedPad() throws {
+        let panned = try Self.render(["place snare 3 0 0", "snare", "wait 0.5"], music: false)
+        let hrtf = try Self.render(["hrtf on", "place snare 3 0 0", "snare", "wait 0.5"], music: false)
+        let off = try Self.render(["hrtf on", "hrtf off", "place snare 3 0 0", "snare", "wait 0.5"], music: false)
+        #expect(hrtf.lines.contains("hrtf: on, placed pads are rendered for headphones"))
+        let p = Self.levels(panned), h = Self.levels(hrtf)
+        #expect(Self.decibels(p.right / p.left) > 20, "panned: the far ear hears almost nothing")
+        #expect(Self.decibels(h.right / h.left) < 15 && h.right > h.left, "HRTF: the far ear hears it through the head")
+        #expect(off.samples == panned.samples, "hrtf off: panned again, sample for sample")
+    }
+
     @Test func placeOffIsCentredAgainAndOnlyLaterHitsMove() throws {
         let centred = try Self.render(["snare", "wait 0.5"], music: false)
         let off = try Self.render(["place snare 3 0 0", "place snare off", "snare", "wait 0.5"], music: false)
