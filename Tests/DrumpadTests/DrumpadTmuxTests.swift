@@ -146,6 +146,12 @@ import BackbeatTestFixtures
             }
             let heard = onsets.map { Self.pad(at: $0, in: samples, templates: templates) }
             #expect(heard == pads, "pads heard at frames \(onsets): \(heard)")
+            // Each sounded when its own line was entered, not held back and played together
+            // later: the next line was typed at least 0.7 s after the screen showed the one
+            // before, so the monitor hears them apart by about as much (0.5 s leaves room
+            // for the device's latency to vary).
+            let gaps = zip(onsets.dropFirst(), onsets).map { Double($0 - $1) / Double(PrivateSoundServer.sampleRate) }
+            #expect(gaps.allSatisfy { $0 >= 0.5 }, "gaps between the pads heard (s): \(gaps)")
         }
     }
 }
