@@ -1,6 +1,8 @@
 import Backbeat
 import Foundation
 import BackbeatEngine
+import BackbeatEffects
+import BackbeatMedia
 
 /// A long real-time run: a `.file` output paced like a device, with a game
 /// loop applying random (seeded) load from its own thread — effect
@@ -57,6 +59,15 @@ public struct SoakSuite: BenchSuite {
         let engine = try AudioEngine(
             output: .file(url: directory.appendingPathComponent("soak.wav"), sampleRate: 48_000, pacing: .realTime))
         defer { engine.shutdown() }
+        // The effects' voice pool takes its sources at the first play and keeps
+        // them for the engine's life: the baseline is taken once it holds them
+        // (and a cached sound's buffer), so only what is not given back counts.
+        let poolWarmUp = try SoundEffect(
+            buffer: PCMBuffer(
+                format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: [Float](repeating: 0, count: 480)),
+            name: "warm-up", engine: engine)
+        poolWarmUp.play(volume: 0)
+        usleep(200_000)
         let baseSources = engine.liveSourceCount, baseBuffers = engine.liveBufferCount
         log("baseline: \(baseSources) sources, \(baseBuffers) buffers, \(fmt(residentMiB())) MiB resident")
 
