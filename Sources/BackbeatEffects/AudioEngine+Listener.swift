@@ -107,20 +107,23 @@ extension AudioEngine {
         }
     }
 
+    /// Sets one of the listener's properties and applies the listener, unless `isValid` is false.
+    private func setListener<Value>(_ key: ReferenceWritableKeyPath<Listener, Value>, to value: Value, if isValid: Bool) {
+        guard isValid else { return }
+        withLock {
+            let listener = listenerLocked
+            listener[keyPath: key] = value
+            listener.applyLocked()
+        }
+    }
+
     /// Where the listener stands, in metres (AVAudioEnvironmentNode.listenerPosition).
     ///
     /// Positioned voices are heard relative to it. A point with a NaN or
     /// infinite coordinate is ignored.
     public var listenerPosition: Audio3DPoint {
         get { withLock { listenerLocked.position } }
-        set {
-            withLock {
-                guard newValue.isFinite else { return }
-                let listener = listenerLocked
-                listener.position = newValue
-                listener.applyLocked()
-            }
-        }
+        set { setListener(\.position, to: newValue, if: newValue.isFinite) }
     }
 
     /// The listener's heading as yaw, pitch and roll in degrees
@@ -183,14 +186,7 @@ extension AudioEngine {
     /// or infinite component is ignored.
     public var listenerVelocity: Audio3DPoint {
         get { withLock { listenerLocked.velocity } }
-        set {
-            withLock {
-                guard newValue.isFinite else { return }
-                let listener = listenerLocked
-                listener.velocity = newValue
-                listener.applyLocked()
-            }
-        }
+        set { setListener(\.velocity, to: newValue, if: newValue.isFinite) }
     }
 
     /// Scales the Doppler shift of positioned voices: 1 (the default) is
@@ -198,14 +194,7 @@ extension AudioEngine {
     /// non-finite values are ignored.
     public var dopplerFactor: Float {
         get { withLock { listenerLocked.dopplerFactor } }
-        set {
-            withLock {
-                guard newValue.isFinite, newValue >= 0 else { return }
-                let listener = listenerLocked
-                listener.dopplerFactor = newValue
-                listener.applyLocked()
-            }
-        }
+        set { setListener(\.dopplerFactor, to: newValue, if: newValue.isFinite && newValue >= 0) }
     }
 
     /// The speed of sound for the Doppler shift, in metres per second
@@ -213,14 +202,7 @@ extension AudioEngine {
     /// are ignored.
     public var speedOfSound: Float {
         get { withLock { listenerLocked.speedOfSound } }
-        set {
-            withLock {
-                guard newValue.isFinite, newValue > 0 else { return }
-                let listener = listenerLocked
-                listener.speedOfSound = newValue
-                listener.applyLocked()
-            }
-        }
+        set { setListener(\.speedOfSound, to: newValue, if: newValue.isFinite && newValue > 0) }
     }
 
     /// Whether positioned voices are rendered through a head-related transfer

@@ -229,9 +229,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 guard newValue.isFinite else { return }
                 velocityValue = newValue
-                if positionValue != nil, let source, let engine {
-                    _ = try? engine.device.withContext { applyPlacement(to: source) }
-                }
+                reapplyPlacementIfPositioned()
             }
         }
     }

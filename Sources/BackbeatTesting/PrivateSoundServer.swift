@@ -321,7 +321,9 @@ public final class PrivateSoundServer: Sendable {
 
     /// Spawns `argv` (searched in PATH) with stdin from /dev/null and stdout
     /// and stderr to `output`, so a child never holds the caller's pipes.
-    static func spawn(_ argv: [String], environment: [String], output: String) throws -> pid_t {
+    /// Starts `argv` (found on PATH) with `environment` ("NAME=value"),
+    /// standard input from /dev/null and both outputs to the file `output`.
+    package static func spawn(_ argv: [String], environment: [String], output: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -345,7 +347,7 @@ public final class PrivateSoundServer: Sendable {
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        for signal in [SIGHUP, SIGTERM, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
@@ -359,7 +361,7 @@ public final class PrivateSoundServer: Sendable {
 
     /// Waits for `pid`; kills it after `timeout` seconds. Returns its exit
     /// status, or nil when it was killed or died of a signal.
-    static func wait(_ pid: pid_t, timeout: Double) -> Int32? {
+    package static func wait(_ pid: pid_t, timeout: Double) -> Int32? {
         let deadline = now() + timeout
         var status: Int32 = 0
         while true {

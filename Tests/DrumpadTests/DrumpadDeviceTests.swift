@@ -46,6 +46,29 @@ import BackbeatTestFixtures
         return attacks
     }
 
+    /// A `drumpad` (not started yet) that plays through `server` with no
+    /// `--output`, as on a player's machine: it reads `script` on standard
+    /// input and writes its standard output to the returned file in `dir`.
+    static func drumpadProcess(script: String, in dir: URL, on server: PrivateSoundServer) throws -> (
+        process: Process, stdout: URL
+    ) {
+        let input = dir.appendingPathComponent("input")
+        try Data(script.utf8).write(to: input)
+        let out = dir.appendingPathComponent("stdout")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
+        process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path]
+        process.currentDirectoryURL = dir
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(server.environment) { $1 }.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 }
+            .filter { $0.key != "ALSOFT_CONF" }
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = FileHandle.nullDevice
+        return (process, out)
+    }
+
     @Test(
         "soundServer: drumpad with no --output plays its four pads through the server, says so in one line, and the stream carries the game's name"
     )
@@ -55,20 +78,7 @@ import BackbeatTestFixtures
         try withTemporaryDirectory { dir in
             let script =
                 "session playback mix\nbass\nwait 0.25\nsnare\nwait 0.25\nbass\nwait 0.25\nsnare\nwait 0.75\nquit\n"
-            let input = dir.appendingPathComponent("input")
-            try Data(script.utf8).write(to: input)
-            let out = dir.appendingPathComponent("stdout")
-            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
-            process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path]
-            process.currentDirectoryURL = dir
-            process.environment = ProcessInfo.processInfo.environment
-                .merging(server.environment) { $1 }.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 }
-                .filter { $0.key != "ALSOFT_CONF" }
-            process.standardInput = try FileHandle(forReadingFrom: input)
-            process.standardOutput = try FileHandle(forWritingTo: out)
-            process.standardError = FileHandle.nullDevice
+            let (process, out) = try Self.drumpadProcess(script: script, in: dir, on: server)
             let recording = try server.recordMonitor(of: "Backbeat-Pads")
             try process.run()
             // While it plays, look at its stream and client as a desktop mixer would.
@@ -167,18 +177,7 @@ extension DrumpadDeviceTests {
         try withTemporaryDirectory { dir in
             let script =
                 "session playback mix\nplay\nwait 1\nbass\nwait 0.25\nsnare\nwait 0.25\nbass\nwait 0.25\nsnare\nwait 0.75\nquit\n"
-            let input = dir.appendingPathComponent("input")
-            try Data(script.utf8).write(to: input)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
-            process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path]
-            process.currentDirectoryURL = dir
-            process.environment = ProcessInfo.processInfo.environment
-                .merging(server.environment) { $1 }.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 }
-                .filter { $0.key != "ALSOFT_CONF" }
-            process.standardInput = try FileHandle(forReadingFrom: input)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            let (process, _) = try Self.drumpadProcess(script: script, in: dir, on: server)
             let recording = try server.recordMonitor(of: "Backbeat-Pads")
             try process.run()
             process.waitUntilExit()
@@ -240,20 +239,7 @@ extension DrumpadDeviceTests {
             var script = "session playback mix\n"
             for _ in 0..<12 { script += "bass\nwait 0.25\nsnare\nwait 0.25\n" }
             script += "quit\n"
-            let input = dir.appendingPathComponent("input")
-            try Data(script.utf8).write(to: input)
-            let out = dir.appendingPathComponent("stdout")
-            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try DrumpadDemoTests.drumpad())
-            process.arguments = ["--assets", Assets.root.appendingPathComponent("Assets").path]
-            process.currentDirectoryURL = dir
-            process.environment = ProcessInfo.processInfo.environment
-                .merging(server.environment) { $1 }.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 }
-                .filter { $0.key != "ALSOFT_CONF" }
-            process.standardInput = try FileHandle(forReadingFrom: input)
-            process.standardOutput = try FileHandle(forWritingTo: out)
-            process.standardError = FileHandle.nullDevice
+            let (process, out) = try Self.drumpadProcess(script: script, in: dir, on: server)
             try process.run()
             // Kill the server once the demo's stream is playing on it.
             var playing = false

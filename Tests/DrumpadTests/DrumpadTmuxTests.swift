@@ -24,31 +24,10 @@ import BackbeatTestFixtures
         @discardableResult
         func run(_ arguments: [String]) throws -> String {
             let argv = ["tmux", "-S", socket, "-f", "/dev/null"] + arguments
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var empty = sigset_t()
-            sigemptyset(&empty)
-            posix_spawnattr_setsigmask(&attributes, &empty)
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            for signal in [SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-            let cArgv = argv.map { strdup($0) } + [nil]
-            defer { cArgv.forEach { free($0) } }
-            var pid: pid_t = 0
-            let rc = posix_spawnp(&pid, "tmux", &actions, &attributes, cArgv, environ)
-            try #require(rc == 0, "cannot start tmux: \(String(cString: strerror(rc)))")
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            try #require(status == 0, "tmux \(arguments.joined(separator: " ")) failed (status \(status))")
+            let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+            let pid = try PrivateSoundServer.spawn(argv, environment: environment, output: output)
+            let status = PrivateSoundServer.wait(pid, timeout: 30)
+            try #require(status == 0, "tmux \(arguments.joined(separator: " ")) failed (status \(String(describing: status)))")
             return String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self)
         }
 
