@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 import BackbeatSupport
@@ -73,4 +74,21 @@ func spawn(_ path: String, _ arguments: [String], environment: [String: String] 
     }
     let exited = (status & 0x7F) == 0
     return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), usage)
+}
+
+/// A thread that keeps one core busy until stopped: the load the stream and
+/// device suites measure under.
+final class BusyThread: Sendable {
+    private let stopped = Atomic<Bool>(false)
+
+    init() {
+        Thread { [self] in
+            var x: UInt64 = 1
+            while !stopped.load(ordering: .relaxed) { for _ in 0..<10_000 { x = x &* 6_364_136_223_846_793_005 &+ 1 } }
+            if x == 42 { print("") }  // keeps the loop from being optimized away
+        }.start()
+    }
+
+    /// Lets the thread end (idempotent).
+    func stop() { stopped.store(true, ordering: .relaxed) }
 }

@@ -52,7 +52,9 @@ public struct DeviceSuite: BenchSuite {
         environment["ALSOFT_DRIVERS"] = "pulse"
         environment["ALSOFT_CONF"] = ""
 
-        func child(_ side: DeviceScene.Side, latency: String = "default") throws -> (cpu: Double, result: DeviceScene.Result) {
+        func child(_ side: DeviceScene.Side, latency: String = "default") throws -> (
+            cpu: Double, result: DeviceScene.Result
+        ) {
             let file = directory.appendingPathComponent("result-\(UUID().uuidString)")
             let run = try spawn(
                 executable,
@@ -71,62 +73,45 @@ public struct DeviceSuite: BenchSuite {
         log("\(options.rounds) rounds of \(seconds) s on each side, interleaved, with another core busy")
         let busy = BusyThread()
         defer { busy.stop() }
-        var ratios: [Double] = [], underruns = 0, backbeatCPU: [Double] = [], rawCPU: [Double] = []
-        for round in 0..<options.rounds {
-            let order: [DeviceScene.Side] = round % 2 == 0 ? [.backbeat, .raw] : [.raw, .backbeat]
-            var cpu: [DeviceScene.Side: Double] = [:]
-            for side in order {
-                let (time, result) = try child(side)
-                cpu[side] = time
-                if side == .backbeat { underruns += result.underruns }
-            }
-            backbeatCPU.append(cpu[.backbeat]!)
-            rawCPU.append(cpu[.raw]!)
-            ratios.append(cpu[.backbeat]! / max(cpu[.raw]!, 1e-6))
+        var underruns = 0
+        let cpu = try Rounds.interleaved(
+            options.rounds,
+            sides: [
+                {
+                    let run = try child(.backbeat)
+                    underruns += run.result.underruns
+                    return run.cpu
+                },
+                { try child(.raw).cpu },
+            ]
+        ) { round, values in
             log(
-                "round \(round + 1): Backbeat \(String(format: "%.2f", cpu[.backbeat]!)) s CPU, raw OpenAL "
-                    + "\(String(format: "%.2f", cpu[.raw]!)) s, ratio \(String(format: "%.3f", ratios.last!))")
+                "round \(round): Backbeat \(String(format: "%.2f", values[0])) s CPU, raw OpenAL "
+                    + "\(String(format: "%.2f", values[1])) s, ratio \(String(format: "%.3f", values[0] / values[1]))")
         }
+        let (backbeatCPU, rawCPU) = (cpu[0], cpu[1])
+        let ratios = Rounds.ratios(backbeatCPU, rawCPU)
         busy.stop()
         let low = try child(.latency, latency: "low").result.latencyMilliseconds
         let standard = try child(.latency, latency: "default").result.latencyMilliseconds
         log("latency: low \(String(format: "%.1f", low)) ms, default \(String(format: "%.1f", standard)) ms")
         return [
-            Figure(key: "cpu_ratio_vs_raw", rounds: ratios, unit: "CPU time of Backbeat over raw OpenAL, same scene, same server (goal ≤ 1.10)"),
+            Figure(
+                key: "cpu_ratio_vs_raw", rounds: ratios,
+                unit: "CPU time of Backbeat over raw OpenAL, same scene, same server (goal ≤ 1.10)"),
             Figure(key: "cpu_s_backbeat", rounds: backbeatCPU, unit: "s of CPU per \(seconds) s round"),
             Figure(key: "cpu_s_raw", rounds: rawCPU, unit: "s of CPU per \(seconds) s round"),
-            Figure(key: "underruns", value: Double(underruns), unit: "music underruns over every round, another core busy (goal 0)"),
+            Figure(
+                key: "underruns", value: Double(underruns),
+                unit: "music underruns over every round, another core busy (goal 0)"),
             Figure(key: "latency_ms_low", value: low, unit: "ms a playing source sees at .low (goal ≤ 16)"),
-            Figure(key: "latency_ms_default", value: standard, unit: "ms a playing source sees at .default (goal ≤ 30)"),
+            Figure(
+                key: "latency_ms_default", value: standard, unit: "ms a playing source sees at .default (goal ≤ 30)"),
         ]
     }
 
     private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
 }
-
-/// A thread that keeps one core busy until stopped.
-final class BusyThread: @unchecked Sendable {
-    // Safe: `running` is only read and written atomically through the lock.
-    private let lock = NSLock()
-    private var running = true
-    private var thread: Thread?
-
-    init() {
-        let thread = Thread { [self] in
-            var x = 0.0
-            while isRunning { for i in 0..<10_000 { x += sin(Double(i)) } }
-            blackHole(x)
-        }
-        thread.start()
-        self.thread = thread
-    }
-
-    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
-
-    func stop() { lock.lock(); running = false; lock.unlock() }
-}
-
-@inline(never) func blackHole<T>(_ value: T) { _ = value }
 
 /// What one `backbeat bench device-scene` child plays, and what it reports.
 public enum DeviceScene {
@@ -153,7 +138,8 @@ public enum DeviceScene {
     }
 
     /// Plays the scene for `seconds` on the default device and writes the result to `result`.
-    public static func run(side: Side, seconds: Int, latency: AudioEngine.OutputLatency, song: URL, result: URL) throws {
+    public static func run(side: Side, seconds: Int, latency: AudioEngine.OutputLatency, song: URL, result: URL) throws
+    {
         let report: Result
         switch side {
         case .backbeat: report = try playBackbeat(seconds: seconds, latency: latency, song: song)
@@ -224,7 +210,8 @@ public enum DeviceScene {
         for _ in 0..<4 {
             _ = try decoder.read(frames: chunk, into: &samples)
             streamBuffers.append(
-                try device.generateBuffer(interleaved: samples, channels: decoder.channelCount, sampleRate: decoder.sampleRate))
+                try device.generateBuffer(
+                    interleaved: samples, channels: decoder.channelCount, sampleRate: decoder.sampleRate))
         }
         var underruns = 0
         try device.withContext {
@@ -244,7 +231,8 @@ public enum DeviceScene {
                     try decoder.seek(toFrame: 0)
                     _ = try decoder.read(frames: chunk, into: &samples)
                 }
-                try device.upload(interleaved: samples, channels: decoder.channelCount, sampleRate: decoder.sampleRate, to: name)
+                try device.upload(
+                    interleaved: samples, channels: decoder.channelCount, sampleRate: decoder.sampleRate, to: name)
                 try device.withContext { alSourceQueueBuffers(stream, 1, &name) }
             }
             var state: ALint = 0

@@ -1,6 +1,5 @@
 import Backbeat
 import Foundation
-import Synchronization
 import BackbeatMedia
 import BackbeatEngine
 import BackbeatEffects
@@ -93,14 +92,8 @@ public struct StreamSuite: BenchSuite {
             engine: engine)
         let voices = (0..<64).map { i in effect.play(volume: 0.02, pan: Float(i % 9 - 4) / 4, looping: .forever) }
 
-        let stop = Atomic<Bool>(false)
-        let busy = Thread {
-            var x: UInt64 = 1
-            while !stop.load(ordering: .relaxed) { for _ in 0..<10_000 { x = x &* 6_364_136_223_846_793_005 &+ 1 } }
-            if x == 42 { print("") }
-        }
-        busy.start()
-        defer { stop.store(true, ordering: .relaxed) }
+        let busy = BusyThread()
+        defer { busy.stop() }
 
         let player = try QueuePlayer(engine: engine, items: songs.map(PlayerItem.init(url:)))
         player.loopsQueue = true
