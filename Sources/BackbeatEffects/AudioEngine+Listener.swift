@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import BackbeatOpenAL
+import BackbeatSupport
 import BackbeatEngine
 
 /// The engine's listener: where positioned voices are heard from. It is
@@ -23,8 +24,10 @@ final class Listener: EngineComponent {
     var velocity = Audio3DPoint.zero
     var dopplerFactor: Float = 1
     var speedOfSound: Float = 343.3
-    /// Whether HRTF rendering was asked for (kept for a replacement device).
-    var wantsHRTF = false
+    /// How sound reaches the player (decides HRTF; kept for a replacement device).
+    var outputType = AudioEnvironmentOutputType.externalSpeakers
+    /// The HRTF data set asked for by name, nil for OpenAL Soft's default.
+    var hrtfDataSet: String?
 
     init(engine: AudioEngine) { self.engine = engine }
 
@@ -47,8 +50,27 @@ final class Listener: EngineComponent {
     }
 
     func deviceWasReplaced() throws {
-        if wantsHRTF, let engine { _ = try? engine.device.setHRTF(true) }
+        // A new device opens with HRTF off and the default data set.
+        if hrtfRequest != .off || hrtfDataSet != nil { applyHRTFLocked() }
         applyLocked()
+    }
+
+    /// Resets the device with the HRTF request and data set asked for. A data
+    /// set the device does not offer (a replacement at another rate) falls back
+    /// to the default one.
+    @discardableResult
+    func applyHRTFLocked() -> Bool {
+        guard let engine else { return false }
+        let index = hrtfDataSet.flatMap { engine.device.hrtfDataSetNames.firstIndex(of: $0) }
+        return (try? engine.device.setHRTF(hrtfRequest, dataSet: index)) ?? false
+    }
+
+    var hrtfRequest: ALDevice.HRTFRequest {
+        switch outputType {
+        case .automatic: .automatic
+        case .headphones: .on
+        case .builtInSpeakers, .externalSpeakers: .off
+        }
     }
 
     /// The orientation as yaw, pitch and roll in degrees.
@@ -208,16 +230,79 @@ extension AudioEngine {
     /// Whether positioned voices are rendered through a head-related transfer
     /// function (OpenAL Soft's HRTF, for headphones): a voice's direction then
     /// sounds from around, above and behind the head, not only between the
-    /// ears. Off by default. Setting it resets the device with HRTF asked on
-    /// or off (ALC_SOFT_HRTF); reading it says what the device does, which
-    /// stays off where HRTF cannot run (output that is not stereo, no HRTF data).
+    /// ears. Off by default. Setting it is the same as setting ``outputType``
+    /// to `.headphones` (on) or `.externalSpeakers` (off); reading it says what
+    /// the device does, which stays off where HRTF cannot run (output that is
+    /// not stereo, no data set for its sample rate).
     public var isHRTFEnabled: Bool {
         get { withLock { device.isHRTFEnabled } }
+        set { outputType = newValue ? .headphones : .externalSpeakers }
+    }
+
+    /// What the player listens on (AVAudioEnvironmentNode.outputType), which
+    /// decides how positioned voices are rendered: through an HRTF on
+    /// `.headphones`, by equal-power panning on speakers, and as OpenAL Soft
+    /// decides on `.automatic` (HRTF when the output reports headphones, as
+    /// PulseAudio does for a headset). `.externalSpeakers` by default.
+    ///
+    /// Changing it resets the device's renderer in place (alcResetDeviceSOFT):
+    /// voices, streams and engine time carry on.
+    public var outputType: AudioEnvironmentOutputType {
+        get { withLock { listenerLocked.outputType } }
         set {
             withLock {
                 let listener = listenerLocked
-                listener.wantsHRTF = newValue
-                _ = try? device.setHRTF(newValue)
+                guard listener.outputType != newValue else { return }
+                listener.outputType = newValue
+                listener.applyHRTFLocked()
+            }
+        }
+    }
+
+    /// Why positioned voices are or are not rendered through an HRTF now
+    /// (ALC_HRTF_STATUS_SOFT).
+    public var hrtfStatus: HRTFStatus {
+        withLock { HRTFStatus(device.hrtfStatus) }
+    }
+
+    /// The HRTF data sets OpenAL Soft offers the engine's output, by name
+    /// (OpenAL Soft looks in its `hrtf` data directories; Debian ships
+    /// `default-44100` and `default-48000`, and offers those matching the
+    /// output's sample rate).
+    public var hrtfDataSets: [String] { withLock { device.hrtfDataSetNames } }
+
+    /// The HRTF data set in use, or nil while HRTF is off.
+    public var hrtfDataSet: String? { withLock { device.hrtfDataSetInUse } }
+
+    /// Chooses the HRTF data set, by one of the names in ``hrtfDataSets`` (nil
+    /// for OpenAL Soft's default). It is used whenever HRTF is on, and kept
+    /// for a replacement device that offers it.
+    ///
+    /// OpenAL Soft 1.19 loads a data set only at its own sample rate: on a
+    /// 48 kHz output, `default-44100` is offered but cannot run.
+    /// - Throws: `invalidArgument` for a name the output does not offer;
+    ///   `unsupportedFormat` for a data set made for another sample rate. The
+    ///   data set in use stays as it was.
+    public func selectHRTFDataSet(named name: String?) throws {
+        try withLock {
+            let offered = device.hrtfDataSetNames
+            if let name, !offered.contains(name) {
+                let list = offered.map { "\"\($0)\"" }.joined(separator: ", ")
+                throw BackbeatError(
+                    .invalidArgument, operation: "selectHRTFDataSet",
+                    reason: "no HRTF data set \"\(name)\" (offered: \(list.isEmpty ? "none" : list))")
+            }
+            let listener = listenerLocked
+            let previous = listener.hrtfDataSet
+            listener.hrtfDataSet = name
+            // Only a device rendering through an HRTF shows whether the set loads.
+            guard let name, listener.applyHRTFLocked() else { return }
+            if device.hrtfDataSetInUse != name {
+                listener.hrtfDataSet = previous
+                listener.applyHRTFLocked()
+                throw BackbeatError(
+                    .unsupportedFormat, operation: "selectHRTFDataSet",
+                    reason: "HRTF data set \"\(name)\" is not for this output's \(device.sampleRate) Hz")
             }
         }
     }

@@ -36,6 +36,14 @@ extension AudioEngine {
         /// The latency measured on the default device while a source played
         /// on it (the period it got and `AL_SEC_OFFSET_LATENCY_SOFT`), when it opened.
         public let measuredLatency: MeasuredLatency?
+        /// The HRTF data sets OpenAL Soft offers a 48 kHz stereo output.
+        public let hrtfDataSets: [String]
+        /// Those of ``hrtfDataSets`` that load at 48 kHz (OpenAL Soft 1.19
+        /// runs a data set only at its own sample rate).
+        public let usableHRTFDataSets: [String]
+        /// Whether the default device renders through an HRTF when opened as
+        /// Backbeat opens it, and why, when it opened.
+        public let defaultDeviceHRTF: HRTFStatus?
     }
 
     /// Extensions Backbeat's features stand on.
@@ -52,8 +60,14 @@ extension AudioEngine {
     public static func capabilities(latency: OutputLatency = .default) -> Capabilities {
         latency.prepareOpenAL()
         var version = "unavailable", extensions: [Capabilities.Extension] = [], maxSources = 0
+        var hrtfDataSets: [String] = [], usableHRTFDataSets: [String] = []
         if let loopback = try? ALDevice.openLoopback(sampleRate: 48_000, channels: 2) {
             version = loopback.versionDescription
+            hrtfDataSets = loopback.hrtfDataSetNames
+            usableHRTFDataSets = hrtfDataSets.indices.filter { index in
+                (try? loopback.setHRTF(.on, dataSet: index)) == true
+                    && loopback.hrtfDataSetInUse == hrtfDataSets[index]
+            }.map { hrtfDataSets[$0] }
             extensions = reliedOnExtensions.map { .init(name: $0, isPresent: loopback.hasExtension($0)) }
             maxSources = loopback.maxSources
             loopback.close()
@@ -61,9 +75,11 @@ extension AudioEngine {
         let devices = outputDevices(latency: latency)
         let defaultDevice: Result<Int, BackbeatError>
         var measuredLatency: MeasuredLatency?
+        var defaultDeviceHRTF: HRTFStatus?
         do {
             let device = try ALDevice.openPlayback(name: nil)
             defaultDevice = .success(device.sampleRate)
+            defaultDeviceHRTF = HRTFStatus(device.hrtfStatus)
             measuredLatency = measureLatency(of: device)
             device.close()
         } catch let error as BackbeatError {
@@ -74,6 +90,7 @@ extension AudioEngine {
         return Capabilities(
             version: version, extensions: extensions, maxSources: maxSources,
             playbackDevices: devices.names, defaultDeviceName: devices.defaultName, defaultDevice: defaultDevice,
-            configuredLatency: OutputLatency.inEffect, measuredLatency: measuredLatency)
+            configuredLatency: OutputLatency.inEffect, measuredLatency: measuredLatency,
+            hrtfDataSets: hrtfDataSets, usableHRTFDataSets: usableHRTFDataSets, defaultDeviceHRTF: defaultDeviceHRTF)
     }
 }

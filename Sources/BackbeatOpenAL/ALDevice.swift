@@ -364,17 +364,77 @@ package final class ALDevice: @unchecked Sendable {
         return value == ALC_TRUE
     }
 
+    /// What a device is asked to do about HRTF (the ALC_HRTF_SOFT attribute).
+    package enum HRTFRequest: Sendable {
+        case off, on
+        /// ALC_DONT_CARE_SOFT: OpenAL Soft decides (on when the output reports headphones).
+        case automatic
+    }
+
+    /// Why the device renders with or without an HRTF (ALC_HRTF_STATUS_SOFT).
+    package enum HRTFStatus: Sendable {
+        case disabled, enabled, denied, required, headphonesDetected, unsupportedFormat
+    }
+
+    /// The device's HRTF status now.
+    package var hrtfStatus: HRTFStatus {
+        guard let device, context != nil else { return .disabled }
+        var value: ALCint = 0
+        alcGetIntegerv(device, ALCenum(ALC_HRTF_STATUS_SOFT), 1, &value)
+        switch value {
+        case ALC_HRTF_ENABLED_SOFT: return .enabled
+        case ALC_HRTF_DENIED_SOFT: return .denied
+        case ALC_HRTF_REQUIRED_SOFT: return .required
+        case ALC_HRTF_HEADPHONES_DETECTED_SOFT: return .headphonesDetected
+        case ALC_HRTF_UNSUPPORTED_FORMAT_SOFT: return .unsupportedFormat
+        default: return .disabled
+        }
+    }
+
+    /// The HRTF data sets OpenAL Soft offers this device, in its order
+    /// (ALC_NUM_HRTF_SPECIFIERS_SOFT, alcGetStringiSOFT). The index of a name
+    /// is its ALC_HRTF_ID_SOFT.
+    package var hrtfDataSetNames: [String] {
+        guard let device, context != nil else { return [] }
+        var count: ALCint = 0
+        alcGetIntegerv(device, ALCenum(ALC_NUM_HRTF_SPECIFIERS_SOFT), 1, &count)
+        // Bounded: a library that reports nonsense gives no list, not a trap.
+        guard count > 0, count <= 1024 else { return [] }
+        return (0..<count).compactMap { index in
+            alcGetStringiSOFT(device, ALCenum(ALC_HRTF_SPECIFIER_SOFT), index).map { String(cString: $0) }
+        }
+    }
+
+    /// The name of the HRTF data set in use, while HRTF is on.
+    package var hrtfDataSetInUse: String? {
+        guard let device, context != nil, isHRTFEnabled else { return nil }
+        return alcGetString(device, ALCenum(ALC_HRTF_SPECIFIER_SOFT)).map { String(cString: $0) }
+    }
+
     /// Asks for HRTF rendering on or off by resetting the device with the same
     /// format (alcResetDeviceSOFT, ALC_SOFT_HRTF); sources and buffers stay.
     /// - Returns: whether HRTF is on afterwards (a device may refuse: not stereo, no HRTF data).
     @discardableResult
     package func setHRTF(_ enabled: Bool) throws -> Bool {
+        try setHRTF(enabled ? .on : .off, dataSet: nil)
+    }
+
+    /// Resets the device with HRTF asked on, off or left to OpenAL Soft, and
+    /// with data set `dataSet` (an index into ``hrtfDataSetNames``; nil for
+    /// the default). Sources and buffers stay.
+    /// - Returns: whether HRTF is on afterwards.
+    @discardableResult
+    package func setHRTF(_ request: HRTFRequest, dataSet: Int?) throws -> Bool {
         guard let device, context != nil else { throw BackbeatError(.engineShutDown, operation: "alcResetDeviceSOFT") }
-        let attributes =
-            [
-                ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE),
-                ALCint(ALC_HRTF_SOFT), enabled ? ALCint(ALC_TRUE) : ALCint(ALC_FALSE),
-            ] + formatAttributes + [0]
+        let hrtf: ALCint
+        switch request {
+        case .off: hrtf = ALCint(ALC_FALSE)
+        case .on: hrtf = ALCint(ALC_TRUE)
+        case .automatic: hrtf = ALCint(ALC_DONT_CARE_SOFT)
+        }
+        var attributes = [ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE), ALCint(ALC_HRTF_SOFT), hrtf]
+        if let dataSet { attributes += [ALCint(ALC_HRTF_ID_SOFT), ALCint(clamping: dataSet)] }
+        attributes += formatAttributes + [0]
         guard alcResetDeviceSOFT(device, attributes) == ALC_TRUE else {
             throw BackbeatError(
                 .deviceUnavailable, operation: "alcResetDeviceSOFT", reason: Self.alcErrorString(device))

@@ -71,6 +71,15 @@ struct InfoCommand: AsyncParsableCommand {
         if let measured = caps.measuredLatency {
             print("Latency measured: \(measured)")
         }
+        print("HRTF data sets:")
+        if caps.hrtfDataSets.isEmpty { print("  (none)") }
+        for name in caps.hrtfDataSets {
+            print("  \(caps.usableHRTFDataSets.contains(name) ? "yes" : "no ") \(name)")
+        }
+        print("  (yes: loads at 48 kHz; OpenAL Soft 1.19 runs a data set only at its own sample rate)")
+        if let status = caps.defaultDeviceHRTF {
+            print("HRTF on the default device: \(status) (engine.outputType or isHRTFEnabled turns it on)")
+        }
     }
 }
 

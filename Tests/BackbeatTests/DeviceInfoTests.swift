@@ -31,6 +31,9 @@ import BackbeatTestFixtures
         let figures = measured.split(separator: ":").last.map(String.init) ?? ""
         let mean = try #require(Double(figures.split(separator: " ").first ?? ""))
         #expect(mean > 1 && mean <= 30)
+        // HRTF: the data sets OpenAL Soft finds, which load at 48 kHz, and the default device's state.
+        #expect(lines.contains("  yes default-48000") && lines.contains("  no  default-44100"))
+        #expect(lines.contains { $0.hasPrefix("HRTF on the default device: disabled") })
     }
 
     @Test("soundServer: with no server, backbeat info says the device is unavailable and still exits 0")
