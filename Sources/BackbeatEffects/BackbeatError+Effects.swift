@@ -8,3 +8,8 @@ extension BackbeatError.Code {
     /// The voice has already finished; start a new one with `play()`.
     public static let voiceFinished = Self("voice has finished")
 }
+
+extension BackbeatError.Code {
+    /// A sound event was made without sounds, with sounds of different engines, or with bad weights.
+    public static let invalidSoundEvent = Self("invalid sound event")
+}

@@ -1,0 +1,449 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import BackbeatSupport
+import BackbeatMedia
+import BackbeatEngine
+
+/// A named container of sounds that plays a variation on every trigger:
+/// footsteps that never sound twice the same, built from a few samples.
+///
+/// Each ``play(at:position:bus:)`` picks a sound by the event's ``mode``
+/// (random with weights and "avoid the last N", shuffle, sequence, or all of
+/// them at once), randomizes its volume, pitch, pan (or 3D position) and start
+/// delay within the event's ``Randomization`` ranges, and plays it like
+/// ``SoundEffect/play(at:volume:pan:position:rate:looping:priority:bus:completion:)``.
+/// A ``cooldown`` in engine time and ``maximumInstances`` with a
+/// ``StealPolicy`` keep a busy event in bounds.
+///
+/// The randomness comes from a seeded generator: two events made with the same
+/// seed and played the same way make the same choices, so an offline render
+/// repeats exactly.
+///
+/// ```swift
+/// let steps = try SoundEvent(name: "footstep", sounds: [step1, step2, step3], mode: .random, seed: 7)
+/// steps.avoidRepeatingLast = 1
+/// steps.randomization = .init(volumeDecibels: -3...0, pitchCents: -50...50)
+/// steps.play()
+/// ```
+public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked: mutable state is read and written only under the engine lock
+    // (the engine of its sounds), or under the event's own lock without one.
+
+    /// How an event picks what to play.
+    public enum PlaybackMode: String, Sendable, Hashable, Codable, CaseIterable {
+        /// A random sound on each play, by ``SoundEvent/weights``, never one of
+        /// the last ``SoundEvent/avoidRepeatingLast`` picks.
+        case random
+        /// Every sound once in a random order, then again in a new order: no
+        /// sound repeats until all have played (nor twice in a row across rounds).
+        case shuffle
+        /// The sounds in order, then from the first again.
+        case sequence
+        /// All the sounds at once, layered, starting on the same frame.
+        case layered
+    }
+
+    /// What a play does when the event already has ``SoundEvent/maximumInstances`` playing.
+    public enum StealPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Stops the instance that started first and plays.
+        case oldest
+        /// Stops the instance with the lowest volume and plays.
+        case quietest
+        /// Refuses the new play.
+        case none
+    }
+
+    /// The ranges a play draws its variation from, uniformly. Zero-width
+    /// ranges (the default) vary nothing.
+    public struct Randomization: Sendable, Hashable {
+        /// Volume change in decibels, added to the event's ``SoundEvent/volume``
+        /// (clamped to -120...24; the result is clamped to 0...1).
+        public var volumeDecibels: ClosedRange<Float>
+        /// Pitch change in cents (1200 to the octave), clamped to -1200...1200.
+        /// It changes the playback rate, and so the length, as a turntable would.
+        public var pitchCents: ClosedRange<Float>
+        /// Pan of a 2D play, -1 (left) ... 1 (right) (clamped).
+        public var pan: ClosedRange<Float>
+        /// The largest offset, in metres, added on each axis to the position
+        /// of a 3D play (each axis uniformly in -offset...offset). Negative or
+        /// non-finite components count as zero.
+        public var positionOffset: Audio3DPoint
+        /// Delay before the sound starts, added to the play's time (clamped to 0...60 s).
+        public var startDelay: ClosedRange<MediaTime>
+
+        /// Ranges for a play's variation; the defaults vary nothing.
+        public init(
+            volumeDecibels: ClosedRange<Float> = 0...0, pitchCents: ClosedRange<Float> = 0...0,
+            pan: ClosedRange<Float> = 0...0, positionOffset: Audio3DPoint = .zero,
+            startDelay: ClosedRange<MediaTime> = .zero ... .zero
+        ) {
+            self.volumeDecibels = volumeDecibels
+            self.pitchCents = pitchCents
+            self.pan = pan
+            self.positionOffset = positionOffset
+            self.startDelay = startDelay
+        }
+
+        /// The ranges within their documented bounds.
+        var bounded: Randomization {
+            func clamp(_ r: ClosedRange<Float>, _ lo: Float, _ hi: Float) -> ClosedRange<Float> {
+                let a = min(max(r.lowerBound, lo), hi)
+                let b = min(max(r.upperBound, lo), hi)
+                return a...b
+            }
+            func axis(_ v: Float) -> Float { v.isFinite && v > 0 ? v : 0 }
+            let maxDelay = MediaTime(seconds: 60)
+            let d0 = min(max(startDelay.lowerBound, .zero), maxDelay)
+            let d1 = min(max(startDelay.upperBound, .zero), maxDelay)
+            return Randomization(
+                volumeDecibels: clamp(volumeDecibels, -120, 24), pitchCents: clamp(pitchCents, -1200, 1200),
+                pan: clamp(pan, -1, 1),
+                positionOffset: Audio3DPoint(
+                    x: axis(positionOffset.x), y: axis(positionOffset.y), z: axis(positionOffset.z)),
+                startDelay: d0...d1)
+        }
+    }
+
+    /// One play's decisions: the sounds it picked and how they vary.
+    package struct Pick: Sendable, Equatable {
+        /// Indices into ``SoundEvent/sounds``.
+        package var indices: [Int]
+        package var gain: Float
+        package var rate: Float
+        package var pan: Float
+        package var offset: Audio3DPoint
+        package var delay: MediaTime
+    }
+
+    /// One play of the event still sounding: its voices and its volume.
+    struct Instance {
+        let voices: [Voice]
+        let gain: Float
+        let order: UInt64
+    }
+
+    /// The event's name.
+    public let name: String
+    /// The sounds it picks from, in the order given.
+    public let sounds: [SoundEffect]
+    /// The weight of each sound in ``PlaybackMode/random`` mode (all 1 unless given).
+    public let weights: [Double]
+    let engine: AudioEngine?
+    private let ownLock = Lock()
+
+    var modeValue: PlaybackMode
+    var avoidLast = 0
+    var randomizationValue = Randomization()
+    var volumeValue: Float = 1
+    var priorityValue = 0
+    var busValue: Bus?
+    var cooldownValue: MediaTime = .zero
+    var instanceLimit: Int?
+    var stealPolicyValue: StealPolicy = .oldest
+
+    var generator: SplitMix64
+    /// Most recent picks last (random mode's "avoid the last N").
+    var history: [Int] = []
+    /// What shuffle still has to play this round, next last.
+    var bag: [Int] = []
+    var lastShuffled: Int?
+    var sequenceNext = 0
+    var lastTriggerFrame: Int64?
+    var instances: [Instance] = []
+    var instanceCounter: UInt64 = 0
+
+    /// An event over `sounds`.
+    ///
+    /// - Parameters:
+    ///   - name: the event's name (a bank's key for it).
+    ///   - sounds: one or more sounds, all of the same engine.
+    ///   - mode: how a play picks (default ``PlaybackMode/random``).
+    ///   - weights: one weight per sound for random mode, finite and not
+    ///     negative, at least one above zero (nil: all equal).
+    ///   - seed: seeds the event's generator; the same seed makes the same choices.
+    /// - Throws: ``BackbeatError/Code/invalidSoundEvent`` for no sounds, sounds
+    ///   of different engines, or bad weights.
+    public init(
+        name: String, sounds: [SoundEffect], mode: PlaybackMode = .random, weights: [Double]? = nil,
+        seed: UInt64 = 0
+    ) throws {
+        func invalid(_ reason: String) -> BackbeatError {
+            BackbeatError(.invalidSoundEvent, operation: "SoundEvent(\"\(name)\")", reason: reason)
+        }
+        guard !sounds.isEmpty else { throw invalid("it has no sounds") }
+        let engine = sounds[0].engine
+        guard sounds.allSatisfy({ $0.engine === engine }) else {
+            throw invalid("its sounds belong to different engines")
+        }
+        let weights = weights ?? Array(repeating: 1, count: sounds.count)
+        guard weights.count == sounds.count else {
+            throw invalid("\(weights.count) weights for \(sounds.count) sounds")
+        }
+        if let bad = weights.first(where: { !$0.isFinite || $0 < 0 }) {
+            throw invalid("weight \(bad) is not a finite number at least 0")
+        }
+        guard weights.contains(where: { $0 > 0 }) else { throw invalid("every weight is 0") }
+        self.name = name
+        self.sounds = sounds
+        self.weights = weights
+        self.modeValue = mode
+        self.engine = engine
+        self.generator = SplitMix64(seed: seed)
+    }
+
+    public var description: String { "SoundEvent(\(name), \(modeValue), \(sounds.count) sounds)" }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        if let engine { return try engine.withLock(body) }
+        return try ownLock.withLock(body)
+    }
+
+    // MARK: Settings
+
+    /// How a play picks its sounds. Changing it starts the new mode afresh.
+    public var mode: PlaybackMode {
+        get { locked { modeValue } }
+        set {
+            locked {
+                modeValue = newValue; bag = []; sequenceNext = 0
+            }
+        }
+    }
+
+    /// In random mode, a pick is never one of the last this many picks
+    /// (default 0). Bounded by the sounds less one, so there is always a choice;
+    /// negative counts as 0.
+    public var avoidRepeatingLast: Int {
+        get { locked { avoidLast } }
+        set { locked { avoidLast = max(0, newValue) } }
+    }
+
+    /// The ranges each play draws its variation from.
+    public var randomization: Randomization {
+        get { locked { randomizationValue } }
+        set { locked { randomizationValue = newValue.bounded } }
+    }
+
+    /// The event's volume, 0...1, before its random change (clamped; NaN is ignored).
+    public var volume: Float {
+        get { locked { volumeValue } }
+        set { locked { volumeValue = Voice.clampVolume(newValue, else: volumeValue) } }
+    }
+
+    /// The priority of its voices when sources run out (default 0).
+    public var priority: Int {
+        get { locked { priorityValue } }
+        set { locked { priorityValue = newValue } }
+    }
+
+    /// The bus its plays go to when a play names none (nil: the engine's effects bus).
+    public var bus: Bus? {
+        get { locked { busValue } }
+        set { locked { busValue = newValue } }
+    }
+
+    /// Plays closer together than this in engine time are refused (zero, the
+    /// default: no limit; negative counts as zero).
+    public var cooldown: MediaTime {
+        get { locked { cooldownValue } }
+        set { locked { cooldownValue = max(.zero, newValue) } }
+    }
+
+    /// At most this many plays of the event sound at once (nil, the default:
+    /// no limit; less than 1 counts as 1). A play beyond it follows ``stealPolicy``.
+    public var maximumInstances: Int? {
+        get { locked { instanceLimit } }
+        set { locked { instanceLimit = newValue.map { max(1, $0) } } }
+    }
+
+    /// What a play beyond ``maximumInstances`` does (default ``StealPolicy/oldest``).
+    public var stealPolicy: StealPolicy {
+        get { locked { stealPolicyValue } }
+        set { locked { stealPolicyValue = newValue } }
+    }
+
+    /// Plays of the event that have not finished.
+    public var activeInstanceCount: Int {
+        locked {
+            pruneInstancesLocked()
+            return instances.count
+        }
+    }
+
+    /// Starts the generator again from `seed`, and forgets past picks.
+    public func reseed(_ seed: UInt64) {
+        locked {
+            generator = SplitMix64(seed: seed)
+            history = []
+            bag = []
+            lastShuffled = nil
+            sequenceNext = 0
+        }
+    }
+
+    // MARK: Playing
+
+    /// Plays a variation of the event and returns its voices (one, or one per
+    /// sound in layered mode). Never throws or blocks; an empty result means
+    /// the play was refused: within the ``cooldown``, or at
+    /// ``maximumInstances`` with the ``StealPolicy/none`` policy.
+    ///
+    /// - Parameters:
+    ///   - time: when to be heard, in engine time (nil: now); the random start
+    ///     delay is added to it.
+    ///   - position: where in 3D to play, plus the random position offset (nil:
+    ///     2D, panned by the random pan). A point with a NaN or infinite
+    ///     coordinate plays 2D.
+    ///   - bus: the bus to play on (nil: the event's ``bus``).
+    @discardableResult
+    public func play(at time: MediaTime? = nil, position: Audio3DPoint? = nil, bus: Bus? = nil) -> [Voice] {
+        guard let engine else { return [] }
+        let voices: [Voice] = engine.withLock {
+            let now = engine.currentFrameLocked
+            let requested =
+                time.map { max(now, $0.frames(atSampleRate: engine.sampleRate, rounding: .nearest)) } ?? now
+            if cooldownValue > .zero, let last = lastTriggerFrame,
+                requested - last < cooldownValue.frames(atSampleRate: engine.sampleRate, rounding: .up)
+            {
+                return []
+            }
+            pruneInstancesLocked()
+            var victims: [Instance] = []
+            if let limit = instanceLimit, instances.count >= limit {
+                guard stealPolicyValue != .none else { return [] }
+                let excess = instances.count - limit + 1
+                let ordered =
+                    stealPolicyValue == .oldest
+                    ? instances.sorted { $0.order < $1.order }
+                    : instances.sorted { ($0.gain, $0.order) < ($1.gain, $1.order) }
+                victims = Array(ordered.prefix(excess))
+                let stolen = Set(victims.map(\.order))
+                instances.removeAll { stolen.contains($0.order) }
+            }
+            lastTriggerFrame = requested
+            let pick = nextPickLocked()
+            let start =
+                time == nil && pick.delay == .zero
+                ? nil : MediaTime(frames: requested, sampleRate: engine.sampleRate) + pick.delay
+            let placed: Audio3DPoint? = position.flatMap { p in
+                guard p.isFinite else { return nil }
+                return Audio3DPoint(x: p.x + pick.offset.x, y: p.y + pick.offset.y, z: p.z + pick.offset.z)
+            }
+            let target = bus ?? busValue ?? engine.effectsBus
+            let pool = engine.voicePoolLocked
+            for victim in victims {
+                for voice in victim.voices { pool.stopLocked(voice) }
+            }
+            var started: [Voice] = []
+            for index in pick.indices {
+                let voice = Voice(
+                    sound: sounds[index], volume: pick.gain, pan: pick.pan, rate: pick.rate, looping: .once,
+                    priority: priorityValue, completion: nil)
+                if let placed, placed.isFinite { voice.positionValue = placed }
+                pool.startLocked(voice, at: start, bus: target)
+                started.append(voice)
+            }
+            instanceCounter &+= 1
+            instances.append(Instance(voices: started, gain: pick.gain, order: instanceCounter))
+            return started
+        }
+        engine.deliverPendingEvents()
+        return voices
+    }
+
+    /// Forgets instances whose voices have all finished. With the lock held.
+    private func pruneInstancesLocked() {
+        instances.removeAll { $0.voices.allSatisfy(\.isFinishedLocked) }
+    }
+
+    /// Draws the next play's decisions as ``play(at:position:bus:)`` would,
+    /// advancing the generator, without playing: for tools and tests.
+    package func nextPick() -> Pick { locked { nextPickLocked() } }
+
+    /// The next play's decisions, with the lock held.
+    func nextPickLocked() -> Pick {
+        let indices: [Int]
+        switch modeValue {
+        case .random: indices = [pickRandom()]
+        case .shuffle: indices = [pickShuffled()]
+        case .sequence:
+            let index = sequenceNext % sounds.count
+            sequenceNext = (index + 1) % sounds.count
+            indices = [index]
+        case .layered: indices = Array(sounds.indices)
+        }
+        let r = randomizationValue
+        let decibels = draw(r.volumeDecibels)
+        let gain = Voice.clampVolume(volumeValue * Float(pow(10, Double(decibels) / 20)), else: volumeValue)
+        let rate = Voice.clampRate(Float(pow(2, Double(draw(r.pitchCents)) / 1200)), else: 1)
+        let pan = draw(r.pan)
+        let offset = Audio3DPoint(
+            x: draw(-r.positionOffset.x...r.positionOffset.x), y: draw(-r.positionOffset.y...r.positionOffset.y),
+            z: draw(-r.positionOffset.z...r.positionOffset.z))
+        let delay: MediaTime
+        if r.startDelay.lowerBound == r.startDelay.upperBound {
+            delay = r.startDelay.lowerBound
+        } else {
+            let span = (r.startDelay.upperBound - r.startDelay.lowerBound).seconds
+            delay = r.startDelay.lowerBound + MediaTime(seconds: span * generator.nextUnit())
+        }
+        return Pick(indices: indices, gain: gain, rate: rate, pan: pan, offset: offset, delay: delay)
+    }
+
+    /// A uniform value in `range`; a zero-width range draws nothing from the
+    /// generator, so adding a range to one setting leaves the others' draws alone.
+    private func draw(_ range: ClosedRange<Float>) -> Float {
+        guard range.lowerBound < range.upperBound else { return range.lowerBound }
+        let u = Float(generator.nextUnit())
+        return min(range.upperBound, range.lowerBound + (range.upperBound - range.lowerBound) * u)
+    }
+
+    private func pickRandom() -> Int {
+        // Avoid the last N, keeping at least one sound with weight to pick;
+        // if zero-weight sounds leave nothing, avoid fewer.
+        var avoid = min(avoidLast, sounds.count - 1, history.count)
+        var total = 0.0
+        var excluded = Set<Int>()
+        while true {
+            excluded = Set(history.suffix(avoid))
+            total = 0
+            for (i, w) in weights.enumerated() where !excluded.contains(i) { total += w }
+            if total > 0 || avoid == 0 { break }
+            avoid -= 1
+        }
+        var target = generator.nextUnit() * total
+        var chosen = -1
+        for (i, w) in weights.enumerated() where !excluded.contains(i) && w > 0 {
+            chosen = i
+            if target < w { break }
+            target -= w
+        }
+        let keep = max(avoidLast, 1)
+        history.append(chosen)
+        if history.count > keep { history.removeFirst(history.count - keep) }
+        return chosen
+    }
+
+    private func pickShuffled() -> Int {
+        if bag.isEmpty {
+            bag = Array(sounds.indices)
+            generator.shuffle(&bag)
+            // `bag` plays from its end: keep the round's first pick off the last one.
+            if bag.count > 1, let last = lastShuffled, bag[bag.count - 1] == last {
+                let other = generator.below(bag.count - 1)
+                bag.swapAt(other, bag.count - 1)
+            }
+        }
+        let index = bag.removeLast()
+        lastShuffled = index
+        return index
+    }
+}
