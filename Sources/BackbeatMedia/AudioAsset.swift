@@ -24,11 +24,21 @@ import BackbeatSupport
 public final class AudioAsset: Sendable {
     /// The file.
     public let url: URL
+    /// Loop points set through the API; they replace the file's tags. Nil: the tags' (if any).
+    public let explicitLoopPoints: LoopPoints?
+    /// How many times a player plays the loop region, when the asset has one
+    /// (``Looping/forever`` by default: a level's music loops until stopped).
+    public let looping: Looping
     private let cache = LockedValueBox<Result<Details, BackbeatError>?>(nil)
 
     /// Creates an asset for a file; nothing is read until a property is loaded.
-    public init(url: URL) {
+    /// - Parameters:
+    ///   - loopPoints: a loop region that replaces the file's `LOOPSTART` tags; nil keeps them.
+    ///   - looping: how many times a music player plays the loop region (``Looping/once``: straight through).
+    public init(url: URL, loopPoints: LoopPoints? = nil, looping: Looping = .forever) {
         self.url = url
+        self.explicitLoopPoints = loopPoints
+        self.looping = looping
     }
 
     /// A property that can be loaded, such as ``Property/duration``.
@@ -64,6 +74,7 @@ public final class AudioAsset: Sendable {
         let frameCount: Int64
         let fileSize: Int64
         let tags: VorbisComments.Reading
+        var explicitLoopPoints: LoopPoints?
 
         var duration: MediaTime { MediaTime(frames: frameCount, sampleRate: format.sampleRate) }
 
@@ -87,7 +98,7 @@ public final class AudioAsset: Sendable {
                 Details(
                     url: url, container: decoder.container, codec: decoder.codec,
                     format: decoder.nativeFormat, frameCount: decoder.frameCount,
-                    fileSize: size, tags: decoder.readTags()))
+                    fileSize: size, tags: decoder.readTags(), explicitLoopPoints: explicitLoopPoints))
         } catch let error as BackbeatError {
             result = .failure(error)
         } catch {
@@ -95,6 +106,21 @@ public final class AudioAsset: Sendable {
         }
         cache.withLockedValue { $0 = result }
         return try result.get()
+    }
+}
+
+extension AudioAsset.Property where Value == LoopPoints? {
+    /// The loop region a player honours: the one set through the API, else the
+    /// file's `LOOPSTART` tags; fitted to the file (an end past the file's end
+    /// moves to the end; tags whose start is past the end are ignored).
+    /// - Throws: ``BackbeatError/Code/invalidLoopPoints`` when loop points set through the API start past the end.
+    public static var loopPoints: Self {
+        .init(name: "loopPoints") { details in
+            if let explicit = details.explicitLoopPoints {
+                return try explicit.checked(frameCount: details.frameCount, url: details.url)
+            }
+            return details.tags.tags.loopPoints?.clamped(toFrameCount: details.frameCount)
+        }
     }
 }
 

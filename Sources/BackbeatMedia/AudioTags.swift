@@ -13,7 +13,7 @@ import Foundation
 /// the leading integer of tags like `3/12`; `artwork` holds the image bytes
 /// exactly as embedded, in file order. For Ogg Vorbis and FLAC the source is
 /// the Vorbis comment block (with METADATA_BLOCK_PICTURE / PICTURE artwork);
-/// for other formats it is the strings libsndfile exposes.
+/// for other formats it is the strings libsndfile exposes (no loop points).
 public struct AudioTags: Sendable, Hashable, Codable {
     /// The track's title (TITLE).
     public var title: String?
@@ -39,13 +39,16 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var artwork: [Artwork]
     /// The tempo in beats per minute (BPM, or TEMPO), when the file carries a whole number.
     public var beatsPerMinute: Int?
+    /// The loop region (LOOPSTART with LOOPLENGTH or LOOPEND, in frames), as
+    /// written: not yet fitted to the file's length (``AudioAsset`` does that).
+    public var loopPoints: LoopPoints?
 
     /// Creates tags; every field defaults to absent.
     public init(
         title: String? = nil, artist: String? = nil, albumTitle: String? = nil, albumArtist: String? = nil,
         genre: String? = nil, composer: String? = nil, trackNumber: Int? = nil, discNumber: Int? = nil,
         date: String? = nil, isCompilation: Bool? = nil, artwork: [Artwork] = [],
-        beatsPerMinute: Int? = nil
+        beatsPerMinute: Int? = nil, loopPoints: LoopPoints? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -59,6 +62,7 @@ public struct AudioTags: Sendable, Hashable, Codable {
         self.isCompilation = isCompilation
         self.artwork = artwork
         self.beatsPerMinute = beatsPerMinute
+        self.loopPoints = loopPoints
     }
 
     /// Whether no tag at all is present.

@@ -6,6 +6,8 @@ import Foundation
 import BackbeatSupport
 
 extension BackbeatError.Code {
+    /// Loop points that name no region: negative, empty, or past the end of the sound.
+    public static let invalidLoopPoints = Self("invalid loop points")
     /// The file does not exist.
     public static let fileNotFound = Self("file not found")
     /// The path names a directory or another non-regular file.

@@ -14,6 +14,23 @@ package final class DecodePipeline {
     private var resampler: Resampler?
     private var source: [Float] = []
     private var mapped: [Float] = []
+    /// A loop region (in source frames) the pipeline plays through: at its end
+    /// the decoder goes back to its start, ahead of the reader, while the
+    /// resampler carries on, so the seam is as continuous as the sound.
+    package struct Loop: Sendable {
+        package var points: LoopPoints
+        /// Returns to the start still to come; nil for forever.
+        package var wrapsLeft: Int?
+
+        /// A region played as `looping` says: `.once` straight through, `.times(n)` n times, `.forever`.
+        package init(points: LoopPoints, looping: Looping) {
+            self.points = points
+            let extra = looping.extraPlays
+            wrapsLeft = extra < 0 ? nil : extra
+        }
+    }
+    /// The loop region, if any. A seek does not reset it; a seek past its end plays the tail.
+    package var loop: Loop?
     /// Whether the decoder reached its end (the last chunk, with the resampler's tail, is out).
     package private(set) var isFinished = false
 
@@ -46,7 +63,19 @@ package final class DecodePipeline {
     /// source frames read. The resampler holds some frames back, so a chunk
     /// may be empty before the end; at the end it gives out the rest and
     /// ``isFinished`` turns true.
-    package func decode(sourceFrames want: Int) throws -> (floats: [Float], sourceFrames: Int) {
+    package func decode(sourceFrames wanted: Int) throws -> (floats: [Float], sourceFrames: Int) {
+        var want = wanted
+        if var loop, loop.wrapsLeft != 0, want > 0 {
+            if decoder.position == loop.points.end {
+                try decoder.seek(toFrame: loop.points.start)
+                if let w = loop.wrapsLeft { loop.wrapsLeft = w - 1 }
+                self.loop = loop
+            }
+            let position = decoder.position
+            if loop.wrapsLeft != 0, position < loop.points.end {
+                want = Int(min(Int64(want), loop.points.end - position))
+            }
+        }
         let channels = decoder.channelCount
         if source.count < want * channels { source = [Float](repeating: 0, count: want * channels) }
         let n =

@@ -21,6 +21,7 @@ package enum VorbisComments {
             let s = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
             return s.isEmpty ? nil : s
         }
+        var loop: [String: String] = [:]
         for comment in comments {
             guard let eq = comment.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let key = String(decoding: comment[..<eq], as: UTF8.self).uppercased()
@@ -39,6 +40,8 @@ package enum VorbisComments {
             case "COMPILATION": tags.isCompilation = tags.isCompilation ?? boolean(text(value))
             case "BPM", "TEMPO":
                 tags.beatsPerMinute = tags.beatsPerMinute ?? leadingInteger(text(value)).flatMap { $0 > 0 ? $0 : nil }
+            case "LOOPSTART", "LOOPLENGTH", "LOOPEND":
+                if loop[key] == nil { loop[key] = text(value) ?? "" }
             case "METADATA_BLOCK_PICTURE":
                 switch PictureBlock.parseBase64(value) {
                 case .success(let artwork): tags.artwork.append(artwork)
@@ -47,6 +50,8 @@ package enum VorbisComments {
             default: break
             }
         }
+        tags.loopPoints = LoopPoints.fromComments(
+            start: loop["LOOPSTART"], length: loop["LOOPLENGTH"], end: loop["LOOPEND"])
         reading.tags = tags
         return reading
     }
@@ -65,6 +70,10 @@ package enum VorbisComments {
         if let v = tags.date { out.append(("DATE", v)) }
         if let v = tags.isCompilation { out.append(("COMPILATION", v ? "1" : "0")) }
         if let v = tags.beatsPerMinute { out.append(("BPM", String(v))) }
+        if let v = tags.loopPoints {
+            out.append(("LOOPSTART", String(v.start)))
+            out.append(("LOOPLENGTH", String(v.length)))
+        }
         for artwork in tags.artwork {
             out.append(("METADATA_BLOCK_PICTURE", Base64.encode(PictureBlock.serialise(artwork))))
         }

@@ -330,7 +330,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     private var isPlayingOrSeeking: Bool { state == .playing || isSeeking }
 
     private func perform(_ action: QueueStateMachine<Int>.Action) {
-        core.perform(action, play: isPlayingOrSeeking) { queue[$0].asset.url }
+        core.perform(action, play: isPlayingOrSeeking) { queue[$0].asset }
     }
 
     private func setState(_ new: PlaybackState) {

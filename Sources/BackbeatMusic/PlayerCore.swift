@@ -115,15 +115,18 @@ public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
     // MARK: The queue's actions (under the engine lock)
 
     /// Performs what the queue's state machine asked on `stream` (the heard
-    /// one by default); `url` names each item's file. `play` says whether a
-    /// restarted stream plays at once.
+    /// one by default); `asset` gives each item's file and loop. `play` says
+    /// whether a restarted stream plays at once.
     func perform<Key>(
         _ action: QueueStateMachine<Key>.Action, on stream: AudioStream? = nil, play: Bool,
-        url: (Key) -> URL
+        asset: (Key) -> AudioAsset
     ) {
         let stream = stream ?? self.stream
         func entry(_ e: QueueStateMachine<Key>.Entry) -> StreamEntry {
-            StreamEntry(id: e.id, url: url(e.key), startFrame: e.startFrame)
+            let a = asset(e.key)
+            return StreamEntry(
+                id: e.id, url: a.url, startFrame: e.startFrame,
+                loop: StreamLoop(points: a.explicitLoopPoints, looping: a.looping))
         }
         switch action {
         case .none:

@@ -312,7 +312,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
         case .none, .setUpcoming:
             break
         }
-        core.perform(next, play: false, url: \.url)
+        core.perform(next, play: false, asset: \.asset)
         if case .stop = next {
             setStreamsPlaying(false)
             setStatus(.paused)
@@ -429,7 +429,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
             from: 0, to: 1, startFrame: frame, frames: fadeFrames, curve: .equalPower)
         currentChanged()
         currentFrameCount = nil
-        core.perform(next, on: spare, play: true, url: \.url)
+        core.perform(next, on: spare, play: true, asset: \.asset)
     }
 
     /// Events of the stream fading out: it only has to finish.

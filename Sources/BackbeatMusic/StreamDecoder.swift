@@ -30,8 +30,14 @@ final class StreamDecoder {
     /// The output frame the last seek went to.
     private var origin: Int64 = 0
 
-    /// Opens `url`; throws the decoders' typed errors (missing, corrupt, unsupported).
-    init(url: URL, sampleRate: Int) throws {
+    /// The loop region honoured, in source frames (nil: none).
+    var loopPoints: LoopPoints? { pipeline.loop?.points }
+
+    /// Opens `url`; throws the decoders' typed errors (missing, corrupt,
+    /// unsupported, or loop points set through the API that start past the end).
+    /// With `loop`, the decoder goes back to the loop start when it reaches the
+    /// loop end (ahead of playback: the song is never decoded whole).
+    init(url: URL, sampleRate: Int, loop: StreamLoop? = nil) throws {
         self.url = url
         self.sampleRate = sampleRate
         let decoder = try AudioDecoders.open(url)
@@ -41,6 +47,12 @@ final class StreamDecoder {
         }
         do {
             pipeline = try DecodePipeline(decoder: decoder, sampleRate: sampleRate, channelCount: Self.channelCount)
+            if let loop {
+                let points =
+                    try loop.points.map { try $0.checked(frameCount: decoder.frameCount, url: url) }
+                    ?? decoder.readTags().tags.loopPoints?.clamped(toFrameCount: decoder.frameCount)
+                if let points { pipeline.loop = DecodePipeline.Loop(points: points, looping: loop.looping) }
+            }
         } catch {
             decoder.close()
             throw error

@@ -10,6 +10,7 @@ import Glibc
 import Musl
 #endif
 import BackbeatSupport
+import BackbeatMedia
 
 /// One play of one song in a stream's plan. A song played twice (repeat-one,
 /// a looping queue) is two entries with two identities.
@@ -19,8 +20,17 @@ struct StreamEntry: Sendable, Equatable {
     let url: URL
     /// The stream frame decoding starts at (a seek, or 0).
     var startFrame: Int64 = 0
+    /// The loop region to honour, if any.
+    var loop: StreamLoop?
 
     static func nextID() -> UInt64 { UniqueID.next() }
+}
+
+/// How an entry loops: explicit loop points (nil: the file's tags, if any)
+/// played as `looping` says.
+struct StreamLoop: Sendable, Equatable {
+    var points: LoopPoints?
+    var looping: Looping
 }
 
 /// What the decoder produced, in play order.
@@ -236,7 +246,7 @@ final class StreamFeed: @unchecked Sendable {
         if cursor.generation != gen || cursor.entry != entry.id || cursor.decoder == nil {
             cursor = Cursor(generation: gen, entry: entry.id, decoder: nil)
             do {
-                let decoder = try StreamDecoder(url: entry.url, sampleRate: sampleRate)
+                let decoder = try StreamDecoder(url: entry.url, sampleRate: sampleRate, loop: entry.loop)
                 if entry.startFrame > 0 { try decoder.seek(toFrame: entry.startFrame) }
                 cursor.decoder = decoder
                 chunk = .opened(entry: entry.id, startFrame: decoder.position, frameCount: decoder.frameCount)

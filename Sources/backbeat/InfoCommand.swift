@@ -97,13 +97,17 @@ struct FileInfo {
     let frames: Int64
     let duration: MediaTime
     let tags: AudioTags
+    /// The loop region fitted to the file (tags whose start is past the end are ignored).
+    let loopPoints: LoopPoints?
 
     static func load(_ url: URL) async throws -> FileInfo {
         let asset = AudioAsset(url: url)
         let (container, codec, format) = try await asset.load(.containerFormat, .codec, .format)
         let (frames, duration, tags) = try await asset.load(.frameCount, .duration, .tags)
+        let loopPoints = try await asset.load(.loopPoints)
         return FileInfo(
-            container: container, codec: codec, format: format, frames: frames, duration: duration, tags: tags)
+            container: container, codec: codec, format: format, frames: frames, duration: duration, tags: tags,
+            loopPoints: loopPoints)
     }
 
     func printText(path: String) {
@@ -121,6 +125,13 @@ struct FileInfo {
         ]
         for case let (name, value?) in fields {
             print("\((name + ":").padding(toLength: 13, withPad: " ", startingAt: 0))\(value)")
+        }
+        if let loop = loopPoints {
+            let rate = format.sampleRate
+            print(
+                "Loop:        frames \(loop.start)..<\(loop.end) (\(loop.length) frames; "
+                    + "\(MediaTime(frames: loop.start, sampleRate: rate).formatted) to "
+                    + "\(MediaTime(frames: loop.end, sampleRate: rate).formatted))")
         }
         for (i, art) in tags.artwork.enumerated() {
             print(
@@ -147,6 +158,8 @@ struct FileInfo {
             "frames": frames,
             "durationSeconds": duration.seconds,
             "tags": tagObject,
+            "loop": loopPoints.map { ["start": $0.start, "end": $0.end, "length": $0.length] as [String: Any] }
+                ?? NSNull(),
             "artwork": tags.artwork.map {
                 ["width": $0.width, "height": $0.height, "mimeType": $0.mimeType, "bytes": $0.data.count]
                     as [String: Any]

@@ -1,15 +1,17 @@
-/// How many times a voice plays its sound: ``SoundEffect/play(volume:pan:rate:looping:priority:bus:completion:)``.
+/// How many times a sound plays: a ``SoundEffect``'s voice plays its whole
+/// sound this many times; a sound or a song with ``LoopPoints`` plays its
+/// intro once, its loop region this many times, then its tail.
 public enum Looping: Sendable, Hashable, Codable {
-    /// Once (the default).
+    /// Once (the default): straight through.
     case once
     /// `count` times in a row, gaplessly (1 or less plays once).
     case times(Int)
-    /// Over and over until the voice is stopped.
+    /// Over and over until the voice or player is stopped.
     case forever
 
     /// The repeats after the first play, with -1 for forever (OpenAL's and
     /// the pool's counting).
-    var extraPlays: Int {
+    package var extraPlays: Int {
         switch self {
         case .once: 0
         case .times(let count): max(0, count - 1)
