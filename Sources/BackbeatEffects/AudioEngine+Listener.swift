@@ -130,12 +130,14 @@ extension AudioEngine {
     }
 
     /// Sets one of the listener's properties and applies the listener, unless `isValid` is false.
-    private func setListener<Value>(_ key: ReferenceWritableKeyPath<Listener, Value>, to value: Value, if isValid: Bool) {
+    private func setListener<Value>(_ key: ReferenceWritableKeyPath<Listener, Value>, to value: Value, if isValid: Bool)
+    {
         guard isValid else { return }
         withLock {
             let listener = listenerLocked
             listener[keyPath: key] = value
             listener.applyLocked()
+            existingAttachmentLocked(VoicePool.self)?.audibilityDirty = true
         }
     }
 
@@ -199,6 +201,7 @@ extension AudioEngine {
                 listener.distanceParameters = newValue
                 listener.applyLocked()
                 voicePoolLocked.reapplyPlacementsLocked()
+                voicePoolLocked.audibilityDirty = true
             }
         }
     }
@@ -225,6 +228,24 @@ extension AudioEngine {
     public var speedOfSound: Float {
         get { withLock { listenerLocked.speedOfSound } }
         set { setListener(\.speedOfSound, to: newValue, if: newValue.isFinite && newValue > 0) }
+    }
+
+    /// The level, in dBFS, below which a positioned voice gives up its OpenAL
+    /// source and goes virtual (default -60).
+    ///
+    /// At every update step after something moved or changed, each positioned
+    /// voice's level is computed as OpenAL would play it: its ``Voice/volume``
+    /// times its bus chain's gain, times the distance attenuation of
+    /// ``distanceAttenuationParameters`` and its ``Voice/cone`` weight. Below
+    /// the threshold the voice fades out and goes on silently, keeping its
+    /// time (loops wrap, one-shots end and report finishing); once above it
+    /// again it takes a source back at the point it would have reached. When
+    /// more voices are audible than there are sources, the most important
+    /// and then the most audible play. 2D voices are never sent virtual by
+    /// level. `-infinity` turns this off; NaN and values above 0 are ignored.
+    public var audibilityThreshold: Float {
+        get { withLock { voicePoolLocked.thresholdDecibels } }
+        set { withLock { _ = voicePoolLocked.setThreshold(decibels: newValue) } }
     }
 
     /// Whether positioned voices are rendered through a head-related transfer

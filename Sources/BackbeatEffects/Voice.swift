@@ -12,10 +12,13 @@ import BackbeatEngine
 /// pause and resume it, change its volume, pan and rate while it plays, read
 /// its time. Its completion runs exactly once.
 ///
-/// A voice holds an OpenAL source only while it is audible. When sources run
-/// out, a more important voice may take its source: a looping voice then goes
-/// on silently ("virtual"), keeping its time, and comes back when a source
-/// frees; a one-shot voice ends.
+/// A voice holds an OpenAL source only while it is audible. A positioned
+/// voice heard below ``AudioEngine/audibilityThreshold`` (by its volume,
+/// buses, distance and cone) gives up its source and goes on silently
+/// ("virtual"), keeping its time, and takes a source back where it would be
+/// when it becomes audible again. When sources run out, a more important or
+/// more audible voice may take a source: a looping voice then goes virtual
+/// and comes back when a source frees; a one-shot voice ends.
 public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStringConvertible, DuckReleaseTrigger {
     // @unchecked: mutable state is read and written only under the engine lock.
 
@@ -30,7 +33,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         case playing
         /// Paused by ``pause()`` or by its bus.
         case paused
-        /// Looping silently without a source; comes back when one frees.
+        /// Going on silently without a source, keeping its time; comes back
+        /// when it is audible and a source is free.
         case virtual
         /// Ended; the handle does nothing more.
         case finished
@@ -115,6 +119,14 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var awaitingHandoff = false
     /// It is in the pool's list and counted per sound.
     var isCounted = false
+    /// The level the listener hears it at (volume, buses, distance and cone),
+    /// from the pool's last audibility pass: what stealing and virtual voices go by.
+    var audibility: Float = 1
+    /// The pool it plays in, told when something that changes its audibility changes.
+    weak var pool: VoicePool?
+
+    /// Tells the pool to recompute audibility at the next update step. With the lock held.
+    private func audibilityChanged() { pool?.audibilityDirty = true }
 
     init(
         sound: SoundEffect, volume: Float, pan: Float, rate: Float, looping: Looping, priority: Int,
@@ -177,6 +189,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 gain = Voice.clampVolume(newValue, else: gain); isSettled = false
+                audibilityChanged()
             }
         }
     }
@@ -211,6 +224,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 if let newValue, !newValue.isFinite { return }
                 positionValue = newValue
+                audibilityChanged()
                 if let source, let engine { _ = try? engine.device.withContext { applyPlacement(to: source) } }
             }
         }
@@ -244,6 +258,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 if let newValue, !newValue.isFinite || newValue == .zero { return }
                 directionValue = newValue
+                audibilityChanged()
                 reapplyPlacementIfPositioned()
             }
         }
@@ -258,6 +273,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 guard newValue.isValid else { return }
                 coneValue = newValue
+                audibilityChanged()
                 reapplyPlacementIfPositioned()
             }
         }
@@ -311,6 +327,15 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         }
     }
 
+    /// How many times the voice has come round to the start of its sound
+    /// (0 during its first play). It keeps counting while the voice is virtual.
+    public var loopCount: Int {
+        locked {
+            guard case .loaded(let r) = sound.loadState, r.frames > 0 else { return 0 }
+            return (engine?.voicePoolLocked.playedFrames(of: self) ?? 0) / r.frames
+        }
+    }
+
     /// The sound's length (one loop), or zero until it has loaded.
     public var duration: MediaTime { sound.duration ?? .zero }
 
@@ -332,6 +357,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             }
             userPaused = true
             isSettled = false
+            audibilityChanged()
         }
     }
 
@@ -345,6 +371,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             }
             userPaused = false
             isSettled = false
+            audibilityChanged()
         }
     }
 

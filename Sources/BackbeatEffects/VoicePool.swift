@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import BackbeatOpenAL
 import BackbeatMedia
 import BackbeatEngine
@@ -35,6 +40,20 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Sources that ran dry between update steps and were restarted (effect underruns).
     private(set) var restarts = 0
     private var activeBySound: [ObjectIdentifier: Int] = [:]
+
+    /// Something that changes which voices are audible changed (a position,
+    /// a volume, the listener, a voice's start or end): the next update step
+    /// runs the audibility pass.
+    var audibilityDirty = false
+    /// ``AudioEngine/audibilityThreshold`` in decibels, and as a gain.
+    private(set) var thresholdDecibels: Float = -60
+    private(set) var thresholdGain: Float = 0.001
+    /// Reused by the audibility pass, so an update allocates nothing.
+    private var waiting: [Voice] = []
+    private var holding: [Voice] = []
+    /// A voice holding a source keeps it against a virtual one unless that one
+    /// is this much more audible (2 dB), so voices near the cut do not trade places every step.
+    static let hysteresis: Float = 1.26
 
     /// Sources left for music streams and other owners outside the pool.
     static let streamReserve = 16
@@ -120,6 +139,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         sound.lastStartFrame = target
         voices.append(voice)
         voice.isCounted = true
+        voice.pool = self
+        audibilityDirty = true
         activeBySound[ObjectIdentifier(sound), default: 0] += 1
         voice.phase = .scheduled(target)
         if case .loaded(let resident) = sound.loadState, resident.buffer != nil {
@@ -141,6 +162,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// A sound finished loading (or failed): start or refuse the voices waiting for it.
     func soundDidLoad(_ sound: SoundEffect) {
         guard let engine else { return }
+        audibilityDirty = true  // its virtual voices may take sources now
         let now = engine.currentFrameLocked
         for voice in voices where voice.sound === sound && voice.phase == .waitingForLoad {
             switch sound.loadState {
@@ -174,8 +196,18 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 release(victim, now: now, becomeVirtual: false)
             }
         }
+        voice.audibility = audibility(of: voice, listener: engine.listenerLocked)
+        if voice.positionValue != nil && voice.audibility < thresholdGain {
+            // Placed out of earshot: it starts virtual, keeping time from its start.
+            dropClaim(of: voice)
+            voice.phase = .virtual
+            voice.played = 0
+            voice.lastUpdateFrame = target
+            engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+            return
+        }
         if !voice.awaitingHandoff && audibleCount >= capacity {
-            if let victim = stealCandidate(below: voice.priority) {
+            if let victim = stealCandidate(below: voice.priority, audibility: voice.audibility) {
                 engine.postLocked(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
                 release(victim, now: now, becomeVirtual: victim.numberOfLoops < 0)
                 voice.awaitingHandoff = true
@@ -288,6 +320,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         source.setGain(0)
         voice.appliedGain = 0
         voice.phase = .stopping(until: now + rampFrames, thenVirtual: becomeVirtual)
+        // Its time goes on from here: the update steps advance it through the ramp.
+        voice.lastUpdateFrame = now
         stoppingCount += 1
     }
 
@@ -320,6 +354,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         dropClaim(of: voice)
         if case .stopping = voice.phase, voice.source != nil { stoppingCount -= 1; freeSource(of: voice) }
         voice.phase = .finished
+        audibilityDirty = true
         if wasCounted {
             let key = ObjectIdentifier(voice.sound)
             activeBySound[key, default: 1] -= 1
@@ -336,19 +371,21 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voices.removeAll { $0.phase == .finished }
     }
 
-    /// The lowest-priority audible voice, then the quietest, then the oldest,
-    /// if it is no more important than `priority`.
-    private func stealCandidate(below priority: Int) -> Voice? {
+    /// Among the voices holding a source, the lowest priority, then the least
+    /// audible, then the oldest, if it is no more important than `priority`
+    /// (and, at the same priority, no more audible than `audibility`).
+    private func stealCandidate(below priority: Int, audibility: Float) -> Voice? {
         var best: Voice?
         for v in voices {
             switch v.phase {
-            case .playing, .pausing, .paused: break;
+            case .playing, .pausing, .paused: break
             default: continue
             }
             guard let b = best else { best = v; continue }
-            if (v.priority, v.appliedGain, v.requestFrame) < (b.priority, b.appliedGain, b.requestFrame) { best = v }
+            if (v.priority, v.audibility, v.requestFrame) < (b.priority, b.audibility, b.requestFrame) { best = v }
         }
-        guard let best, best.priority <= priority else { return nil }
+        guard let best, best.priority < priority || (best.priority == priority && best.audibility <= audibility)
+        else { return nil }
         return best
     }
 
@@ -356,15 +393,30 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     /// The voice's position in sound frames, within the current loop.
     func position(of voice: Voice, resident r: SoundEffect.Resident) -> Int {
+        playedFrames(of: voice) % r.frames
+    }
+
+    /// Sound frames the voice has played since it started, across loops
+    /// (advanced by engine time while it is virtual).
+    func playedFrames(of voice: Voice) -> Int {
         switch voice.phase {
         case .playing, .pausing, .stopping:
-            guard let source = voice.source else { return Int(voice.played) % r.frames }
-            return consumedFrames(voice, source) % r.frames
+            guard let source = voice.source else { return Int(voice.played) }
+            return consumedFrames(voice, source)
         case .paused, .virtual:
-            return Int(voice.played) % r.frames
+            return Int(voice.played)
         default:
             return 0
         }
+    }
+
+    /// Sets ``AudioEngine/audibilityThreshold``; false if `decibels` is NaN or above 0.
+    func setThreshold(decibels: Float) -> Bool {
+        guard !decibels.isNaN, decibels <= 0 else { return false }
+        thresholdDecibels = decibels
+        thresholdGain = decibels == -.infinity ? 0 : powf(10, decibels / 20)
+        audibilityDirty = true
+        return true
     }
 
     /// Sound frames the source has played since the voice started, across loops.
@@ -529,9 +581,15 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 voice.lastPlayedFrame = frame
                 applyGain(voice, busGain: busGain)
             case .stopping(let until, let thenVirtual):
+                if thenVirtual, case .loaded(let r) = voice.sound.loadState {
+                    // Its time goes on through the fade-out, as it will while virtual.
+                    voice.played +=
+                        Double(elapsed) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+                }
                 guard frame >= until else { break }
                 stoppingCount -= 1
                 freeSource(of: voice)
+                audibilityDirty = true
                 if thenVirtual {
                     voice.phase = .virtual
                     engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
@@ -547,25 +605,125 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 }
             }
         }
-        realizeVirtualVoices(at: frame)
+        if audibilityDirty || busesChanged { updateAudibility(at: frame) }
         removeFinished()
     }
 
-    /// Gives free sources back to virtual voices, most important first.
-    private func realizeVirtualVoices(at frame: Int64) {
-        guard !free.isEmpty, audibleCount < capacity else { return }
-        let waiting = voices.filter {
-            $0.phase == .virtual && !$0.userPaused && !($0.bus?.isEffectivelyPaused ?? false)
+    // MARK: Audibility
+
+    /// What the listener hears `voice` at, 0...1: its volume times its bus
+    /// chain's gain, and for a positioned voice the distance attenuation and
+    /// the cone weight that OpenAL applies.
+    private func audibility(of voice: Voice, listener: Listener) -> Float {
+        let level = voice.gain * (voice.bus?.stepGain ?? 1)
+        guard let p = voice.positionValue else { return level }
+        let tx = listener.position.x - p.x, ty = listener.position.y - p.y, tz = listener.position.z - p.z
+        let squared = tx * tx + ty * ty + tz * tz
+        let d = listener.distanceParameters
+        var gain = level
+        if d.rolloffFactor > 0 && squared > d.referenceDistance * d.referenceDistance {
+            gain *= d.gain(atDistance: squared.squareRoot())
         }
-        .sorted { ($0.priority, -$0.requestFrame) > ($1.priority, -$1.requestFrame) }
-        for voice in waiting {
-            // A sound a replacement device does not have yet keeps its voices virtual.
-            guard case .loaded(let r) = voice.sound.loadState, r.buffer != nil else { continue }
-            guard audibleCount < capacity, let source = free.popLast() else { return }
+        if let facing = voice.directionValue, voice.coneValue.innerAngle < 360, squared > 0 {
+            gain *= Self.coneWeight(facing: facing, toListener: (tx, ty, tz), cone: voice.coneValue)
+        }
+        return gain
+    }
+
+    /// OpenAL's cone weight: full inside the inner angle, the outer gain
+    /// beyond the outer one, linear in the angle between them.
+    static func coneWeight(facing f: Audio3DPoint, toListener t: (Float, Float, Float), cone: AudioCone) -> Float {
+        let lengths = ((f.x * f.x + f.y * f.y + f.z * f.z) * (t.0 * t.0 + t.1 * t.1 + t.2 * t.2)).squareRoot()
+        guard lengths > 0 else { return 1 }
+        let cosine = min(max((f.x * t.0 + f.y * t.1 + f.z * t.2) / lengths, -1), 1)
+        let angle = acos(cosine) * 360 / Float.pi  // the full angle this direction would need
+        if angle <= cone.innerAngle { return 1 }
+        if angle >= cone.outerAngle { return cone.outerGain }
+        let along = (angle - cone.innerAngle) / (cone.outerAngle - cone.innerAngle)
+        return 1 + (cone.outerGain - 1) * along
+    }
+
+    /// The audibility pass: computes every live voice's audibility, sends
+    /// positioned voices below the threshold virtual, and gives sources to the
+    /// most audible virtual voices (most important first), taking them from
+    /// less audible voices when the audible set is larger than the sources.
+    /// Runs on the update steps after something it depends on changed; sorts
+    /// only when there are more audible voices than sources.
+    private func updateAudibility(at frame: Int64) {
+        guard let engine else { return }
+        audibilityDirty = false
+        let listener = engine.listenerLocked
+        waiting.removeAll(keepingCapacity: true)
+        var holdingCount = 0
+        for voice in voices {
+            switch voice.phase {
+            case .playing:
+                let a = audibility(of: voice, listener: listener)
+                voice.audibility = a
+                if a < thresholdGain && voice.positionValue != nil {
+                    release(voice, now: frame, becomeVirtual: true)
+                } else {
+                    holdingCount += 1
+                }
+            case .virtual:
+                let a = audibility(of: voice, listener: listener)
+                voice.audibility = a
+                guard !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
+                guard voice.positionValue == nil || a >= thresholdGain else { continue }
+                // A sound a replacement device does not have yet keeps its voices virtual.
+                guard case .loaded(let r) = voice.sound.loadState, r.buffer != nil else { continue }
+                waiting.append(voice)
+            case .pausing, .paused, .scheduled, .waitingForSource:
+                voice.audibility = audibility(of: voice, listener: listener)
+            default:
+                break
+            }
+        }
+        guard !waiting.isEmpty else { return }
+        if waiting.count > max(0, capacity - audibleCount) {
+            waiting.sort {
+                ($0.priority, $0.audibility, -$0.requestFrame) > ($1.priority, $1.audibility, -$1.requestFrame)
+            }
+        }
+        var next = realize(from: 0, at: frame)
+        guard next < waiting.count, holdingCount > 0 else { return }
+        // More audible voices than sources: the least audible voices holding
+        // one (lowest priority first) go virtual for the most audible waiting ones.
+        holding.removeAll(keepingCapacity: true)
+        for voice in voices where voice.phase == .playing { holding.append(voice) }
+        holding.sort { ($0.priority, $0.audibility, $0.requestFrame) < ($1.priority, $1.audibility, $1.requestFrame) }
+        var victims = 0
+        for candidate in waiting[next...] {
+            guard victims < holding.count else { break }
+            let victim = holding[victims]
+            let wins =
+                candidate.priority > victim.priority
+                || (candidate.priority == victim.priority && candidate.audibility > victim.audibility * Self.hysteresis)
+            guard wins else { break }
+            engine.postLocked(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: candidate.id))
+            release(victim, now: frame, becomeVirtual: true)
+            victims += 1
+        }
+        guard victims > 0 else { return }
+        // The hand-off reserve lets the winners start now, while the others fade out.
+        _ = realize(from: next, at: frame)
+    }
+
+    /// Gives free sources, within the capacity, to `waiting[start...]` in
+    /// order; returns the index of the first voice left waiting.
+    private func realize(from start: Int, at frame: Int64) -> Int {
+        var index = start
+        while index < waiting.count, audibleCount < capacity, let source = free.popLast() {
+            let voice = waiting[index]
+            index += 1
+            guard case .loaded(let r) = voice.sound.loadState else { free.append(source); continue }
             attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.played) % r.frames, fadeIn: true)
             applyGain(voice, at: frame)
             engine?.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))
         }
+        // Voices left waiting get a source when a fade-out ends or a voice
+        // finishes: both mark the pass to run again.
+        return index
     }
 
     private func applyGain(_ voice: Voice, at frame: Int64) {
@@ -614,6 +772,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         claimCount = 0
         stoppingCount = 0
         free = []
+        audibilityDirty = true
         removeFinished()
     }
 
@@ -622,6 +781,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     func deviceWasReplaced() throws {
         guard let engine else { return }
         try takeSources(from: engine.device)
+        audibilityDirty = true
         engine.existingAttachmentLocked(SoundCache.self)?.reloadAll()
     }
 
