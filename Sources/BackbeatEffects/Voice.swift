@@ -78,6 +78,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Where the voice faces; nil while it is omnidirectional.
     var directionValue: Audio3DPoint?
     var coneValue = AudioCone()
+    /// The voice's own distance curve; nil follows the engine's.
+    var distanceValue: AudioDistanceAttenuationParameters?
+    var radiusValue: Float = 0
+    var renderingValue = AudioRenderingAlgorithm.automatic
     var rateValue: Float
     var userPaused = false
     var completion: (@Sendable (Bool) -> Void)?
@@ -201,7 +205,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 panValue = Voice.clampPan(newValue, else: panValue)
                 if positionValue == nil, let source, let engine {
-                    _ = try? engine.device.withContext { source.setPan(panValue) }
+                    _ = try? engine.device.withContext { applyPlacement(to: source) }
                 }
             }
         }
@@ -279,6 +283,52 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         }
     }
 
+    /// The voice's own distance curve (AVAudio3DMixing has none: OpenAL's
+    /// AL_EXT_source_distance_model), overriding the engine's
+    /// ``AudioEngine/distanceAttenuationParameters`` while it is set. nil (the
+    /// default) follows the engine's. Parameters that are not
+    /// ``AudioDistanceAttenuationParameters/isValid`` are ignored.
+    public var distanceAttenuationParameters: AudioDistanceAttenuationParameters? {
+        get { locked { distanceValue } }
+        set {
+            locked {
+                if let newValue, !newValue.isValid { return }
+                distanceValue = newValue
+                reapplyPlacementIfPositioned()
+            }
+        }
+    }
+
+    /// The radius of the sound's source in metres (default 0, a point). A
+    /// positioned voice with a radius is a sphere of sound: from outside it
+    /// comes from its direction, narrower the farther away; inside it
+    /// surrounds the listener (AL_EXT_SOURCE_RADIUS). A waterfall, a crowd or
+    /// a machine room has one. Negative, NaN or infinite values are ignored.
+    public var sourceRadius: Float {
+        get { locked { radiusValue } }
+        set {
+            locked {
+                guard newValue.isFinite, newValue >= 0 else { return }
+                radiusValue = newValue
+                reapplyPlacementIfPositioned()
+            }
+        }
+    }
+
+    /// How the voice is rendered (AVAudio3DMixing.renderingAlgorithm):
+    /// `.automatic` (the default) places or pans it as the engine's
+    /// ``AudioEngine/outputType`` says; `.stereoPassThrough` sends its channels
+    /// straight to the outputs, for music and UI sounds that must not move.
+    public var renderingAlgorithm: AudioRenderingAlgorithm {
+        get { locked { renderingValue } }
+        set {
+            locked {
+                renderingValue = newValue
+                if let source, let engine { _ = try? engine.device.withContext { applyPlacement(to: source) } }
+            }
+        }
+    }
+
     /// With the voice's lock held.
     private func reapplyPlacementIfPositioned() {
         if positionValue != nil, let source, let engine {
@@ -289,12 +339,16 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Applies the voice's position, or its pan while it has none, to its source.
     /// Call with the engine lock held and the device's context current.
     func applyPlacement(to source: ALSource) {
-        if let p = positionValue {
-            let d = engine?.listenerLocked.distanceParameters ?? AudioDistanceAttenuationParameters()
+        if renderingValue == .stereoPassThrough {
+            source.setPassThrough()
+        } else if let p = positionValue {
+            let d =
+                distanceValue ?? engine?.listenerLocked.distanceParameters ?? AudioDistanceAttenuationParameters()
             source.setPosition(
-                x: p.x, y: p.y, z: p.z, referenceDistance: d.referenceDistance,
-                maximumDistance: d.maximumDistance, rolloffFactor: d.rolloffFactor,
-                velocity: (velocityValue.x, velocityValue.y, velocityValue.z))
+                x: p.x, y: p.y, z: p.z, distanceModel: Listener.model(d.distanceAttenuationModel),
+                referenceDistance: d.referenceDistance, maximumDistance: d.maximumDistance,
+                rolloffFactor: d.rolloffFactor, velocity: (velocityValue.x, velocityValue.y, velocityValue.z),
+                radius: radiusValue)
             let facing = directionValue ?? .zero
             source.setCone(
                 direction: (facing.x, facing.y, facing.z), innerAngle: coneValue.innerAngle,

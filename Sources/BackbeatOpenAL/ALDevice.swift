@@ -41,6 +41,15 @@ package final class ALDevice: @unchecked Sendable {
         let all = !isLoopback && alcIsExtensionPresent(device, "ALC_ENUMERATE_ALL_EXT") == ALC_TRUE
         let specifier = all ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER
         self.name = alcGetString(device, ALCenum(specifier)).map { String(cString: $0) } ?? "unknown"
+        // Each source carries its own distance model (AL_EXT_source_distance_model),
+        // so a voice can override the engine's.
+        // The thread's current context is put back: a caller replacing a lost
+        // device still talks to the old one's sources.
+        let previous = alcGetThreadContext()
+        alcSetThreadContext(context)
+        alEnable(AL_SOURCE_DISTANCE_MODEL)
+        _ = alGetError()
+        alcSetThreadContext(previous)
     }
 
     deinit { close() }
@@ -332,7 +341,18 @@ package final class ALDevice: @unchecked Sendable {
 
     /// The distance models Backbeat uses (each clamped between the reference
     /// and maximum distances).
-    package enum DistanceModel { case inverse, linear, exponential }
+    package enum DistanceModel: Sendable {
+        case inverse, linear, exponential
+
+        /// The clamped model's OpenAL name.
+        var alValue: ALint {
+            switch self {
+            case .inverse: AL_INVERSE_DISTANCE_CLAMPED
+            case .linear: AL_LINEAR_DISTANCE_CLAMPED
+            case .exponential: AL_EXPONENT_DISTANCE_CLAMPED
+            }
+        }
+    }
 
     /// Sets the context's distance model (alDistanceModel, the clamped variants).
     package func setDistanceModel(_ model: DistanceModel) throws {

@@ -68,6 +68,8 @@ package struct ALSource: Hashable, Sendable {
         alSourcei(name, AL_SOURCE_RELATIVE, 1)
         alSourcef(name, AL_ROLLOFF_FACTOR, 0)
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_AUTO_SOFT)
+        alSourcei(name, AL_DIRECT_CHANNELS_SOFT, AL_FALSE)
+        alSourcef(name, AL_SOURCE_RADIUS, 0)
         let angle = pan * Float.pi / 2
         alSource3f(name, AL_POSITION, sin(angle), 0, -cos(angle))
         alSource3f(name, AL_VELOCITY, 0, 0, 0)  // 2D: no Doppler shift
@@ -87,21 +89,39 @@ package struct ALSource: Hashable, Sendable {
     }
 
     /// Places the source in the world at (x, y, z) metres: not listener-relative,
-    /// attenuated by the context's distance model with the given reference
-    /// distance, maximum distance and rolloff. Stereo sounds are placed too
-    /// (AL_SOFT_source_spatialize).
+    /// attenuated by `distanceModel` (AL_EXT_source_distance_model) with the given
+    /// reference distance, maximum distance and rolloff. Stereo sounds are placed
+    /// too (AL_SOFT_source_spatialize). A `radius` above zero makes it a sphere
+    /// of sound (AL_EXT_SOURCE_RADIUS): heard from all around inside it.
     package func setPosition(
-        x: Float, y: Float, z: Float, referenceDistance: Float = 1,
+        x: Float, y: Float, z: Float, distanceModel: ALDevice.DistanceModel = .inverse, referenceDistance: Float = 1,
         maximumDistance: Float = .greatestFiniteMagnitude, rolloffFactor: Float = 1,
-        velocity: (x: Float, y: Float, z: Float) = (0, 0, 0)
+        velocity: (x: Float, y: Float, z: Float) = (0, 0, 0), radius: Float = 0
     ) {
         alSourcei(name, AL_SOURCE_RELATIVE, 0)
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_TRUE)
+        alSourcei(name, AL_DIRECT_CHANNELS_SOFT, AL_FALSE)
+        alSourcei(name, AL_DISTANCE_MODEL, distanceModel.alValue)
+        alSourcef(name, AL_SOURCE_RADIUS, radius)
         alSourcef(name, AL_ROLLOFF_FACTOR, rolloffFactor)
         alSourcef(name, AL_REFERENCE_DISTANCE, referenceDistance)
         alSourcef(name, AL_MAX_DISTANCE, maximumDistance)
         alSource3f(name, AL_POSITION, x, y, z)
         alSource3f(name, AL_VELOCITY, velocity.x, velocity.y, velocity.z)
+    }
+
+    /// Sends the sound's channels straight to the outputs, left to left and
+    /// right to right (mono to both): no panning, no HRTF, no distance
+    /// (AL_DIRECT_CHANNELS_SOFT with AL_SOURCE_SPATIALIZE_SOFT off).
+    package func setPassThrough() {
+        alSourcei(name, AL_SOURCE_RELATIVE, 1)
+        alSourcef(name, AL_ROLLOFF_FACTOR, 0)
+        alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_FALSE)
+        alSourcei(name, AL_DIRECT_CHANNELS_SOFT, AL_TRUE)
+        alSourcef(name, AL_SOURCE_RADIUS, 0)
+        alSource3f(name, AL_POSITION, 0, 0, 0)
+        alSource3f(name, AL_VELOCITY, 0, 0, 0)
+        alSource3f(name, AL_DIRECTION, 0, 0, 0)
     }
 
     /// A positioned source's facing and sound cone (AL_DIRECTION, AL_CONE_*,
