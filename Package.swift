@@ -46,7 +46,9 @@ let package = Package(
         .target(name: "BackbeatSupport"),
         // Routes the ALSA library's (variadic) error handler to Swift; the one door is ALLog.
         .target(name: "CAlsaLog", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "CAlsaLog", "BackbeatSupport"]),
+        // Server change events from PulseAudio, through the libpulse OpenAL Soft loads (dlopen, no headers).
+        .target(name: "CPulseEvents", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "CAlsaLog", "CPulseEvents", "BackbeatSupport"]),
         .target(name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate"]),
         .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
         .target(

@@ -25,6 +25,9 @@ struct DeviceWatchState {
     /// Devices the engine left, for the watch to close off the engine's
     /// thread (closing can wait on a sound server).
     var toClose: [ALDevice] = []
+    /// The sound server reported a change (its default output may be
+    /// another): an engine on the default device looks again.
+    var serverChanged = false
     /// Counts replacements: a device the watch opened for an older state is closed, not installed.
     var generation: UInt64 = 0
     /// Attempts to reopen a lost device: begun, and returned (opened or failed).
@@ -192,8 +195,9 @@ extension AudioEngine {
 
     /// Starts the device watch of a `.device` engine: a queue of its own that
     /// reopens a lost device (first at once, then with a backoff from 0.1 s
-    /// doubling to 2 s) and closes the devices the engine left. Both can wait
-    /// on the sound server (30 s on a frozen one), so neither runs on the
+    /// doubling to 2 s), follows the default output when the engine was
+    /// opened on it, and closes the devices the engine left. All of these can
+    /// wait on the sound server (30 s on a frozen one), so none runs on the
     /// update thread or under the lock.
     func startDeviceWatch(requestedName: String?) {
         let watch = self.watch, reference = WeakEngine(self)
@@ -204,34 +208,76 @@ extension AudioEngine {
 
     /// The device watch's loop. It holds the engine only while it acts on it,
     /// so the engine's last release shuts it down as usual.
+    ///
+    /// An engine opened on the default device (`name` nil) follows it: the
+    /// watch listens to the sound server's change events (PulseAudio's
+    /// subscription), and on each one asks OpenAL for the default device
+    /// again. It does not poll: OpenAL Soft probes the device list under the
+    /// lock every device call takes, with a PulseAudio connection and a probe
+    /// stream, which stalls the engine's update thread for that long.
     private static func runDeviceWatch(of reference: WeakEngine, watch: ConditionLock<DeviceWatchState>, name: String?)
     {
         var engine: AudioEngine? { reference.engine }
+        let followsDefault = name == nil
+        func listen() -> SoundServerEvents? {
+            SoundServerEvents(name: "Backbeat device watch") { watch.withLockedValue { $0.serverChanged = true } }
+        }
+        var events = followsDefault ? listen() : nil
+        defer { events?.stop() }
         var delay = reopenFirstDelay
         while true {
-            let (stop, toClose, reopen, generation) = watch.withLockedValue { state in
-                defer { state.toClose.removeAll() }
-                return (state.stopRequested, state.toClose, state.reopenWanted, state.generation)
+            let (stop, toClose, reopen, generation, changed) = watch.withLockedValue { state in
+                defer {
+                    state.toClose.removeAll()
+                    state.serverChanged = false
+                }
+                return (state.stopRequested, state.toClose, state.reopenWanted, state.generation, state.serverChanged)
             }
             for device in toClose { device.close() }
             if stop || engine == nil { break }
-            guard reopen else {
-                delay = reopenFirstDelay
-                _ = watch.wait(until: .max) { $0.stopRequested || $0.reopenWanted || !$0.toClose.isEmpty }
+            if reopen {
+                watch.withLockedValue { $0.attempts.started += 1 }
+                let opened = try? ALDevice.openPlayback(name: name)
+                watch.withLockedValue { $0.attempts.finished += 1 }
+                if let opened {
+                    engine?.install(opened, generation: generation, previous: nil, reason: "the device came back")
+                    delay = reopenFirstDelay
+                    // The server came back: listen to it again.
+                    if followsDefault, events?.isAlive != true {
+                        events?.stop()
+                        events = listen()
+                    }
+                    continue
+                }
+                _ = watch.wait(until: MonotonicClock.now() + delay) { $0.stopRequested || !$0.toClose.isEmpty }
+                delay = min(delay * 2, reopenLongestDelay)
                 continue
             }
-            watch.withLockedValue { $0.attempts.started += 1 }
-            let opened = try? ALDevice.openPlayback(name: name)
-            watch.withLockedValue { $0.attempts.finished += 1 }
-            if let opened {
-                engine?.install(opened, generation: generation, previous: nil, reason: "the device came back")
-                delay = reopenFirstDelay
+            delay = reopenFirstDelay
+            if followsDefault, changed {
+                followDefault(of: reference, generation: generation)
                 continue
             }
-            _ = watch.wait(until: MonotonicClock.now() + delay) { $0.stopRequested || !$0.toClose.isEmpty }
-            delay = min(delay * 2, reopenLongestDelay)
+            _ = watch.wait(until: .max) {
+                $0.stopRequested || $0.reopenWanted || !$0.toClose.isEmpty || $0.serverChanged
+            }
         }
         ALDevice.clearThreadContext()
+    }
+
+    /// Asks OpenAL for the default output (the device list probed again);
+    /// when it is no longer the device the engine plays through, opens the
+    /// default and moves everything there, as after a loss but with nothing
+    /// paused. The engine is not held while the server answers.
+    private static func followDefault(of reference: WeakEngine, generation: UInt64) {
+        guard let current = reference.engine?.deviceName else { return }
+        guard let wanted = ALDevice.defaultPlaybackDeviceName(), wanted != current else { return }
+        guard let opened = try? ALDevice.openPlayback(name: nil) else { return }
+        guard opened.name != current, let engine = reference.engine else {
+            opened.close()
+            return
+        }
+        engine.install(opened, generation: generation, previous: current, reason: "the default output changed")
     }
 
     /// Moves everything onto `opened`, a real device the watch opened, unless

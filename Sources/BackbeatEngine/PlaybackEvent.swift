@@ -37,7 +37,8 @@ public enum PlaybackEvent: Sendable, Equatable {
     /// means no device could be opened and the engine renders without sound.
     case outputLost(device: String, replacement: String?, reason: String)
     /// The engine moved to the real device `device` by itself, everything
-    /// where it was: after a loss, the device (its server) came back;
-    /// `previous` names the real device left, nil after a loss.
+    /// where it was: after a loss, the device (its server) came back; or,
+    /// for an engine opened on the default device, the default output
+    /// changed. `previous` names the real device left, nil after a loss.
     case outputChanged(device: String, previous: String?, reason: String)
 }

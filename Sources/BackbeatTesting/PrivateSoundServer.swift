@@ -37,13 +37,16 @@ public final class PrivateSoundServer: Sendable {
 
     /// The server's runtime directory (socket, cookie, log); removed by ``stop()``.
     public let directory: String
-    /// The sink names, the default first. Each is also its device description.
-    public let sinks: [String]
+    /// The sink names: those the server started with (the first was the
+    /// default), then those added by ``addSink(_:)``. Each is also its
+    /// device description.
+    public var sinks: [String] { state.withLockedValue { $0.sinks } }
 
     private let state = LockedValueBox(State())
 
     private struct State {
         var daemon: pid_t?
+        var sinks: [String] = []
         var removed = false
         var counter = 0
     }
@@ -59,22 +62,11 @@ public final class PrivateSoundServer: Sendable {
         guard !sinks.isEmpty else {
             throw BackbeatError(.invalidArgument, operation: "PrivateSoundServer", reason: "no sinks")
         }
-        for sink in sinks {
-            let allowed =
-                !sink.isEmpty && sink.count <= 64
-                && sink.unicodeScalars.allSatisfy {
-                    ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-                        || $0 == "-" || $0 == "_" || $0 == "."
-                }
-            guard allowed else {
-                throw BackbeatError(
-                    .invalidArgument, operation: "PrivateSoundServer", reason: "bad sink name '\(sink)'")
-            }
-        }
+        for sink in sinks { try Self.checkSinkName(sink, operation: "PrivateSoundServer") }
         guard Set(sinks).count == sinks.count else {
             throw BackbeatError(.invalidArgument, operation: "PrivateSoundServer", reason: "duplicate sink names")
         }
-        self.sinks = sinks
+        state.withLockedValue { $0.sinks = sinks }
         var template = Array("/tmp/backbeat-pulse-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw BackbeatError(.soundServerFailed, operation: "mkdtemp", reason: String(cString: strerror(errno)))
@@ -181,6 +173,39 @@ public final class PrivateSoundServer: Sendable {
         return text
     }
 
+    /// Adds a null sink while the server runs (a device plugged in), kept
+    /// awake like the others, and returns once it is awake. It does not
+    /// become the default: ``setDefaultSink(_:)`` does that. A restarted
+    /// server has it too.
+    ///
+    /// - Throws: ``BackbeatError`` `.invalidArgument` for a bad or taken
+    ///   name; `.soundServerFailed` when the server refuses it or it is not
+    ///   awake within `timeout` seconds.
+    public func addSink(_ sink: String, timeout: Double = 10) throws {
+        try Self.checkSinkName(sink, operation: "addSink")
+        guard !sinks.contains(sink) else {
+            throw BackbeatError(.invalidArgument, operation: "addSink", reason: "sink '\(sink)' exists")
+        }
+        try pactl(Self.nullSinkModule(sink).split(separator: " ").map(String.init))
+        try pactl(Self.keepAwakeModule(sink).split(separator: " ").map(String.init))
+        let count = state.withLockedValue { state -> Int in
+            state.sinks.append(sink)
+            return state.sinks.count
+        }
+        try writeStartupScript()
+        let deadline = Self.now() + timeout
+        while true {
+            if let listing = try? pactl(["list", "sinks"], timeout: 2), Self.awakeSinks(in: listing) >= count {
+                return
+            }
+            guard Self.now() < deadline else {
+                throw BackbeatError(
+                    .soundServerFailed, operation: "addSink \(sink)", reason: "not awake after \(timeout) s")
+            }
+            Self.sleep(milliseconds: 10)
+        }
+    }
+
     /// Makes `sink` the server's default output.
     public func setDefaultSink(_ sink: String) throws {
         guard sinks.contains(sink) else {
@@ -223,20 +248,38 @@ public final class PrivateSoundServer: Sendable {
 
     // MARK: - Internals
 
-    private func writeStartupScript() throws {
-        var lines = [".fail"]
-        for sink in sinks {
-            lines.append(
-                "load-module module-null-sink sink_name=\(sink) rate=\(Self.sampleRate) norewinds=1 "
-                    + "sink_properties=device.description=\(sink)")
+    /// A sink name: letters, digits, `-`, `_` and `.`, 1 to 64 of them.
+    private static func checkSinkName(_ sink: String, operation: String) throws {
+        let allowed =
+            !sink.isEmpty && sink.count <= 64
+            && sink.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || $0 == "-" || $0 == "_" || $0 == "."
+            }
+        guard allowed else {
+            throw BackbeatError(.invalidArgument, operation: operation, reason: "bad sink name '\(sink)'")
         }
+    }
+
+    /// The module line of a null sink (its name is also its description).
+    private static func nullSinkModule(_ sink: String) -> String {
+        "load-module module-null-sink sink_name=\(sink) rate=\(sampleRate) norewinds=1 "
+            + "sink_properties=device.description=\(sink)"
+    }
+
+    /// The module line that keeps `sink` awake: a loopback from the silent keep-awake source.
+    private static func keepAwakeModule(_ sink: String) -> String {
+        "load-module module-loopback source=keepawake sink=\(sink) latency_msec=5 "
+            + "source_dont_move=true sink_dont_move=true sink_input_properties=media.name=keepawake"
+    }
+
+    private func writeStartupScript() throws {
+        let sinks = self.sinks
+        var lines = [".fail"]
+        for sink in sinks { lines.append(Self.nullSinkModule(sink)) }
         lines.append(
             "load-module module-null-source source_name=keepawake rate=\(Self.sampleRate) description=keepawake")
-        for sink in sinks {
-            lines.append(
-                "load-module module-loopback source=keepawake sink=\(sink) latency_msec=5 "
-                    + "source_dont_move=true sink_dont_move=true sink_input_properties=media.name=keepawake")
-        }
+        for sink in sinks { lines.append(Self.keepAwakeModule(sink)) }
         lines.append("set-default-sink \(sinks[0])")
         lines.append("set-default-source \(sinks[0]).monitor")
         lines.append(

@@ -7,6 +7,8 @@
 //
 //   DeviceScenes reopen DIR   the server is killed and restarted while voices, a loop and a stream play
 //   DeviceScenes frozen DIR   the restarted server is frozen (SIGSTOP) while the engine tries to reopen
+//   DeviceScenes follow DIR   the server's default sink changes under an engine on the default device
+//                             and one on the same device by name
 import Foundation
 import Backbeat
 import BackbeatTesting
@@ -112,7 +114,7 @@ struct Scene {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    say("usage: DeviceScenes reopen|frozen DIR")
+    say("usage: DeviceScenes reopen|frozen|follow DIR")
     exit(64)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -163,6 +165,30 @@ do {
         say("restored device=\(engine.deviceName ?? "none") \(scene.positions) \(scene.states)")
         scene.waitForEngineTime(engine.currentTime.seconds + 1, "a second on the reopened device")
         engine.shutdown()
+        say("done")
+    case "follow":
+        // Both on the default sink, one of them by its name.
+        let following = try AudioEngine(output: .device())
+        let named = try AudioEngine(output: .device(name: following.deviceName))
+        let scene = try Scene(engine: following, directory: directory)
+        let stay = try Scene(engine: named, directory: directory, loopFrequency: 2_000)
+        scene.waitForEngineTime(1, "one second of play")
+        say(
+            "playing following=\(following.deviceName ?? "none") named=\(named.deviceName ?? "none") "
+                + "\(counts(following)) \(scene.positions)")
+        wait("the test's word that the default changed") { commands.withLockedValue { $0.contains("switched") } }
+        wait("the move to the new default") { events(scene.recorder, isChanged) > 0 }
+        say("moved following=\(following.deviceName ?? "none") \(scene.positions) \(scene.states)")
+        // Two more looks at the default: nothing moves again, and the named engine never moves.
+        scene.waitForEngineTime(following.currentTime.seconds + 2.5, "2.5 s after the move")
+        say(
+            "after following=\(following.deviceName ?? "none") named=\(named.deviceName ?? "none") "
+                + "changes=\(events(scene.recorder, isChanged)) namedChanges=\(events(stay.recorder, isChanged)) "
+                + "lost=\(events(scene.recorder, isLost) + events(stay.recorder, isLost)) "
+                + "\(counts(following)) \(scene.positions) \(scene.states)")
+        wait("the test's word to finish") { commands.withLockedValue { $0.contains("finish") } }
+        following.shutdown()
+        named.shutdown()
         say("done")
     default:
         say("unknown scene \(arguments[1])")
