@@ -30,7 +30,7 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     // @unchecked: mutable state is read and written only under the engine lock.
 
     enum Origin {
-        case file(URL)
+        case asset(AudioAsset)
         case buffer(PCMBuffer)
     }
 
@@ -78,8 +78,27 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// reported then.
     public init(contentsOf url: URL, engine: AudioEngine) {
         self.name = url.lastPathComponent
-        self.origin = .file(url)
+        self.origin = .asset(AudioAsset(url: url))
         self.engine = engine
+    }
+
+    /// A sound from an asset: a file, encoded bytes in memory, an archive
+    /// entry or a game's own byte source. Nothing is read until it is
+    /// preloaded or played.
+    public init(asset: AudioAsset, engine: AudioEngine) {
+        self.name = asset.url.lastPathComponent
+        self.origin = .asset(asset)
+        self.engine = engine
+    }
+
+    /// A sound from an encoded file's bytes in memory (Ogg Vorbis, WAV, FLAC…).
+    ///
+    /// - Parameters:
+    ///   - data: the encoded bytes.
+    ///   - name: the sound's name, in errors too.
+    ///   - engine: the engine that plays it.
+    public convenience init(data: Data, name: String, engine: AudioEngine) {
+        self.init(asset: AudioAsset(data: data, name: name), engine: engine)
     }
 
     /// A sound from PCM in memory (mono or stereo).
@@ -178,8 +197,9 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         switch origin {
         case .buffer(let buffer):
             return buffer
-        case .file(let url):
-            let decoder = try AudioDecoders.open(url)
+        case .asset(let asset):
+            let url = asset.url
+            let decoder = try AudioDecoders.open(asset)
             defer { decoder.close() }
             guard decoder.channelCount <= 2 else {
                 throw BackbeatError(

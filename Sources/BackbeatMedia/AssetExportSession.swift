@@ -246,11 +246,11 @@ public final class AssetExportSession: Sendable {
                 throw BackbeatError(
                     .writeFailed, operation: "create", url: url, reason: "cannot create the temporary file")
             }
-            let reader = try FileDescriptor.reading(asset.url)
+            let reader = try asset.byteSourceReader()
             let writer = try FileDescriptor.writing(output.temporaryURL)
             var copied: Int64 = 0
             do {
-                while case let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
+                while case let chunk = try reader.bytes(at: copied, count: 1 << 20), !chunk.isEmpty {
                     try checkCancelled(url)
                     try writer.write(chunk)
                     copied += Int64(chunk.count)

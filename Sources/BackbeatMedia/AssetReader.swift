@@ -72,7 +72,7 @@ public final class AssetReader {
                 reason: "add an AssetReaderTrackOutput first")
         }
         do {
-            try output.start(url: asset.url, timeRange: timeRange)
+            try output.start(asset: asset, timeRange: timeRange)
             status = .reading
         } catch let error as BackbeatError {
             fail(error)
@@ -145,8 +145,8 @@ public final class AssetReaderTrackOutput {
         }
     }
 
-    func start(url: URL, timeRange: MediaTimeRange?) throws {
-        let decoder = try AudioDecoders.open(url)
+    func start(asset: AudioAsset, timeRange: MediaTimeRange?) throws {
+        let decoder = try AudioDecoders.open(asset)
         let native = decoder.nativeFormat
         var format = outputSettings ?? native
         if outputSettings == nil { format.isInterleaved = true }

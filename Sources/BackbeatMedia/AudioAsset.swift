@@ -22,8 +22,11 @@ import BackbeatSupport
 /// let (duration, tags) = try await asset.load(.duration, .tags)
 /// ```
 public final class AudioAsset: Sendable {
-    /// The file.
+    /// The file; for bytes from memory or another source, the name errors
+    /// give them (`memory:///NAME`, `source:///NAME`, `zip:///ARCHIVE:ENTRY`).
     public let url: URL
+    /// Where the bytes come from when they are not the file at `url`.
+    private let byteSource: (any AudioByteSource)?
     /// Loop points set through the API; they replace the file's tags. Nil: the tags' (if any).
     public let explicitLoopPoints: LoopPoints?
     /// How many times a player plays the loop region, when the asset has one
@@ -39,6 +42,67 @@ public final class AudioAsset: Sendable {
         self.url = url
         self.explicitLoopPoints = loopPoints
         self.looping = looping
+        byteSource = nil
+    }
+
+    /// Creates an asset from encoded bytes in memory (a whole Ogg, FLAC, WAV… file).
+    ///
+    /// - Parameters:
+    ///   - data: the file's bytes; the asset keeps them (no copy is made).
+    ///   - name: what errors and descriptions call it, such as `theme.ogg`.
+    ///   - loopPoints: a loop region that replaces the file's `LOOPSTART` tags; nil keeps them.
+    ///   - looping: how many times a music player plays the loop region.
+    public convenience init(
+        data: Data, name: String = "memory", loopPoints: LoopPoints? = nil, looping: Looping = .forever
+    ) {
+        self.init(
+            source: data, url: Self.url(scheme: "memory", name: name), loopPoints: loopPoints, looping: looping)
+    }
+
+    /// Creates an asset that reads its encoded bytes from `source`, a piece at
+    /// a time: players stream from it, nothing copies it whole.
+    ///
+    /// - Parameters:
+    ///   - source: the bytes, read from any thread (see ``AudioByteSource``).
+    ///   - name: what errors and descriptions call it, such as `music/theme.ogg`.
+    ///   - loopPoints: a loop region that replaces the file's `LOOPSTART` tags; nil keeps them.
+    ///   - looping: how many times a music player plays the loop region.
+    public convenience init(
+        source: any AudioByteSource, name: String, loopPoints: LoopPoints? = nil, looping: Looping = .forever
+    ) {
+        self.init(
+            source: source, url: Self.url(scheme: "source", name: name), loopPoints: loopPoints, looping: looping)
+    }
+
+    /// Creates an asset that reads from `source` and is named by `url`.
+    package init(
+        source: any AudioByteSource, url: URL, loopPoints: LoopPoints? = nil, looping: Looping = .forever
+    ) {
+        self.url = url
+        self.explicitLoopPoints = loopPoints
+        self.looping = looping
+        byteSource = source
+    }
+
+    /// The checked reader every decoder of this asset reads through.
+    package func byteSourceReader() throws -> ByteSourceReader {
+        if let byteSource { return try ByteSourceReader(source: byteSource, url: url) }
+        return try ByteSourceReader(source: AudioFileSource(url: url), url: url)
+    }
+
+    /// A URL naming bytes that are not a file: `scheme:///name`, percent-encoded.
+    package static func url(scheme: String, name: String) -> URL {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/:".utf8)
+        var path = ""
+        for byte in name.utf8 {
+            if allowed.contains(byte) {
+                path.append(Character(Unicode.Scalar(byte)))
+            } else {
+                path += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        if !path.hasPrefix("/") { path = "/" + path }
+        return URL(string: "\(scheme)://\(path)") ?? URL(string: "\(scheme):///")!
     }
 
     /// A property that can be loaded, such as ``Property/duration``.
@@ -91,9 +155,10 @@ public final class AudioAsset: Sendable {
         if let cached = cache.withLockedValue({ $0 }) { return try cached.get() }
         let result: Result<Details, BackbeatError>
         do {
-            let decoder = try AudioDecoders.open(url)
+            let reader = try byteSourceReader()
+            let decoder = try AudioDecoders.open(reader)
             defer { decoder.close() }
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)).map(FileManager.fileSize) ?? 0
+            let size = reader.size
             result = .success(
                 Details(
                     url: url, container: decoder.container, codec: decoder.codec,

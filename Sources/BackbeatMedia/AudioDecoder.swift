@@ -87,29 +87,40 @@ extension AudioDecoder {
     }
 }
 
-/// Opens the right decoder for a file.
+/// Opens the right decoder for a file or any other byte source.
 package enum AudioDecoders {
-    /// Checks the file, sniffs its first bytes, and opens Ogg Vorbis with
-    /// vorbisfile and everything else with libsndfile.
+    /// Checks the file and opens it as an ``AudioFileSource`` (see ``open(_:)-(ByteSourceReader)``).
     package static func open(_ url: URL) throws -> any AudioDecoder {
-        try BackbeatError.checkReadableFile(url, operation: "open")
-        let probe = try ContainerProbe(url: url)
+        try open(ByteSourceReader(source: AudioFileSource(url: url), url: url))
+    }
+
+    /// Opens the decoder that `asset`'s bytes need, reading through its byte source.
+    package static func open(_ asset: AudioAsset) throws -> any AudioDecoder {
+        try open(asset.byteSourceReader())
+    }
+
+    /// Sniffs the first bytes, checks the container's ends, and opens Ogg
+    /// Vorbis with vorbisfile and everything else with libsndfile, both
+    /// reading through `source`.
+    package static func open(_ source: ByteSourceReader) throws -> any AudioDecoder {
+        let probe = try ContainerProbe(source: source)
+        let url = source.url
         switch probe.kind {
         case .oggVorbis:
             try probe.checkOggEnd()
-            return try VorbisDecoder(url: url)
+            return try VorbisDecoder(source: source)
         case .ogg(let codec):
             try probe.checkOggEnd()
             guard codec == "Opus" || codec == "FLAC" else {
                 throw BackbeatError(
                     .unsupportedCodec, operation: "open", url: url, reason: "Ogg stream of \(codec) is not supported")
             }
-            return try SndfileDecoder(url: url)
+            return try SndfileDecoder(source: source)
         case .wave:
             try probe.checkWave()
-            return try SndfileDecoder(url: url)
+            return try SndfileDecoder(source: source)
         case .flac, .other:
-            return try SndfileDecoder(url: url)
+            return try SndfileDecoder(source: source)
         }
     }
 }

@@ -18,16 +18,18 @@ struct ContainerProbe {
         case other
     }
 
-    let url: URL
-    let size: Int64
+    let source: ByteSourceReader
+    var url: URL { source.url }
+    var size: Int64 { source.size }
     let head: [UInt8]
     let kind: Kind
 
-    init(url: URL) throws {
-        self.url = url
-        let handle = try FileDescriptor.reading(url)
-        head = (try? handle.read(upToCount: 4096)) ?? []
-        size = (try? handle.seekToEnd()) ?? 0
+    /// Reads the first 4 KiB.
+    ///
+    /// - Throws: the source's typed errors (a read that fails or ends early).
+    init(source: ByteSourceReader) throws {
+        self.source = source
+        head = try source.bytes(at: 0, count: 4096)
         kind = Self.classify(head)
     }
 
@@ -62,9 +64,7 @@ struct ContainerProbe {
     /// that carries the end-of-stream flag.
     func checkOggEnd() throws {
         let window = min(size, 65_536 + 282)
-        let handle = try FileDescriptor.reading(url)
-        try handle.seek(toOffset: size - window)
-        let tail = try handle.read(upToCount: Int(window))
+        let tail = try source.bytes(at: size - window, count: Int(window))
         let base = size - Int64(tail.count)
         var i = tail.count - 4
         while i >= 0 {

@@ -17,15 +17,14 @@ enum DecoderLimits {
     static let framesPerByte: Int64 = 8_192
 
     /// Throws ``BackbeatError/Code/corruptFile`` unless the format is within bounds and
-    /// `frames` is one a file of its size can hold.
-    static func check(sampleRate: Int, channels: Int, frames: Int64, url: URL, operation: String) throws {
+    /// `frames` is one `size` bytes can hold.
+    static func check(sampleRate: Int, channels: Int, frames: Int64, size: Int64, url: URL, operation: String) throws {
         guard sampleRates.contains(sampleRate), channelCounts.contains(channels) else {
             throw BackbeatError(
                 .corruptFile, operation: operation, url: url,
                 reason: "invalid format (\(sampleRate) Hz, \(channels) channels)")
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? nil
-        if let size, frames / framesPerByte > size {
+        if frames / framesPerByte > size {
             throw BackbeatError(
                 .corruptFile, operation: operation, url: url,
                 reason: "claims \(frames) frames, more than a file of \(size) bytes can hold")

@@ -13,15 +13,20 @@ enum FlacMetadata {
     static let maxMetadataBytes = 16 * 1024 * 1024
 
     /// Tags from the file's metadata, or nil when it is not a native FLAC file.
-    static func read(_ url: URL) -> VorbisComments.Reading? {
-        guard let handle = try? FileDescriptor.reading(url) else { return nil }
-        guard let magic = try? handle.read(upToCount: 4), magic == Array("fLaC".utf8) else { return nil }
+    static func read(_ source: ByteSourceReader) -> VorbisComments.Reading? {
+        var offset: Int64 = 0
+        func next(_ count: Int) -> [UInt8]? {
+            guard let bytes = try? source.bytes(at: offset, count: count) else { return nil }
+            offset += Int64(bytes.count)
+            return bytes
+        }
+        guard let magic = next(4), magic == Array("fLaC".utf8) else { return nil }
         var comments: [[UInt8]] = []
         var pictures: [Artwork] = []
         var errors: [String] = []
         var total = 0
         while true {
-            guard let header = try? handle.read(upToCount: 4), header.count == 4 else { break }
+            guard let header = next(4), header.count == 4 else { break }
             let h = header
             let isLast = h[0] & 0x80 != 0
             let type = h[0] & 0x7F
@@ -31,7 +36,7 @@ enum FlacMetadata {
                 // tables, application data) cost a seek, not memory.
                 total += length
                 if total > maxMetadataBytes { errors.append("FLAC metadata exceeds \(maxMetadataBytes) bytes"); break }
-                guard let body = try? handle.read(upToCount: length), body.count == length else {
+                guard let body = next(length), body.count == length else {
                     errors.append("FLAC metadata block ends early")
                     break
                 }
@@ -44,9 +49,8 @@ enum FlacMetadata {
                     }
                 }
             } else {
-                guard let at = try? handle.offset(), (try? handle.seek(toOffset: at + Int64(length))) != nil else {
-                    break
-                }
+                offset += Int64(length)
+                guard offset < source.size else { break }
             }
             if isLast { break }
         }

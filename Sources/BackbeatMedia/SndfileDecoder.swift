@@ -30,12 +30,22 @@ final class SndfileDecoder: AudioDecoder {
     private var handle: OpaquePointer?
     private let major: Int32
 
-    init(url: URL) throws {
+    /// Keeps the bytes' position for libsndfile's virtual I/O; lives as long as `handle`.
+    private let cursor: ByteSourceCursor
+
+    /// Opens `source` through libsndfile's virtual I/O (`sf_open_virtual`).
+    init(source: ByteSourceReader) throws {
+        let url = source.url
         self.url = url
+        let cursor = ByteSourceCursor(source)
+        self.cursor = cursor
         var info = SF_INFO()
-        guard let handle = sf_open(url.path, Int32(SFM_READ), &info) else {
+        var io = Self.virtualIO
+        let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(cursor).toOpaque())
+        guard let handle else {
             let code = sf_error(nil)
             let reason = String(cString: sf_strerror(nil))
+            if let error = cursor.error { throw error }
             switch Int(code) {
             case SF_ERR_UNSUPPORTED_ENCODING:
                 throw BackbeatError(.unsupportedCodec, operation: "sf_open", url: url, reason: reason)
@@ -54,7 +64,7 @@ final class SndfileDecoder: AudioDecoder {
         do {
             try DecoderLimits.check(
                 sampleRate: Int(info.samplerate), channels: Int(info.channels), frames: Int64(info.frames),
-                url: url, operation: "sf_open")
+                size: source.size, url: url, operation: "sf_open")
         } catch {
             sf_close(handle)
             throw error
@@ -74,6 +84,19 @@ final class SndfileDecoder: AudioDecoder {
     }
 
     deinit { close() }
+
+    /// libsndfile's callbacks into the cursor passed as `user_data`.
+    private static var virtualIO: SF_VIRTUAL_IO {
+        SF_VIRTUAL_IO(
+            get_filelen: { user in ByteSourceCursor.from(user).reader.size },
+            seek: { offset, whence, user in ByteSourceCursor.from(user).seek(offset, whence: whence) },
+            read: { pointer, count, user in
+                // An error reads as the end (libsndfile divides a negative count); the decoder throws the cursor's error.
+                sf_count_t(max(0, ByteSourceCursor.from(user).read(pointer, count: Int(clamping: max(0, count)))))
+            },
+            write: nil,
+            tell: { user in ByteSourceCursor.from(user).position })
+    }
 
     func close() {
         guard let handle else { return }
@@ -104,6 +127,7 @@ final class SndfileDecoder: AudioDecoder {
 
     private func checkRead(_ handle: OpaquePointer, _ n: Int, _ operation: String) throws {
         if n <= 0 {
+            if let error = cursor.error { throw error }
             let code = sf_error(handle)
             if code != 0 {
                 throw BackbeatError(
@@ -118,6 +142,7 @@ final class SndfileDecoder: AudioDecoder {
         let target = max(0, min(frame, frameCount))
         let result = sf_seek(handle, sf_count_t(target), SEEK_SET)
         guard result >= 0 else {
+            if let error = cursor.error { throw error }
             throw BackbeatError(
                 .corruptFile, operation: "sf_seek", url: url, reason: String(cString: sf_strerror(handle)))
         }
@@ -125,7 +150,7 @@ final class SndfileDecoder: AudioDecoder {
     }
 
     func readTags() -> VorbisComments.Reading {
-        if major == Int32(SF_FORMAT_FLAC), let reading = FlacMetadata.read(url) { return reading }
+        if major == Int32(SF_FORMAT_FLAC), let reading = FlacMetadata.read(cursor.reader) { return reading }
         guard let handle else { return .init() }
         func string(_ type: Int32) -> String? {
             guard let c = sf_get_string(handle, type) else { return nil }

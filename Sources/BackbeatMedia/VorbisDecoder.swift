@@ -30,13 +30,20 @@ final class VorbisDecoder: AudioDecoder {
     private var file: UnsafeMutablePointer<OggVorbis_File>?
     private var checkedLink: Int32 = 0
 
-    init(url: URL) throws {
+    /// Keeps the bytes' position for vorbisfile's callbacks; lives as long as `file`.
+    private let cursor: ByteSourceCursor
+
+    /// Opens `source` through vorbisfile's callbacks (`ov_open_callbacks`).
+    init(source: ByteSourceReader) throws {
+        let url = source.url
         self.url = url
+        let cursor = ByteSourceCursor(source)
+        self.cursor = cursor
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
-        let status = ov_fopen(url.path, file)
+        let status = ov_open_callbacks(Unmanaged.passUnretained(cursor).toOpaque(), file, nil, 0, Self.callbacks)
         guard status == 0 else {
-            file.deallocate()  // ov_fopen has already cleared the struct and closed the file
-            throw Self.error(status, operation: "ov_fopen", url: url)
+            file.deallocate()  // ov_open_callbacks has already cleared the struct
+            throw cursor.error(or: Self.error(status, operation: "ov_open_callbacks", url: url))
         }
         guard let info = ov_info(file, -1), info.pointee.channels > 0, info.pointee.rate > 0 else {
             ov_clear(file); file.deallocate()
@@ -50,12 +57,12 @@ final class VorbisDecoder: AudioDecoder {
         let total = ov_pcm_total(file, -1)
         guard total >= 0 else {
             ov_clear(file); file.deallocate()
-            throw Self.error(Int32(truncatingIfNeeded: total), operation: "ov_pcm_total", url: url)
+            throw cursor.error(or: Self.error(Int32(truncatingIfNeeded: total), operation: "ov_pcm_total", url: url))
         }
         do {
             try DecoderLimits.check(
                 sampleRate: Int(info.pointee.rate), channels: Int(info.pointee.channels), frames: total,
-                url: url, operation: "ov_info")
+                size: source.size, url: url, operation: "ov_info")
         } catch {
             ov_clear(file); file.deallocate()
             throw error
@@ -67,6 +74,23 @@ final class VorbisDecoder: AudioDecoder {
     }
 
     deinit { close() }
+
+    /// vorbisfile's callbacks into the cursor passed as the data source. A
+    /// failed read returns 0 with `errno` set, which vorbisfile reports as
+    /// `OV_EREAD`; the decoder then throws the cursor's error.
+    private static var callbacks: ov_callbacks {
+        ov_callbacks(
+            read_func: { pointer, size, count, user in
+                let (bytes, overflow) = size.multipliedReportingOverflow(by: count)
+                let n = ByteSourceCursor.from(user).read(pointer, count: overflow ? Int.max : bytes)
+                if n < 0 { errno = EIO; return 0 }
+                return size == 0 ? 0 : n / size
+            },
+            seek_func: { user, offset, whence in ByteSourceCursor.from(user).seek(offset, whence: whence) < 0 ? -1 : 0
+            },
+            close_func: nil,
+            tell_func: { user in Int(ByteSourceCursor.from(user).position) })
+    }
 
     func close() {
         guard let file else { return }
@@ -103,7 +127,7 @@ final class VorbisDecoder: AudioDecoder {
             let n = Int(ov_read_float(file, &pcm, Int32(clamping: frames - done), &link))
             if n == 0 { break }
             if n == Int(OV_HOLE) { continue }  // a gap in the data: vorbisfile resynchronises on the next page
-            if n < 0 { throw Self.error(Int32(n), operation: "ov_read_float", url: url) }
+            if n < 0 { throw cursor.error(or: Self.error(Int32(n), operation: "ov_read_float", url: url)) }
             try checkLink(link, file)
             guard let pcm else { break }
             let out = buffer + done * channels
@@ -139,7 +163,7 @@ final class VorbisDecoder: AudioDecoder {
             let n = Int(ov_read(file, raw + doneBytes, Int32(clamping: wanted - doneBytes), 0, 2, 1, &link))
             if n == 0 { break }
             if n == Int(OV_HOLE) { continue }
-            if n < 0 { throw Self.error(Int32(n), operation: "ov_read", url: url) }
+            if n < 0 { throw cursor.error(or: Self.error(Int32(n), operation: "ov_read", url: url)) }
             try checkLink(link, file)
             doneBytes += n
         }
@@ -155,7 +179,7 @@ final class VorbisDecoder: AudioDecoder {
         let file = try handle("ov_pcm_seek")
         let target = max(0, min(frame, frameCount))
         let status = ov_pcm_seek(file, target)
-        guard status == 0 else { throw Self.error(status, operation: "ov_pcm_seek", url: url) }
+        guard status == 0 else { throw cursor.error(or: Self.error(status, operation: "ov_pcm_seek", url: url)) }
         position = target
     }
 

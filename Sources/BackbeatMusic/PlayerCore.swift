@@ -125,7 +125,7 @@ public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
         func entry(_ e: QueueStateMachine<Key>.Entry) -> StreamEntry {
             let a = asset(e.key)
             return StreamEntry(
-                id: e.id, url: a.url, startFrame: e.startFrame,
+                id: e.id, asset: a, startFrame: e.startFrame,
                 loop: StreamLoop(points: a.explicitLoopPoints, looping: a.looping))
         }
         switch action {

@@ -39,7 +39,16 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
         self.init(asset: AudioAsset(url: url))
     }
 
-    /// The item's file.
+    /// An item for an encoded song's bytes in memory.
+    ///
+    /// - Parameters:
+    ///   - data: the encoded file's bytes (Ogg Vorbis, FLAC, WAV…); the player streams from them.
+    ///   - name: what errors and descriptions call it, such as `theme.ogg`.
+    public convenience init(data: Data, name: String) {
+        self.init(asset: AudioAsset(data: data, name: name))
+    }
+
+    /// The item's file, or the name of its bytes (see ``AudioAsset/url``).
     public var url: URL { asset.url }
 
     /// Loading, ready or failed.

@@ -33,14 +33,16 @@ final class StreamDecoder {
     /// The loop region honoured, in source frames (nil: none).
     var loopPoints: LoopPoints? { pipeline.loop?.points }
 
-    /// Opens `url`; throws the decoders' typed errors (missing, corrupt,
+    /// Opens `asset`, which is then read lazily, a chunk at a time, through its
+    /// byte source; throws the decoders' typed errors (missing, corrupt,
     /// unsupported, or loop points set through the API that start past the end).
     /// With `loop`, the decoder goes back to the loop start when it reaches the
     /// loop end (ahead of playback: the song is never decoded whole).
-    init(url: URL, sampleRate: Int, loop: StreamLoop? = nil) throws {
+    init(asset: AudioAsset, sampleRate: Int, loop: StreamLoop? = nil) throws {
+        let url = asset.url
         self.url = url
         self.sampleRate = sampleRate
-        let decoder = try AudioDecoders.open(url)
+        let decoder = try AudioDecoders.open(asset)
         guard decoder.frameCount > 0 else {
             decoder.close()
             throw BackbeatError(.emptyFile, operation: "stream", url: url, reason: "no audio frames")

@@ -17,11 +17,18 @@ import BackbeatMedia
 struct StreamEntry: Sendable, Equatable {
     /// Unique per play, in this process.
     let id: UInt64
-    let url: URL
+    /// The song: a file, or bytes read through a byte source.
+    let asset: AudioAsset
     /// The stream frame decoding starts at (a seek, or 0).
     var startFrame: Int64 = 0
     /// The loop region to honour, if any.
     var loop: StreamLoop?
+
+    var url: URL { asset.url }
+
+    static func == (a: StreamEntry, b: StreamEntry) -> Bool {
+        a.id == b.id && a.asset === b.asset && a.startFrame == b.startFrame && a.loop == b.loop
+    }
 
     static func nextID() -> UInt64 { UniqueID.next() }
 }
@@ -246,7 +253,7 @@ final class StreamFeed: @unchecked Sendable {
         if cursor.generation != gen || cursor.entry != entry.id || cursor.decoder == nil {
             cursor = Cursor(generation: gen, entry: entry.id, decoder: nil)
             do {
-                let decoder = try StreamDecoder(url: entry.url, sampleRate: sampleRate, loop: entry.loop)
+                let decoder = try StreamDecoder(asset: entry.asset, sampleRate: sampleRate, loop: entry.loop)
                 if entry.startFrame > 0 { try decoder.seek(toFrame: entry.startFrame) }
                 cursor.decoder = decoder
                 chunk = .opened(entry: entry.id, startFrame: decoder.position, frameCount: decoder.frameCount)

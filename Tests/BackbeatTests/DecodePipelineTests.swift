@@ -9,7 +9,7 @@ import BackbeatTestFixtures
 @Suite struct DecodePipelineTests {
     /// Every chunk the stream decoder gives, read `frames` at a time from `frame`.
     static func streamed(_ url: URL, sampleRate: Int, from frame: Int64 = 0, frames: Int) throws -> [Float] {
-        let decoder = try StreamDecoder(url: url, sampleRate: sampleRate)
+        let decoder = try StreamDecoder(asset: AudioAsset(url: url), sampleRate: sampleRate)
         if frame > 0 { try decoder.seek(toFrame: frame) }
         var out: [Float] = []
         while true {

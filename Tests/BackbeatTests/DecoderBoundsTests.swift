@@ -45,16 +45,17 @@ import BackbeatTestFixtures
         try await withTemporaryDirectoryAsync { dir in
             let url = dir.appendingPathComponent("long.ogg")
             try await Self.writeOgg(url)
+            let size = Int64(try Data(contentsOf: url).count)
             #expect(throws: Never.self) {
-                try DecoderLimits.check(sampleRate: 44_100, channels: 2, frames: 8_832, url: url, operation: "test")
+                try DecoderLimits.check(sampleRate: 44_100, channels: 2, frames: 8_832, size: size, url: url, operation: "test")
             }
             let error = try #require(throws: BackbeatError.self) {
                 try DecoderLimits.check(
-                    sampleRate: 44_100, channels: 2, frames: 1 << 62, url: url, operation: "ov_pcm_total")
+                    sampleRate: 44_100, channels: 2, frames: 1 << 62, size: size, url: url, operation: "ov_pcm_total")
             }
             #expect(error.code == .corruptFile)
             #expect(throws: BackbeatError.self) {
-                try DecoderLimits.check(sampleRate: 44_100, channels: 0, frames: 10, url: url, operation: "ov_info")
+                try DecoderLimits.check(sampleRate: 44_100, channels: 0, frames: 10, size: size, url: url, operation: "ov_info")
             }
         }
     }
