@@ -218,6 +218,13 @@ public final class AudioEngine: @unchecked Sendable {
         return clockBaseFrame + Int64((Double(ns) * Double(sampleRate) / 1e9).rounded(.down))
     }
 
+    /// The engine frame a reading of the device clock (ns) stands for, as
+    /// ``currentFrameLocked`` counts; nil on a loopback device.
+    package func frameLocked(atDeviceClock nanoseconds: Int64) -> Int64? {
+        guard !device.isLoopback else { return nil }
+        return clockBaseFrame + Int64((Double(nanoseconds - clockOrigin) * Double(sampleRate) / 1e9).rounded(.down))
+    }
+
     // MARK: Rendering
 
     /// Renders `frames` frames and returns them as interleaved Float32.

@@ -148,6 +148,14 @@ package struct ALSource: Hashable, Sendable {
         nonmutating set { alSourcei(name, AL_SAMPLE_OFFSET, ALint(newValue)) }
     }
 
+    /// The play position in sample frames and the device clock (ns) at that
+    /// moment, read together (`AL_SAMPLE_OFFSET_CLOCK_SOFT`, AL_SOFT_source_latency).
+    package var sampleOffsetWithClock: (frames: Int, clockNanoseconds: Int64) {
+        var values: [ALint64SOFT] = [0, 0]
+        alGetSourcei64vSOFT(name, AL_SAMPLE_OFFSET_CLOCK_SOFT, &values)
+        return (Int(values[0] >> 32), values[1])
+    }
+
     var buffersQueued: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_QUEUED, &v); return Int(v) }
     package var buffersProcessed: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_PROCESSED, &v); return Int(v) }
 

@@ -7,6 +7,8 @@
 //
 //   DeviceScenes reopen DIR   the server is killed and restarted while voices, a loop and a stream play
 //   DeviceScenes frozen DIR   the restarted server is frozen (SIGSTOP) while the engine tries to reopen
+//   DeviceScenes timing DIR   clicks played with play(at:), measured on the device clock, and engine
+//                             time beside a voice's position
 //   DeviceScenes follow DIR   the server's default sink changes under an engine on the default device
 //                             and one on the same device by name
 import Foundation
@@ -47,6 +49,18 @@ func tone(_ frequency: Double, seconds: Double, from: Float, to: Float) -> [Floa
     for i in 0..<frames {
         let amplitude = from + (to - from) * Float(i) / Float(frames)
         let value = amplitude * Float(sin(2 * Double.pi * frequency * Double(i) / 48_000))
+        out[2 * i] = value
+        out[2 * i + 1] = value
+    }
+    return out
+}
+
+/// A click: a 2-kHz tone at 0.6 from its first frame, decaying over 0.15 s (stereo, L = R).
+func clickTone() -> [Float] {
+    let frames = 7_200
+    var out = [Float](repeating: 0, count: frames * 2)
+    for i in 0..<frames {
+        let value = 0.6 * Float(exp(-Double(i) / 2_400) * sin(2 * Double.pi * 2_000 * Double(i) / 48_000))
         out[2 * i] = value
         out[2 * i + 1] = value
     }
@@ -114,7 +128,7 @@ struct Scene {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    say("usage: DeviceScenes reopen|frozen|follow DIR")
+    say("usage: DeviceScenes reopen|frozen|follow|timing DIR")
     exit(64)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -164,6 +178,56 @@ do {
         wait("the reopen") { events(scene.recorder, isChanged) > 0 }
         say("restored device=\(engine.deviceName ?? "none") \(scene.positions) \(scene.states)")
         scene.waitForEngineTime(engine.currentTime.seconds + 1, "a second on the reopened device")
+        engine.shutdown()
+        say("done")
+    case "timing":
+        // play(at:) on the device, and engine time against the device's own
+        // count: a quiet bed plays throughout, and 13 clicks about 0.25 s
+        // apart, each 1.1 ms later in its gap than the one before, so that
+        // their targets fall all over the update period.
+        let engine = try AudioEngine(output: .device())
+        let rate = Int64(engine.sampleRate)
+        let click = try SoundEffect(buffer: stereo(clickTone()), name: "click", engine: engine)
+        let bed = try SoundEffect(
+            buffer: stereo(tone(300, seconds: 20, from: 0.05, to: 0.05)), name: "bed", engine: engine)
+        let bedVoice = bed.play()
+        wait("half a second of play") { engine.currentTime.seconds >= 0.5 }
+        let base = engine.currentFrame + rate / 2
+        let targets = (0..<13).map { base + Int64($0) * (rate / 4 + rate * 11 / 10_000) }
+        let voices = targets.map { click.play(at: MediaTime(frames: $0, sampleRate: Int(rate))) }
+        // Each click's start as the device measured it (its source's
+        // position and the device clock read together), while it plays; and
+        // every 0.1 s of engine time, engine time beside the bed's position.
+        var starts = [Int64?](repeating: nil, count: voices.count)
+        var pairs: [String] = []
+        var nextPair = engine.currentFrame
+        let giveUp = Date().addingTimeInterval(60)
+        while starts.contains(where: { $0 == nil }) || engine.currentFrame < targets.last! + rate / 2 {
+            for (index, voice) in voices.enumerated() where starts[index] == nil {
+                starts[index] = voice.measuredStartFrame
+            }
+            let now = engine.currentFrame
+            if now >= nextPair {
+                // Engine time, the bed's position, engine time again: a pair
+                // counts only when the device did not move in between.
+                let time = engine.currentTime
+                let played = bedVoice.currentTime
+                if engine.currentTime == time {
+                    pairs.append("\(time.frames(atSampleRate: Int(rate))):\(played.frames(atSampleRate: Int(rate)))")
+                    nextPair = now + rate / 10
+                }
+            }
+            if Date() > giveUp {
+                say("timeout the clicks \(starts)")
+                exit(2)
+            }
+            usleep(1_000)
+        }
+        let period = engine.measuredOutputLatency?.periodSize ?? 0
+        say(
+            "timing update=\(engine.updateInterval) period=\(period) rate=\(rate) "
+                + "targets=\(targets.map(String.init).joined(separator: ",")) "
+                + "starts=\(starts.map { String($0!) }.joined(separator: ",")) pairs=\(pairs.joined(separator: ","))")
         engine.shutdown()
         say("done")
     case "follow":
