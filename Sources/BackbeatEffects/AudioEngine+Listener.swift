@@ -24,6 +24,8 @@ final class Listener: EngineComponent {
     var velocity = Audio3DPoint.zero
     var dopplerFactor: Float = 1
     var speedOfSound: Float = 343.3
+    /// The last place ``AudioEngine/moveListener(to:orientation:)`` put it, and when.
+    var followed: (position: Audio3DPoint, frame: Int64)?
     /// How sound reaches the player (decides HRTF; kept for a replacement device).
     var outputType = AudioEnvironmentOutputType.externalSpeakers
     /// The HRTF data set asked for by name, nil for OpenAL Soft's default.
@@ -147,7 +149,10 @@ extension AudioEngine {
     /// infinite coordinate is ignored.
     public var listenerPosition: Audio3DPoint {
         get { withLock { listenerLocked.position } }
-        set { setListener(\.position, to: newValue, if: newValue.isFinite) }
+        set {
+            setListener(\.position, to: newValue, if: newValue.isFinite)
+            withLock { existingAttachmentLocked(Listener.self)?.followed = nil }
+        }
     }
 
     /// The listener's heading as yaw, pitch and roll in degrees

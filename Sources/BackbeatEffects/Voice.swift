@@ -123,6 +123,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var awaitingHandoff = false
     /// It is in the pool's list and counted per sound.
     var isCounted = false
+    /// The path it moves along over engine time, if any (see ``move(along:duration:)``).
+    var glide: Glide?
     /// The level the listener hears it at (volume, buses, distance and cone),
     /// from the pool's last audibility pass: what stealing and virtual voices go by.
     var audibility: Float = 1
@@ -130,7 +132,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     weak var pool: VoicePool?
 
     /// Tells the pool to recompute audibility at the next update step. With the lock held.
-    private func audibilityChanged() { pool?.audibilityDirty = true }
+    func audibilityChanged() { pool?.audibilityDirty = true }
 
     init(
         sound: SoundEffect, volume: Float, pan: Float, rate: Float, looping: Looping, priority: Int,
@@ -151,7 +153,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     public static func == (a: Voice, b: Voice) -> Bool { a.id == b.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
-    private var engine: AudioEngine? { sound.engine }
+    var engine: AudioEngine? { sound.engine }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         guard let engine else { return try body() }
@@ -228,6 +230,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 if let newValue, !newValue.isFinite { return }
                 positionValue = newValue
+                glide = nil  // placed by hand: a path it was on stops here
                 audibilityChanged()
                 if let source, let engine { _ = try? engine.device.withContext { applyPlacement(to: source) } }
             }

@@ -1,0 +1,138 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
+
+/// A path a voice moves along at constant speed over engine time.
+struct Glide {
+    let points: [Audio3DPoint]
+    /// Distance along the path at each point; the last is the path's length.
+    let distances: [Float]
+    let startFrame: Int64
+    let frames: Int64
+    let sampleRate: Int
+
+    /// Where the voice is at `frame`, how fast it moves there, and whether it has arrived.
+    func state(at frame: Int64) -> (position: Audio3DPoint, velocity: Audio3DPoint, arrived: Bool) {
+        let length = distances[distances.count - 1]
+        let elapsed = max(0, frame - startFrame)
+        guard frames > 0, length > 0, elapsed < frames else { return (points[points.count - 1], .zero, true) }
+        let progress = Float(Double(elapsed) / Double(frames))
+        let along = progress * length
+        // Paths are short: a walk finds the segment.
+        var segment = 1
+        while segment < distances.count - 1 && distances[segment] < along { segment += 1 }
+        let a = points[segment - 1], b = points[segment]
+        let span = distances[segment] - distances[segment - 1]
+        let t = span > 0 ? (along - distances[segment - 1]) / span : 1
+        let position = Audio3DPoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t, z: a.z + (b.z - a.z) * t)
+        let speed = length / Float(Double(frames) / Double(sampleRate))
+        let velocity =
+            span > 0
+            ? Audio3DPoint(
+                x: (b.x - a.x) / span * speed, y: (b.y - a.y) / span * speed, z: (b.z - a.z) / span * speed)
+            : .zero
+        return (position, velocity, false)
+    }
+}
+
+/// Moves gliding voices on every update step, before the voice pool looks at
+/// them, so a position lands on the same step boundary in every render.
+final class VoiceGlides: EngineComponent {
+    var voices: [Voice] = []
+
+    func update(at frame: Int64) throws {
+        guard !voices.isEmpty else { return }
+        voices.removeAll { voice in
+            guard let glide = voice.glide, !voice.isFinishedLocked else { return true }
+            let (position, velocity, arrived) = glide.state(at: frame)
+            voice.positionValue = position
+            voice.velocityValue = velocity
+            if arrived { voice.glide = nil }
+            voice.audibilityChanged()
+            if let source = voice.source { voice.applyPlacement(to: source) }
+            return arrived
+        }
+    }
+
+    func engineWillShutDown() { voices.removeAll() }
+}
+
+extension AudioEngine {
+    /// The engine's gliding voices, made on first use and stepped before the voice pool. With the lock held.
+    var voiceGlidesLocked: VoiceGlides {
+        attachmentLocked {
+            _ = voicePoolLocked
+            let glides = VoiceGlides()
+            registerLocked(glides, first: true)
+            return glides
+        }
+    }
+}
+
+extension Voice {
+    /// Moves the voice along `path`, point to point at a constant speed, over
+    /// `duration` of engine time from now: a car down a road, a bird across
+    /// the sky. It is placed at the first point at once and arrives at the
+    /// last one `duration` later, where it stays.
+    ///
+    /// Every update step sets its ``position`` and ``velocity`` (so its
+    /// Doppler shift follows the path) on the step's boundary in engine time:
+    /// an offline render of a glide is the same every time. Setting
+    /// ``position`` by hand, or a new glide, ends the current one.
+    ///
+    /// - Throws: `invalidArgument` for an empty path, a point that is not
+    ///   finite, or a duration that is negative or not finite. A zero duration
+    ///   puts the voice at the last point.
+    public func move(along path: [Audio3DPoint], duration: MediaTime) throws {
+        guard let first = path.first else {
+            throw BackbeatError(.invalidArgument, operation: "Voice.move(along:duration:)", reason: "the path is empty")
+        }
+        guard path.allSatisfy(\.isFinite) else {
+            throw BackbeatError(
+                .invalidArgument, operation: "Voice.move(along:duration:)", reason: "a point of the path is not finite")
+        }
+        guard duration.seconds.isFinite, duration.seconds >= 0 else {
+            throw BackbeatError(
+                .invalidArgument, operation: "Voice.move(along:duration:)",
+                reason: "duration must be finite and not negative, got \(duration.seconds) s")
+        }
+        let points = path.count == 1 ? [first, first] : path
+        var distances: [Float] = [0]
+        for (a, b) in zip(points, points.dropFirst()) {
+            let (dx, dy, dz) = (b.x - a.x, b.y - a.y, b.z - a.z)
+            distances.append(distances[distances.count - 1] + (dx * dx + dy * dy + dz * dz).squareRoot())
+        }
+        guard distances[distances.count - 1].isFinite else {
+            throw BackbeatError(
+                .invalidArgument, operation: "Voice.move(along:duration:)", reason: "the path is too long to measure")
+        }
+        guard let engine else { return }
+        engine.withLock {
+            let glide = Glide(
+                points: points, distances: distances, startFrame: engine.currentFrameLocked,
+                frames: duration.frames(atSampleRate: engine.sampleRate, rounding: .nearest),
+                sampleRate: engine.sampleRate)
+            self.glide = glide
+            let (position, velocity, arrived) = glide.state(at: glide.startFrame)
+            positionValue = position
+            velocityValue = velocity
+            audibilityChanged()
+            if let source { _ = try? engine.device.withContext { applyPlacement(to: source) } }
+            if arrived { self.glide = nil; return }
+            let glides = engine.voiceGlidesLocked
+            if !glides.voices.contains(where: { $0 === self }) { glides.voices.append(self) }
+        }
+    }
+
+    /// Moves the voice in a straight line from where it is (or from `point`,
+    /// if it is 2D) to `point`, over `duration` of engine time: see
+    /// ``move(along:duration:)``.
+    public func move(to point: Audio3DPoint, duration: MediaTime) throws {
+        try move(along: [position ?? point, point], duration: duration)
+    }
+}
