@@ -186,6 +186,7 @@ public final class Drumpad: @unchecked Sendable {
         case let .environment(event): post(event)
         case let .place(pad, point):
             placements[pad] = point
+            updateStatus { $0.placements[pad] = point }
             report(
                 point.map {
                     "\(pad.rawValue): placed at x \(DrumpadCommand.number($0.x)) y \(DrumpadCommand.number($0.y)) "
@@ -195,6 +196,7 @@ public final class Drumpad: @unchecked Sendable {
             var heading = engine.listenerAngularOrientation
             heading.yaw = degrees
             engine.listenerAngularOrientation = heading
+            updateStatus { $0.heading = degrees }
             report("turn: facing \(DrumpadCommand.number(degrees)) degrees right of -Z")
         case let .hrtf(on):
             engine.isHRTFEnabled = on

@@ -39,6 +39,7 @@ public enum DrumpadScreen {
             lines.append("  now playing: nothing")
         }
         lines.append("  level: " + meter(status.level, width: min(40, width - 20)))
+        if !status.placements.isEmpty { lines += map(status.placements, heading: status.heading) }
         lines.append("")
         for message in status.messages { lines.append(fit("  " + DrumpadCommand.excerpt(message, limit: width))) }
         for _ in status.messages.count..<DrumpadStatus.maximumMessages { lines.append("") }
@@ -46,6 +47,32 @@ public enum DrumpadScreen {
         lines.append(fit("keys: 1-4 pads, space play/pause, type a command and Enter (quit, Ctrl-C)"))
         lines.append(fit("> " + DrumpadCommand.excerpt(typing, limit: width - 3)))
         return lines
+    }
+
+    /// A top-down map of the placed pads around the listener, 4 m each way:
+    /// -Z (straight ahead at `turn 0`) is up, a column is half a metre and a
+    /// row a metre. The listener is the arrow in the middle, pointing where
+    /// it faces (`^` `>` `v` `<`, to the nearest quarter turn); a pad is its
+    /// number, on the edge when it is farther away.
+    public static func map(_ placements: [DrumpadCommand.Pad: Audio3DPoint], heading: Float) -> [String] {
+        let columns = 17, rows = 9
+        let middle = (row: rows / 2, column: columns / 2)
+        var grid = [[Character]](repeating: [Character](repeating: ".", count: columns), count: rows)
+        let quarter = heading.isFinite ? Int((heading / 90).rounded()) : 0
+        grid[middle.row][middle.column] = ["^", ">", "v", "<"][((quarter % 4) + 4) % 4]
+        func cell(_ metres: Float, perCell: Float, middle: Int, count: Int) -> Int {
+            // Bounded before converting: a far pad sits on the edge.
+            let offset = metres.isFinite ? min(max(metres / perCell, -1_000), 1_000).rounded() : 0
+            return min(max(middle + Int(offset), 0), count - 1)
+        }
+        for pad in DrumpadCommand.Pad.allCases {
+            guard let point = placements[pad] else { continue }
+            let row = cell(point.z, perCell: 1, middle: middle.row, count: rows)
+            let column = cell(point.x, perCell: 0.5, middle: middle.column, count: columns)
+            grid[row][column] = Character(String(pad.number))
+        }
+        return ["  map (from above, -Z up, 1 m per row; pads by number, you are the arrow):"]
+            + grid.map { "    |" + String($0) + "|" }
     }
 
     /// A bar of `width` cells for a 0...1 level, on a decibel scale from -48 dB.

@@ -22,6 +22,10 @@ public struct DrumpadStatus: Sendable, Equatable {
     public var quantize: DrumpadCommand.Quantize = .off
     /// The latest messages, oldest first (at most ``maximumMessages``).
     public var messages: [String] = []
+    /// Where `place` put each pad (a pad not here plays 2D).
+    public var placements: [DrumpadCommand.Pad: Audio3DPoint] = [:]
+    /// The listener's heading from `turn`, in degrees right of -Z.
+    public var heading: Float = 0
 
     /// The lines that describe a now-playing item.
     public struct NowPlaying: Sendable, Equatable {

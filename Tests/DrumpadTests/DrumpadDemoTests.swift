@@ -158,6 +158,23 @@ import BackbeatTestFixtures
         #expect(abs(Self.decibels(back.left / back.right)) < 0.5, "turn 0 faces -Z again")
     }
 
+    @Test func screenShowsPlacedPadsOnATopDownMap() throws {
+        var screen: [String] = []
+        _ = try Self.render(music: false) { demo in
+            #expect(!DrumpadScreen.render(demo.status, now: .zero, typing: "", width: 100).contains { $0.contains("map") })
+            demo.run(["place snare 3 0 0", "place bass 0 0 -2", "place maraca -100 0 100", "turn 90"])
+            screen = DrumpadScreen.render(demo.status, now: demo.engine.currentTime, typing: "", width: 100)
+        }
+        let top = try #require(screen.firstIndex { $0.hasPrefix("  map ") }, "\(screen)")
+        let rows = Array(screen[(top + 1)...(top + 9)])
+        #expect(rows.allSatisfy { $0.count == 4 + 1 + 17 + 1 })
+        // The listener in the middle faces +X after turn 90; snare (1) 3 m right; bass (2) 2 m ahead of -Z;
+        // maraca (4), 100 m back left, on the bottom-left corner.
+        #expect(rows[4] == "    |........>.....1..|")
+        #expect(rows[2] == "    |........2........|")
+        #expect(rows[8] == "    |4................|")
+    }
+
     @Test func hrtfOnLetsTheFarEarHearAPlacedPad() throws {
         let panned = try Self.render(["place snare 3 0 0", "snare", "wait 0.5"], music: false)
         let hrtf = try Self.render(["hrtf on", "place snare 3 0 0", "snare", "wait 0.5"], music: false)
