@@ -23,6 +23,9 @@ import Glibc
 /// - `latency_ms_low` / `latency_ms_default`: the latency a playing source
 ///   sees on each setting, as measured by ``AudioEngine/measuredOutputLatency``.
 ///   Goals ≤ 16 and ≤ 30.
+/// - `trigger_to_sound_ms_p50` / `_p99`: from a `play()` call to the click in
+///   the sink's monitor recording, over about 100 calls at `.default` (16 with
+///   `--quick`), placed against a reference click scheduled with `play(at:)`.
 ///
 /// The children are `backbeat bench device-scene` (hidden), so the suite runs
 /// from the `backbeat` executable only. Each round lasts
@@ -95,6 +98,34 @@ public struct DeviceSuite: BenchSuite {
         let low = try child(.latency, latency: "low").result.latencyMilliseconds
         let standard = try child(.latency, latency: "default").result.latencyMilliseconds
         log("latency: low \(String(format: "%.1f", low)) ms, default \(String(format: "%.1f", standard)) ms")
+        // Trigger to sound: clicks played with play(), heard in the sink's monitor.
+        let recording = try server.recordMonitor(of: "Backbeat-Bench")
+        let triggerFile = directory.appendingPathComponent("triggers")
+        let triggerRun = try spawn(
+            executable,
+            [
+                "bench", "device-scene", "--side", "trigger", "--seconds", String(options.quick ? 2 : 12),
+                "--latency", "default", "--song", song.path, "--result", triggerFile.path,
+            ],
+            environment: environment)
+        let recorded = try recording.stop()
+        guard triggerRun.status == 0, let data = FileManager.default.contents(atPath: triggerFile.path),
+            let triggers = DeviceScene.Triggers(line: String(decoding: data, as: UTF8.self))
+        else { throw BenchError("device-scene --side trigger failed (status \(triggerRun.status))") }
+        let onsets = DeviceScene.clickOnsets(recorded, sampleRate: PrivateSoundServer.sampleRate)
+        guard let delays = DeviceScene.triggerToSound(triggers, onsets: onsets) else {
+            throw BenchError(
+                "trigger: \(triggers.calls.count) calls but \(onsets.count) clicks heard (with the reference)")
+        }
+        let sorted = delays.sorted()
+        func percentile(_ p: Double) -> Double {
+            sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
+        }
+        let (p50, p99) = (percentile(0.5), percentile(0.99))
+        log(
+            "trigger to sound over \(sorted.count) play() calls: p50 \(String(format: "%.1f", p50)) ms, p99 "
+                + "\(String(format: "%.1f", p99)) ms (min \(String(format: "%.1f", sorted[0])), max "
+                + "\(String(format: "%.1f", sorted[sorted.count - 1])))")
         return [
             Figure(
                 key: "cpu_ratio_vs_raw", rounds: ratios,
@@ -107,6 +138,12 @@ public struct DeviceSuite: BenchSuite {
             Figure(key: "latency_ms_low", value: low, unit: "ms a playing source sees at .low (goal ≤ 16)"),
             Figure(
                 key: "latency_ms_default", value: standard, unit: "ms a playing source sees at .default (goal ≤ 30)"),
+            Figure(
+                key: "trigger_to_sound_ms_p50", value: p50,
+                unit: "ms from play() to the sound in the monitor recording, median, at .default"),
+            Figure(
+                key: "trigger_to_sound_ms_p99", value: p99,
+                unit: "ms from play() to the sound in the monitor recording, 99th percentile, at .default"),
         ]
     }
 
@@ -115,10 +152,11 @@ public struct DeviceSuite: BenchSuite {
 
 /// What one `backbeat bench device-scene` child plays, and what it reports.
 public enum DeviceScene {
-    /// Which side the child plays: Backbeat, raw OpenAL, or only opens an
-    /// engine to measure its latency.
+    /// Which side the child plays: Backbeat, raw OpenAL, only opens an
+    /// engine to measure its latency, or triggers clicks with `play()` for
+    /// the trigger-to-sound figure.
     public enum Side: String, Sendable, CaseIterable {
-        case backbeat, raw, latency
+        case backbeat, raw, latency, trigger
     }
 
     /// The child's report, one line: `underruns latency_ms`.
@@ -142,6 +180,10 @@ public enum DeviceScene {
     {
         let report: Result
         switch side {
+        case .trigger:
+            let triggers = try playTriggers(count: max(10, seconds * 8), latency: latency)
+            try Data(triggers.line.utf8).write(to: result)
+            return
         case .backbeat: report = try playBackbeat(seconds: seconds, latency: latency, song: song)
         case .raw: report = try playRaw(seconds: seconds, latency: latency, song: song)
         case .latency:
@@ -159,6 +201,122 @@ public enum DeviceScene {
             report = Result(underruns: 0, latencyMilliseconds: measured.map { $0.latency.seconds * 1_000 } ?? .nan)
         }
         try Data(report.line.utf8).write(to: result)
+    }
+
+    /// What the trigger side reports: the frame its reference click was
+    /// scheduled on (`play(at:)`), and for each `play()` call its engine
+    /// frame and the output latency read with the device clock just before
+    /// (from a frame's mixing to its playing).
+    public struct Triggers: Sendable {
+        public var reference: Int64
+        public var calls: [Int64]
+        public var latencies: [Double]
+        public var sampleRate: Int
+        var line: String {
+            "\(reference) \(sampleRate) \(calls.map(String.init).joined(separator: ",")) "
+                + latencies.map { String($0) }.joined(separator: ",")
+        }
+        init(reference: Int64, calls: [Int64], latencies: [Double], sampleRate: Int) {
+            self.reference = reference
+            self.calls = calls
+            self.latencies = latencies
+            self.sampleRate = sampleRate
+        }
+        init?(line: String) {
+            let parts = line.split(separator: " ")
+            guard parts.count == 4, let reference = Int64(parts[0]), let rate = Int(parts[1]),
+                (8_000...384_000).contains(rate)
+            else { return nil }
+            let calls = parts[2].split(separator: ",").compactMap { Int64($0) }
+            let latencies = parts[3].split(separator: ",").compactMap { Double($0) }.filter { $0.isFinite }
+            guard calls.count == latencies.count else { return nil }
+            self.init(reference: reference, calls: calls, latencies: latencies, sampleRate: rate)
+        }
+    }
+
+    /// A click: a 2-kHz tone at 0.6 from its first frame, gone within 30 ms (stereo, L = R).
+    static func click(sampleRate: Int) throws -> PCMBuffer {
+        let frames = sampleRate / 20
+        var samples = [Float](repeating: 0, count: frames * 2)
+        for i in 0..<frames {
+            let t = Double(i) / Double(sampleRate)
+            let value = Float(0.6 * exp(-t / 0.005) * sin(2 * Double.pi * 2_000 * t))
+            samples[2 * i] = value
+            samples[2 * i + 1] = value
+        }
+        return try PCMBuffer(format: AudioFormat(sampleRate: sampleRate, channelCount: 2), floats: samples)
+    }
+
+    /// Plays a reference click with `play(at:)`, then `count` clicks with
+    /// `play()` about 0.1 s apart, each at a different moment within the
+    /// device's period. A call's engine frame is the device clock's last
+    /// tick plus the wall time since that tick was seen (engine time moves a
+    /// device period at a time). The monitor recording, made by the parent,
+    /// tells where each click sounded.
+    private static func playTriggers(count: Int, latency: AudioEngine.OutputLatency) throws -> Triggers {
+        let engine = try AudioEngine(output: .device(latency: latency))
+        defer { engine.shutdown() }
+        let rate = engine.sampleRate
+        let sound = try SoundEffect(buffer: click(sampleRate: rate), name: "click", engine: engine)
+        func waitFor(frame: Int64) { while engine.currentFrame < frame { usleep(1_000) } }
+        waitFor(frame: Int64(rate) / 2)
+        let reference = engine.currentFrame + Int64(rate) / 4
+        sound.play(at: MediaTime(frames: reference, sampleRate: rate))
+        waitFor(frame: reference + Int64(rate) / 5)
+        var calls: [Int64] = []
+        var latencies: [Double] = []
+        for index in 0..<count {
+            usleep(80_000)
+            // The next tick of the device clock, the latency then, and when it was seen.
+            let before = engine.currentFrame
+            var tick = before
+            var latency: Int64 = 0
+            while tick == before {
+                usleep(50)
+                guard let reading = engine.frameAndOutputLatency else { throw BenchError("the device went away") }
+                (tick, latency) = reading
+            }
+            let seen = monotonicNanoseconds()
+            // Then a wait of 0 to 9.7 ms (0.3 ms more each time, modulo 10 ms): calls fall all over the period.
+            usleep(UInt32((index * 300) % 10_000))
+            let called = monotonicNanoseconds()
+            sound.play()
+            calls.append(tick + Int64(Double(called - seen) * Double(rate) / 1e9))
+            latencies.append(Double(latency) / 1e6)
+        }
+        waitFor(frame: (calls.last ?? reference) + Int64(rate) / 5)
+        return Triggers(reference: reference, calls: calls, latencies: latencies, sampleRate: rate)
+    }
+
+    /// Frames where a click starts in an interleaved stereo recording: the
+    /// left channel first goes over 0.3, at least 50 ms after the previous one.
+    static func clickOnsets(_ samples: [Float], sampleRate: Int) -> [Int] {
+        var onsets: [Int] = []
+        var frame = 0
+        while 2 * frame < samples.count {
+            if abs(samples[2 * frame]) > 0.3 {
+                onsets.append(frame)
+                frame += sampleRate / 20
+            } else {
+                frame += 1
+            }
+        }
+        return onsets
+    }
+
+    /// Milliseconds from each `play()` call to its click in the recording:
+    /// the click's distance from the reference click in the recording, less
+    /// the call's distance from the reference's target in engine time, plus
+    /// the output latency read at the call's clock tick (the sink plays a
+    /// frame that long after it is mixed). Nil when the recording does not hold one click per call.
+    static func triggerToSound(_ triggers: Triggers, onsets: [Int]) -> [Double]? {
+        guard onsets.count == triggers.calls.count + 1 else { return nil }
+        let rate = Double(triggers.sampleRate)
+        return zip(zip(onsets.dropFirst(), triggers.calls), triggers.latencies).map { pair, latency in
+            let (onset, call) = pair
+            let mixed = Double(Int64(onset - onsets[0]) - (call - triggers.reference)) / rate * 1_000
+            return mixed + latency
+        }
     }
 
     private static func playBackbeat(seconds: Int, latency: AudioEngine.OutputLatency, song: URL) throws -> Result {

@@ -218,6 +218,17 @@ public final class AudioEngine: @unchecked Sendable {
         return clockBaseFrame + Int64((Double(ns) * Double(sampleRate) / 1e9).rounded(.down))
     }
 
+    /// Engine time in frames and the output latency (ns), read together
+    /// from the device: the frame is heard that much later. Nil off a real device.
+    package var frameAndOutputLatency: (frame: Int64, latencyNanoseconds: Int64)? {
+        withLock {
+            guard let reading = device.clockAndLatencyNanoseconds(),
+                let frame = frameLocked(atDeviceClock: reading.clock)
+            else { return nil }
+            return (frame, reading.latency)
+        }
+    }
+
     /// The engine frame a reading of the device clock (ns) stands for, as
     /// ``currentFrameLocked`` counts; nil on a loopback device.
     package func frameLocked(atDeviceClock nanoseconds: Int64) -> Int64? {

@@ -203,6 +203,16 @@ package final class ALDevice: @unchecked Sendable {
         return Int64(value)
     }
 
+    /// The device clock and the output latency (ns) read together
+    /// (`ALC_DEVICE_CLOCK_LATENCY_SOFT`): the frame mixed at that clock is
+    /// heard that much later.
+    package func clockAndLatencyNanoseconds() -> (clock: Int64, latency: Int64)? {
+        guard let device, alcIsExtensionPresent(device, "ALC_SOFT_device_clock") == ALC_TRUE else { return nil }
+        var values: [ALCint64SOFT] = [0, 0]
+        alcGetInteger64vSOFT(device, ALCenum(ALC_DEVICE_CLOCK_LATENCY_SOFT), 2, &values)
+        return (Int64(values[0]), Int64(values[1]))
+    }
+
     /// Whether the device is still connected (ALC_EXT_disconnect).
     package var isConnected: Bool {
         guard let device else { return false }
