@@ -15,7 +15,7 @@ import BackbeatEngine
 /// A named container of sounds that plays a variation on every trigger:
 /// footsteps that never sound twice the same, built from a few samples.
 ///
-/// Each ``play(at:position:bus:)`` picks a sound by the event's ``mode``
+/// Each ``play(at:volume:position:bus:)`` picks a sound by the event's ``mode``
 /// (random with weights and "avoid the last N", shuffle, sequence, or all of
 /// them at once), randomizes its volume, pitch, pan (or 3D position) and start
 /// delay within the event's ``Randomization`` ranges, and plays it like
@@ -299,12 +299,16 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - time: when to be heard, in engine time (nil: now); the random start
     ///     delay is added to it.
+    ///   - volume: this play's gain, 0...1, times the event's ``volume`` and
+    ///     its random change (clamped; NaN means 1): a pad's velocity.
     ///   - position: where in 3D to play, plus the random position offset (nil:
     ///     2D, panned by the random pan). A point with a NaN or infinite
     ///     coordinate plays 2D.
     ///   - bus: the bus to play on (nil: the event's ``bus``).
     @discardableResult
-    public func play(at time: MediaTime? = nil, position: Audio3DPoint? = nil, bus: Bus? = nil) -> [Voice] {
+    public func play(
+        at time: MediaTime? = nil, volume: Float = 1, position: Audio3DPoint? = nil, bus: Bus? = nil
+    ) -> [Voice] {
         guard let engine else { return [] }
         let voices: [Voice] = engine.withLock {
             let now = engine.currentFrameLocked
@@ -329,7 +333,8 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
                 instances.removeAll { stolen.contains($0.order) }
             }
             lastTriggerFrame = requested
-            let pick = nextPickLocked()
+            var pick = nextPickLocked()
+            pick.gain = Voice.clampVolume(pick.gain * Voice.clampVolume(volume, else: 1), else: pick.gain)
             let start =
                 time == nil && pick.delay == .zero
                 ? nil : MediaTime(frames: requested, sampleRate: engine.sampleRate) + pick.delay
@@ -364,7 +369,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         instances.removeAll { $0.voices.allSatisfy(\.isFinishedLocked) }
     }
 
-    /// Draws the next play's decisions as ``play(at:position:bus:)`` would,
+    /// Draws the next play's decisions as ``play(at:volume:position:bus:)`` would,
     /// advancing the generator, without playing: for tools and tests.
     package func nextPick() -> Pick { locked { nextPickLocked() } }
 

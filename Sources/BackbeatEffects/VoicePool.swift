@@ -230,7 +230,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             return
         }
         dropClaim(of: voice)
-        let outputToSound = Double(resident.sampleRate) / Double(engine.sampleRate)
+        // The silent lead-in plays at the voice's rate too: a voice at rate 2
+        // goes through twice the sound frames in the same output frames.
+        let outputToSound = Double(resident.sampleRate) / Double(engine.sampleRate) * Double(voice.rateValue)
         let leadIn = Int((Double(target - now) * outputToSound).rounded())
         attach(voice, to: source, resident: resident, leadIn: leadIn, startPosition: 0, fadeIn: false)
         voice.startFrame = target

@@ -89,9 +89,10 @@ struct SoundEffectTests {
             // level is about 0.02 (0.04 at rate 2); a gap or restart jumps far more.
             #expect(SampleAnalysis.maxJump(out, channels: 2) < 0.05 * rate)
             let left = SampleAnalysis.channel(out, 0, of: 2)
-            #expect(stride(from: 0, to: left.count - 480, by: 480).allSatisfy {
-                SampleAnalysis.rms(Array(left[$0..<($0 + 480)])) > 0.1
-            })
+            #expect(
+                stride(from: 0, to: left.count - 480, by: 480).allSatisfy {
+                    SampleAnalysis.rms(Array(left[$0..<($0 + 480)])) > 0.1
+                })
             #expect(voice.state == .playing)
         }
     }
@@ -131,6 +132,21 @@ struct SoundEffectTests {
                 #expect(left[i - 1] == 0, "silent just before \(target)")
                 #expect(left[i] > 0.1, "sounding on \(target)")
             }
+        }
+    }
+
+    @Test(
+        "play(at:) starts on its frame at any rate (the silent lead-in plays at the voice's rate)",
+        arguments: [Float(0.5), 0.985, 1.015, 1.5, 2])
+    func scheduledStartAtRate(rate: Float) throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 4_000), name: "dc", engine: engine)
+            _ = try engine.render(frames: 777)
+            let target = 1_200
+            sound.play(at: MediaTime(frames: Int64(target), sampleRate: 48_000), rate: rate)
+            let out = try engine.render(frames: 4_800)
+            let first = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 2))
+            #expect(abs(first + 777 - target) <= 1, "heard at \(first + 777), scheduled for \(target)")
         }
     }
 

@@ -230,6 +230,22 @@ struct SoundEventTests {
         }
     }
 
+    @Test("A play's volume multiplies the event's volume and its random change")
+    func playVolume() throws {
+        func peak(volume: Float) throws -> Float {
+            try withOfflineEngine { engine in
+                let event = try SoundEvent(name: "v", sounds: Self.tones(1, engine: engine), seed: 5)
+                event.volume = 0.8
+                event.randomization = .init(volumeDecibels: -6...0)
+                event.play(volume: volume)
+                return SampleAnalysis.peak(try engine.render(frames: 4_800))
+            }
+        }
+        let full = try peak(volume: 1), half = try peak(volume: 0.5), nan = try peak(volume: .nan)
+        #expect(full > 0.05 && abs(half / full - 0.5) < 0.01)
+        #expect(nan == full, "NaN means 1")
+    }
+
     /// Renders twelve varied plays of an event seeded with `seed`.
     static func variedRender(seed: UInt64) throws -> [Float] {
         try withOfflineEngine { engine in
