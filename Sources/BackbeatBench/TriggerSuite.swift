@@ -5,7 +5,9 @@ import BackbeatEngine
 import BackbeatEffects
 
 /// What one call costs the game loop: `SoundEffect.play()` on a cached sound
-/// against a raw `alSourcePlay` on a prepared source, timed call by call in
+/// against a raw `alSourcePlay` on a prepared source, and a `SoundEvent`
+/// trigger (a random pick of three variations, avoiding the last, with random
+/// volume, pitch and pan) against that `play()`, timed call by call in
 /// alternating blocks, with rendering between triggers so voices come and go
 /// as in a game; the calls are cut into rounds, and each cost figure is the
 /// median of the rounds' percentiles, with their spread. Then how many frames pass between `play()` and the first
@@ -13,7 +15,7 @@ import BackbeatEffects
 public struct TriggerSuite: BenchSuite {
     public let name = "trigger"
     public let summary =
-        "cost of SoundEffect.play() vs raw alSourcePlay (p50/p99), trigger-to-first-sample latency, play(at:) accuracy"
+        "cost of SoundEffect.play() vs raw alSourcePlay and of a SoundEvent trigger vs play() (p50/p99), trigger-to-first-sample latency, play(at:) accuracy"
 
     /// The suite.
     public init() {}
@@ -24,15 +26,19 @@ public struct TriggerSuite: BenchSuite {
         public let backbeat: [Double]
         /// `alSourcePlay` costs, in call order.
         public let raw: [Double]
+        /// `SoundEvent.play()` costs, in call order.
+        public let event: [Double]
 
         /// The calls cut into `rounds` consecutive stretches; a stretch of each
         /// side was timed in the same alternating blocks, so it is one round.
-        public func rounds(_ rounds: Int) -> [(backbeat: ArraySlice<Double>, raw: ArraySlice<Double>)] {
-            let count = min(backbeat.count, raw.count)
+        public func rounds(_ rounds: Int) -> [(
+            backbeat: ArraySlice<Double>, raw: ArraySlice<Double>, event: ArraySlice<Double>
+        )] {
+            let count = min(backbeat.count, raw.count, event.count)
             let rounds = max(1, min(rounds, count))
             return (0..<rounds).map { r in
                 let range = (r * count / rounds)..<((r + 1) * count / rounds)
-                return (backbeat[range], raw[range])
+                return (backbeat[range], raw[range], event[range])
             }
         }
     }
@@ -46,6 +52,13 @@ public struct TriggerSuite: BenchSuite {
         let sound = try SoundEffect(buffer: click, name: "click", engine: engine)
         let baseline = try OpenALBaseline(sampleRate: 48_000, channels: 2)
         defer { baseline.close() }
+        // The event picks among three variations of the click, as a game's footstep would.
+        let variations = try (0..<3).map { i in
+            try SoundEffect(buffer: Self.click(frequency: 2_000 + 150 * Double(i)), name: "click\(i)", engine: engine)
+        }
+        let event = try SoundEvent(name: "clicks", sounds: variations, mode: .random, seed: 1)
+        event.avoidRepeatingLast = 1
+        event.randomization = .init(volumeDecibels: -6...0, pitchCents: -50...50, pan: -1...1)
         let rawSound = try baseline.addSound(click)
         let rawSources = 64
         for i in 0..<rawSources {
@@ -53,9 +66,10 @@ public struct TriggerSuite: BenchSuite {
         }
         let chunk = engine.updateInterval
         var scratch = [Float](repeating: 0, count: chunk * 2)
-        var backbeat: [Double] = [], raw: [Double] = []
+        var backbeat: [Double] = [], raw: [Double] = [], events: [Double] = []
         backbeat.reserveCapacity(triggers)
         raw.reserveCapacity(triggers)
+        events.reserveCapacity(triggers)
 
         func backbeatBlock(_ count: Int, record: Bool) throws {
             for i in 0..<count {
@@ -64,6 +78,15 @@ public struct TriggerSuite: BenchSuite {
                 sound.play(volume: 0.5, pan: pan)
                 let end = monotonicNanoseconds()
                 if record { backbeat.append(Double(end - start) / 1e3) }
+                if i % 4 == 3 { try engine.render(frames: chunk, reusing: &scratch) }
+            }
+        }
+        func eventBlock(_ count: Int, record: Bool) throws {
+            for i in 0..<count {
+                let start = monotonicNanoseconds()
+                event.play(volume: 0.5)
+                let end = monotonicNanoseconds()
+                if record { events.append(Double(end - start) / 1e3) }
                 if i % 4 == 3 { try engine.render(frames: chunk, reusing: &scratch) }
             }
         }
@@ -78,20 +101,28 @@ public struct TriggerSuite: BenchSuite {
         }
         // Warm up both sides (allocations, caches) before recording.
         try backbeatBlock(min(block, 500), record: false)
+        try eventBlock(min(block, 500), record: false)
         rawBlock(min(block, 500), record: false, from: 0)
         var done = 0
         var round = 0
         while done < triggers {
             let n = min(block, triggers - done)
-            if round % 2 == 0 {
-                try backbeatBlock(n, record: true); rawBlock(n, record: true, from: done)
-            } else {
-                rawBlock(n, record: true, from: done); try backbeatBlock(n, record: true)
+            // The three sides take turns at going first.
+            switch round % 3 {
+            case 0:
+                try backbeatBlock(n, record: true); try eventBlock(n, record: true);
+                rawBlock(n, record: true, from: done)
+            case 1:
+                try eventBlock(n, record: true); rawBlock(n, record: true, from: done);
+                try backbeatBlock(n, record: true)
+            default:
+                rawBlock(n, record: true, from: done); try backbeatBlock(n, record: true);
+                try eventBlock(n, record: true)
             }
             done += n
             round += 1
         }
-        return Costs(backbeat: backbeat, raw: raw)
+        return Costs(backbeat: backbeat, raw: raw, event: events)
     }
 
     /// Frames from `play()` (called between two renders, mid update period)
@@ -143,12 +174,18 @@ public struct TriggerSuite: BenchSuite {
             p99 = rounds.map { percentile(Array($0.backbeat), 0.99) }
         let rawP50 = rounds.map { percentile(Array($0.raw), 0.5) },
             rawP99 = rounds.map { percentile(Array($0.raw), 0.99) }
+        let eventP50 = rounds.map { percentile(Array($0.event), 0.5) },
+            eventP99 = rounds.map { percentile(Array($0.event), 0.99) }
+        let eventRatio = zip(eventP50, p50).map { $1 > 0 ? $0 / $1 : 0 }
         let perRound = triggers / rounds.count
         log(
             "play(): p50 \(fmt(median(p50))) µs, p99 \(fmt(median(p99))) µs, max \(fmt(costs.backbeat.max() ?? 0)) µs over \(triggers)"
         )
         log(
             "alSourcePlay: p50 \(fmt(median(rawP50))) µs, p99 \(fmt(median(rawP99))) µs, max \(fmt(costs.raw.max() ?? 0)) µs over \(triggers)"
+        )
+        log(
+            "SoundEvent.play(): p50 \(fmt(median(eventP50))) µs, p99 \(fmt(median(eventP99))) µs, \(fmt(median(eventRatio)))x play() at p50, max \(fmt(costs.event.max() ?? 0)) µs over \(triggers)"
         )
         let latency = try measureLatency()
         log(
@@ -168,6 +205,16 @@ public struct TriggerSuite: BenchSuite {
                 unit: "µs, raw alSourcePlay, median call of \(perRound) per round, \(rounds.count) rounds"),
             Figure(key: "raw_p99_us", rounds: rawP99, unit: "µs, raw alSourcePlay, 99th percentile per round"),
             Figure(
+                key: "event_us_p50", rounds: eventP50,
+                unit:
+                    "µs, SoundEvent.play() (random of 3, avoid last 1, random volume, pitch and pan), median call of \(perRound) per round, \(rounds.count) rounds"
+            ),
+            Figure(key: "event_us_p99", rounds: eventP99, unit: "µs, the same, 99th percentile per round"),
+            Figure(
+                key: "event_ratio_vs_play", rounds: eventRatio,
+                unit:
+                    "SoundEvent.play() p50 / SoundEffect.play() p50, per round (the event's own cost on top of a play)"),
+            Figure(
                 key: "latency_frames", value: Double(latency.backbeat),
                 unit: "frames from play() to first sample at 48 kHz"),
             Figure(
@@ -183,12 +230,12 @@ public struct TriggerSuite: BenchSuite {
 
     static let pans: [Float] = [-1, -0.5, 0, 0.5, 1, 0.25, -0.75, 0.8]
 
-    /// A 10 ms decaying click, mono 48 kHz.
-    static func click() -> PCMBuffer {
+    /// A 10 ms decaying click at `frequency` (2 kHz), mono 48 kHz.
+    static func click(frequency: Double = 2_000) -> PCMBuffer {
         let floats = (0..<480).map { (i: Int) -> Float in
             let t = Double(i)
             let envelope: Double = 0.8 * exp(-t / 80)
-            return Float(envelope * sin(2 * Double.pi * 2_000 * t / 48_000 + 0.5))
+            return Float(envelope * sin(2 * Double.pi * frequency * t / 48_000 + 0.5))
         }
         return try! PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: floats)
     }

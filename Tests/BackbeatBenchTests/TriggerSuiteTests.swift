@@ -12,7 +12,9 @@ struct TriggerSuiteTests {
         let costs = try TriggerSuite().measureCosts(triggers: 300, block: 50)
         #expect(costs.backbeat.count == 300)
         #expect(costs.raw.count == 300)
-        #expect((costs.backbeat + costs.raw).allSatisfy { $0.isFinite && $0 >= 0 })
+        #expect(costs.event.count == 300)
+        #expect((costs.backbeat + costs.raw + costs.event).allSatisfy { $0.isFinite && $0 >= 0 })
+        #expect(percentile(costs.event, 0.5) > 0)
         #expect(percentile(costs.backbeat, 0.5) > 0)
         #expect(percentile(costs.backbeat, 0.99) >= percentile(costs.backbeat, 0.5))
     }
@@ -33,7 +35,9 @@ struct TriggerSuiteTests {
     func quickRunFigures() throws {
         let figures = try TriggerSuite().run(BenchOptions(quick: true), log: { _ in })
         let byKey = Dictionary(figures.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-        for key in ["p50_us", "p99_us", "raw_p50_us", "raw_p99_us"] {
+        for key in [
+            "p50_us", "p99_us", "raw_p50_us", "raw_p99_us", "event_us_p50", "event_us_p99", "event_ratio_vs_play",
+        ] {
             let value = try #require(byKey[key], "figure \(key)")
             #expect(value.isFinite && value > 0, "\(key) = \(value)")
         }
