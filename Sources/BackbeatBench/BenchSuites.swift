@@ -3,5 +3,6 @@ public enum BenchSuites {
     /// All suites. The stream and soak suites run in real time (10 minutes each by default).
     public static let all: [any BenchSuite] = [
         MixSuite(), TriggerSuite(), DecodeSuite(), StreamSuite(), LibrarySuite(), SoakSuite(), DeviceSuite(),
+        SpatialSuite(),
     ]
 }

@@ -75,6 +75,42 @@ package final class OpenALBaseline {
         return sources.count - 1
     }
 
+    /// Generates a source for sound `sound` placed in the world at `position`
+    /// (not listener-relative, the context's inverse-distance-clamped model
+    /// with reference distance 1, spatialized), looping, at `gain`; not
+    /// playing yet. Returns the voice's index.
+    package func addPlacedVoice(sound: Int, gain: Float, position: (Float, Float, Float)) throws -> Int {
+        let source = try device.generateSource()
+        let buffer = buffers[sound]
+        try device.withContext("OpenALBaseline.addPlacedVoice") {
+            alSourcei(source, AL_SOURCE_RELATIVE, 0)
+            alSourcei(source, AL_SOURCE_SPATIALIZE_SOFT, AL_TRUE)
+            alSourcef(source, AL_REFERENCE_DISTANCE, 1)
+            alSourcef(source, AL_ROLLOFF_FACTOR, 1)
+            alSource3f(source, AL_POSITION, position.0, position.1, position.2)
+            alSourcef(source, AL_GAIN, gain)
+            alSourcei(source, AL_LOOPING, 1)
+            alSourcei(source, AL_BUFFER, ALint(bitPattern: buffer))
+            try device.check("OpenALBaseline.addPlacedVoice")
+        }
+        sources.append(source)
+        return sources.count - 1
+    }
+
+    /// Moves voice `i` to `positions[i]` for every voice: one `alSource3f`
+    /// each, as a game moving its sources by hand does every frame.
+    package func move(to positions: UnsafeBufferPointer<(Float, Float, Float)>) {
+        _ = try? device.withContext {
+            for (i, source) in sources.enumerated() where i < positions.count {
+                let p = positions[i]
+                alSource3f(source, AL_POSITION, p.0, p.1, p.2)
+            }
+        }
+    }
+
+    /// Asks the device for HRTF rendering (ALC_SOFT_HRTF); returns whether it is on.
+    package func setHRTF(_ enabled: Bool) throws -> Bool { try device.setHRTF(enabled) }
+
     /// `alSourcePlay` on voice `index`: nothing else, so timing it measures OpenAL alone.
     package func play(_ index: Int) {
         let source = sources[index]

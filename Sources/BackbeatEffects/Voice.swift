@@ -229,10 +229,19 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 if let newValue, !newValue.isFinite { return }
+                let wasPlaced = positionValue != nil
                 positionValue = newValue
                 glide = nil  // placed by hand: a path it was on stops here
                 audibilityChanged()
-                if let source, let engine { _ = try? engine.device.withContext { applyPlacement(to: source) } }
+                guard let source, let engine else { return }
+                _ = try? engine.device.withContext {
+                    // Moving a placed voice changes only its position; the rest was set when it was placed.
+                    if wasPlaced, let p = newValue {
+                        source.move(x: p.x, y: p.y, z: p.z)
+                    } else {
+                        applyPlacement(to: source)
+                    }
+                }
             }
         }
     }

@@ -423,7 +423,11 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     /// Sound frames the source has played since the voice started, across loops.
     private func consumedFrames(_ voice: Voice, _ source: ALSource) -> Int {
-        let offset = source.sampleOffset
+        consumedFrames(voice, offset: source.sampleOffset)
+    }
+
+    /// ``consumedFrames(_:_:)`` at a source offset already read.
+    private func consumedFrames(_ voice: Voice, offset: Int) -> Int {
         // An endless loop may have come round since its last check.
         var wrapped = 0
         if voice.loopsInPlace, offset < voice.loopOffset, case .loaded(let r) = voice.sound.loadState {
@@ -435,7 +439,11 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Reads the exact played count from OpenAL, while the voice still has its source.
     private func syncPlayed(_ voice: Voice) {
         guard let source = voice.source else { return }
-        voice.played = Double(consumedFrames(voice, source))
+        // With the fraction of a sample OpenAL's resampler is at, so a voice
+        // that goes virtual comes back exactly in phase.
+        let offset = max(0, source.preciseSampleOffset)
+        let whole = offset.rounded(.down)
+        voice.played = Double(consumedFrames(voice, offset: Int(whole))) + (offset - whole)
     }
 
     // MARK: Update step
@@ -488,6 +496,16 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.loopOffset = source.sampleOffset
         }
         return ranDry
+    }
+
+    /// Sound frames a voice moves on per output frame as OpenAL Soft steps a
+    /// source: the sound's rate over the output's times the pitch, in Float,
+    /// kept in 12-bit fixed point (so 44.1 kHz on a 48 kHz output plays at
+    /// 3763/4096, not 0.91875). A virtual voice's time follows it, so it comes
+    /// back where OpenAL would have been even after minutes.
+    static func step(_ voice: Voice, _ r: SoundEffect.Resident, outputRate: Int) -> Double {
+        let pitch = Float(r.sampleRate) / Float(outputRate) * voice.rateValue
+        return Double(max(1, (pitch * 4096).rounded(.toNearestOrEven))) / 4096
     }
 
     /// Advances the engine-time estimate of what a playing voice has played
@@ -586,7 +604,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 if thenVirtual, case .loaded(let r) = voice.sound.loadState {
                     // Its time goes on through the fade-out, as it will while virtual.
                     voice.played +=
-                        Double(elapsed) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+                        Double(elapsed) * Self.step(voice, r, outputRate: outputRate)
                 }
                 guard frame >= until else { break }
                 stoppingCount -= 1
@@ -601,7 +619,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             case .virtual:
                 guard !wantsPause, case .loaded(let r) = voice.sound.loadState else { break }
                 voice.played +=
-                    Double(elapsed) * Double(voice.rateValue) * Double(r.sampleRate) / Double(engine.sampleRate)
+                    Double(elapsed) * Self.step(voice, r, outputRate: outputRate)
                 if voice.numberOfLoops >= 0, voice.played >= Double((voice.numberOfLoops + 1) * r.frames) {
                     finish(voice, completed: true)
                 }
@@ -720,6 +738,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             index += 1
             guard case .loaded(let r) = voice.sound.loadState else { free.append(source); continue }
             attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.played) % r.frames, fadeIn: true)
+            // Where OpenAL would be, to the fraction of a sample its resampler keeps.
+            source.setSampleOffset(voice.played.truncatingRemainder(dividingBy: Double(r.frames)))
             applyGain(voice, at: frame)
             engine?.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))
         }

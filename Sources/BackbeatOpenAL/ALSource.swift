@@ -124,6 +124,10 @@ package struct ALSource: Hashable, Sendable {
         alSource3f(name, AL_DIRECTION, 0, 0, 0)
     }
 
+    /// Moves a source already placed by ``setPosition(x:y:z:referenceDistance:maximumDistance:rolloffFactor:velocity:)``
+    /// to (x, y, z): one call, for games that move hundreds of sources a frame.
+    package func move(x: Float, y: Float, z: Float) { alSource3f(name, AL_POSITION, x, y, z) }
+
     /// A positioned source's facing and sound cone (AL_DIRECTION, AL_CONE_*,
     /// and EFX's AL_CONE_OUTER_GAINHF); a zero direction is omnidirectional.
     package func setCone(
@@ -155,6 +159,18 @@ package struct ALSource: Hashable, Sendable {
         alGetSourcei64vSOFT(name, AL_SAMPLE_OFFSET_CLOCK_SOFT, &values)
         return (Int(values[0] >> 32), values[1])
     }
+
+    /// The play position in the current buffer with the resampler's fraction
+    /// of a sample (OpenAL Soft reports it as a float).
+    package var preciseSampleOffset: Double {
+        var v: ALfloat = 0
+        alGetSourcef(name, AL_SAMPLE_OFFSET, &v)
+        return v.isFinite ? Double(v) : 0
+    }
+
+    /// Sets the play position to `frames` of the current buffer, fraction
+    /// included (OpenAL Soft keeps the fraction for its resampler).
+    package func setSampleOffset(_ frames: Double) { alSourcef(name, AL_SAMPLE_OFFSET, Float(frames)) }
 
     var buffersQueued: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_QUEUED, &v); return Int(v) }
     package var buffersProcessed: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_PROCESSED, &v); return Int(v) }

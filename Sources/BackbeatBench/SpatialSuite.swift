@@ -1,0 +1,177 @@
+import Backbeat
+import Foundation
+import BackbeatEngine
+
+/// 3D scenes with virtual voices: Backbeat against raw OpenAL playing every
+/// emitter on a source of its own, side by side in one run, offline.
+///
+/// - `ratio_vs_raw`: a 255-emitter ``SpatialScene`` (about 50 audible at any
+///   time), every emitter moved every 20 ms game frame; Backbeat's throughput
+///   over raw OpenAL's, which mixes all 255 sources.
+/// - `error_db`: the RMS of the difference of the two renders relative to the
+///   RMS of raw OpenAL's render, in dB: what dropping the inaudible voices costs.
+/// - `hrtf_ratio_vs_raw`: the same with HRTF on, on both sides.
+/// - `xrealtime_10k`: 10,000 emitters (about 50 audible) through Backbeat, × real time.
+/// - `update_us_p99`: the 99th percentile of the time a game frame takes to move
+///   1,000 emitters (one batch of 1,000 position changes), in microseconds.
+///
+/// Both sides move the emitters and render in the same game frames, and the
+/// throughput counts both (moving is part of what a game pays); working out
+/// the emitters' paths is the game's own work and is not timed.
+public struct SpatialSuite: BenchSuite {
+    public let name = "spatial"
+    public let summary =
+        "3D scenes with virtual voices: 255 moving emitters vs raw OpenAL (plain and HRTF), 10,000 emitters, moving cost"
+
+    /// The suite.
+    public init() {}
+
+    /// Throughput of both sides of a scene, round by round.
+    public struct Measurement: Sendable {
+        /// Backbeat's throughput in each round, × real time.
+        public let backbeatRounds: [Double]
+        /// Raw OpenAL's throughput in each round, × real time.
+        public let rawRounds: [Double]
+        /// Backbeat's throughput over raw OpenAL's, in each round.
+        public var ratioRounds: [Double] { Rounds.ratios(backbeatRounds, rawRounds) }
+    }
+
+    /// Renders `seconds` of `scene` on both sides in each of `rounds` interleaved rounds.
+    public func measure(
+        _ scene: SpatialScene, hrtf: Bool, seconds: Double, rounds: Int, log: (String) -> Void = { _ in }
+    ) throws -> Measurement {
+        let frames = gameFrames(seconds, scene)
+        var samples = [Float](repeating: 0, count: frames * 2)
+        func runBackbeat() throws -> Double {
+            let side = try scene.startBackbeat(hrtf: hrtf)
+            defer { side.close() }
+            let spent = try side.render(frames: frames, into: &samples)
+            return Double(frames) / Double(scene.sampleRate) / (Double(spent) / 1e9)
+        }
+        func runRaw() throws -> Double {
+            let side = try scene.startRaw(hrtf: hrtf, chunk: scene.sampleRate / 200)
+            defer { side.close() }
+            let spent = side.render(frames: frames, into: &samples)
+            return Double(frames) / Double(scene.sampleRate) / (Double(spent) / 1e9)
+        }
+        let values = try Rounds.interleaved(rounds, sides: [runBackbeat, runRaw]) { round, v in
+            log("\(hrtf ? "HRTF, " : "")round \(round): Backbeat \(fmt(v[0]))× real time, raw OpenAL \(fmt(v[1]))×")
+        }
+        return Measurement(backbeatRounds: values[0], rawRounds: values[1])
+    }
+
+    /// The RMS of the difference between Backbeat's and raw OpenAL's renders
+    /// of `seconds` of `scene`, relative to raw OpenAL's RMS, in dB; and raw's RMS.
+    public func errorDecibels(_ scene: SpatialScene, seconds: Double) throws -> (error: Double, rms: Double) {
+        let frames = gameFrames(seconds, scene)
+        var a = [Float](repeating: 0, count: frames * 2)
+        var b = a
+        let backbeat = try scene.startBackbeat()
+        defer { backbeat.close() }
+        let raw = try scene.startRaw(chunk: backbeat.engine.updateInterval)
+        defer { raw.close() }
+        try backbeat.render(frames: frames, into: &a)
+        raw.render(frames: frames, into: &b)
+        var difference = 0.0, signal = 0.0
+        for i in a.indices {
+            let d = Double(a[i]) - Double(b[i])
+            difference += d * d
+            signal += Double(b[i]) * Double(b[i])
+        }
+        let rms = (signal / Double(max(1, a.count))).squareRoot()
+        guard signal > 0 else { throw BenchError("the spatial scene rendered silence") }
+        return (10 * log10(max(difference, 1e-30) / signal), rms)
+    }
+
+    /// Backbeat's throughput rendering `seconds` of a `count`-emitter scene, × real time, in each round.
+    public func xRealTime(count: Int, seconds: Double, rounds: Int) throws -> [Double] {
+        let scene = SpatialScene(count: count)
+        let frames = gameFrames(seconds, scene)
+        var samples = [Float](repeating: 0, count: frames * 2)
+        return try (0..<rounds).map { _ in
+            let side = try scene.startBackbeat()
+            defer { side.close() }
+            let spent = try side.render(frames: frames, into: &samples)
+            return Double(frames) / Double(scene.sampleRate) / (Double(spent) / 1e9)
+        }
+    }
+
+    /// The time of each of `count` game frames moving a 1,000-emitter scene's
+    /// emitters (one batch of 1,000 position changes), in microseconds, with
+    /// one update period rendered between frames.
+    public func moveTimes(emitters: Int, frames count: Int) throws -> [Double] {
+        let scene = SpatialScene(count: emitters)
+        let side = try scene.startBackbeat()
+        defer { side.close() }
+        var samples = [Float](repeating: 0, count: scene.gameFrame * 2)
+        var times: [Double] = []
+        times.reserveCapacity(count)
+        for _ in 0..<count {
+            side.prepare()
+            let start = monotonicNanoseconds()
+            try side.move()
+            times.append(Double(monotonicNanoseconds() - start) / 1e3)
+            try side.engine.render(frames: scene.gameFrame, reusing: &samples)
+        }
+        return times
+    }
+
+    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+        let quick = options.quick
+        let seconds = quick ? 0.2 : 10
+        let rounds = options.rounds
+        let scene = SpatialScene(count: quick ? 40 : 255, audibleTarget: quick ? 8 : 50)
+        let audible = stride(from: 0.0, to: 10, by: 0.5).map { scene.audibleCount(at: $0) }
+        log(
+            "\(scene.emitters.count) emitters, audible at once: \(audible.min()!)–\(audible.max()!) (mean \(fmt(Double(audible.reduce(0, +)) / Double(audible.count))))"
+        )
+        let (error, rms) = try errorDecibels(scene, seconds: quick ? 0.2 : 20)
+        log("difference from raw OpenAL: \(fmt(error)) dB of the scene's RMS (\(fmt(20 * log10(rms))) dBFS)")
+        let plain = try measure(scene, hrtf: false, seconds: seconds, rounds: rounds, log: log)
+        let hrtf = try measure(scene, hrtf: true, seconds: seconds, rounds: rounds, log: log)
+        let big = quick ? 500 : 10_000
+        let tenK = try xRealTime(count: big, seconds: seconds, rounds: rounds)
+        log("\(big) emitters: \(tenK.map(fmt).joined(separator: ", "))× real time")
+        let moves = try moveTimes(emitters: quick ? 100 : 1_000, frames: quick ? 20 : 2_000).sorted()
+        let p99 = moves[min(moves.count - 1, Int((Double(moves.count) * 0.99).rounded(.up)) - 1)]
+        log("moving \(quick ? 100 : 1_000) emitters: median \(fmt(moves[moves.count / 2])) µs, p99 \(fmt(p99)) µs")
+        return [
+            Figure(
+                key: "ratio_vs_raw", rounds: plain.ratioRounds,
+                unit:
+                    "Backbeat's throughput over raw OpenAL's, \(scene.emitters.count) moving emitters (~50 audible), median of \(rounds) rounds (goal ≥ 2.0)"
+            ),
+            Figure(
+                key: "xrealtime", rounds: plain.backbeatRounds,
+                unit: "× real time, Backbeat, \(scene.emitters.count) moving emitters, median of \(rounds) rounds"),
+            Figure(
+                key: "raw_xrealtime", rounds: plain.rawRounds,
+                unit: "× real time, raw OpenAL, \(scene.emitters.count) moving sources, median of \(rounds) rounds"),
+            Figure(
+                key: "error_db", value: error,
+                unit: "RMS of Backbeat's render minus raw OpenAL's, relative to the scene's RMS, dB (goal ≤ -40)"),
+            Figure(
+                key: "hrtf_ratio_vs_raw", rounds: hrtf.ratioRounds,
+                unit: "the same with HRTF on both sides, median of \(rounds) rounds (goal ≥ 3.0)"),
+            Figure(
+                key: "hrtf_raw_xrealtime", rounds: hrtf.rawRounds,
+                unit: "× real time, raw OpenAL with HRTF, \(scene.emitters.count) moving sources"),
+            Figure(
+                key: "xrealtime_10k", rounds: tenK,
+                unit:
+                    "× real time, Backbeat, \(big) moving emitters (~50 audible), median of \(rounds) rounds (goal ≥ 150)"
+            ),
+            Figure(
+                key: "update_us_p99", value: p99,
+                unit: "µs, 99th percentile of one game frame moving \(quick ? 100 : 1_000) emitters (one batch)"),
+        ]
+    }
+
+    /// `seconds` rounded up to whole game frames, in frames.
+    private func gameFrames(_ seconds: Double, _ scene: SpatialScene) -> Int {
+        let frames = Int((seconds * Double(scene.sampleRate)).rounded(.up))
+        return max(1, (frames + scene.gameFrame - 1) / scene.gameFrame) * scene.gameFrame
+    }
+
+    private func fmt(_ v: Double) -> String { String(format: "%.2f", v) }
+}
