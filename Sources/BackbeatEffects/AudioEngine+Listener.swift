@@ -241,12 +241,12 @@ extension AudioEngine {
     /// At every update step after something moved or changed, each positioned
     /// voice's level is computed as OpenAL would play it: its ``Voice/volume``
     /// times its bus chain's gain, times the distance attenuation of
-    /// ``distanceAttenuationParameters`` and its ``Voice/cone`` weight. Below
+    /// ``distanceAttenuationParameters`` (or the voice's own) and its ``Voice/cone`` weight. Below
     /// the threshold the voice fades out and goes on silently, keeping its
     /// time (loops wrap, one-shots end and report finishing); once above it
     /// again it takes a source back at the point it would have reached. When
     /// more voices are audible than there are sources, the most important
-    /// and then the most audible play. 2D voices are never sent virtual by
+    /// and then the most audible play. 2D and passed-through voices are never sent virtual by
     /// level. `-infinity` turns this off; NaN and values above 0 are ignored.
     public var audibilityThreshold: Float {
         get { withLock { voicePoolLocked.thresholdDecibels } }

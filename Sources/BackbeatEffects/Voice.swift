@@ -236,7 +236,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
                 guard let source, let engine else { return }
                 _ = try? engine.device.withContext {
                     // Moving a placed voice changes only its position; the rest was set when it was placed.
-                    if wasPlaced, let p = newValue {
+                    if wasPlaced, renderingValue != .stereoPassThrough, let p = newValue {
                         source.move(x: p.x, y: p.y, z: p.z)
                     } else {
                         applyPlacement(to: source)
@@ -306,6 +306,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 if let newValue, !newValue.isValid { return }
                 distanceValue = newValue
+                audibilityChanged()
                 reapplyPlacementIfPositioned()
             }
         }
@@ -336,6 +337,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 renderingValue = newValue
+                audibilityChanged()
                 if let source, let engine { _ = try? engine.device.withContext { applyPlacement(to: source) } }
             }
         }

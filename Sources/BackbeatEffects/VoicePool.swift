@@ -197,7 +197,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             }
         }
         voice.audibility = audibility(of: voice, listener: engine.listenerLocked)
-        if voice.positionValue != nil && voice.audibility < thresholdGain {
+        if voice.isPlacedInWorld && voice.audibility < thresholdGain {
             // Placed out of earshot: it starts virtual, keeping time from its start.
             dropClaim(of: voice)
             voice.phase = .virtual
@@ -636,10 +636,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// the cone weight that OpenAL applies.
     private func audibility(of voice: Voice, listener: Listener) -> Float {
         let level = voice.gain * (voice.bus?.stepGain ?? 1)
-        guard let p = voice.positionValue else { return level }
+        guard let p = voice.positionValue, voice.renderingValue != .stereoPassThrough else { return level }
         let tx = listener.position.x - p.x, ty = listener.position.y - p.y, tz = listener.position.z - p.z
         let squared = tx * tx + ty * ty + tz * tz
-        let d = listener.distanceParameters
+        let d = voice.distanceValue ?? listener.distanceParameters
         var gain = level
         if d.rolloffFactor > 0 && squared > d.referenceDistance * d.referenceDistance {
             gain *= d.gain(atDistance: squared.squareRoot())
@@ -680,7 +680,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             case .playing:
                 let a = audibility(of: voice, listener: listener)
                 voice.audibility = a
-                if a < thresholdGain && voice.positionValue != nil {
+                if a < thresholdGain && voice.isPlacedInWorld {
                     release(voice, now: frame, becomeVirtual: true)
                 } else {
                     holdingCount += 1
@@ -689,7 +689,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 let a = audibility(of: voice, listener: listener)
                 voice.audibility = a
                 guard !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
-                guard voice.positionValue == nil || a >= thresholdGain else { continue }
+                guard !voice.isPlacedInWorld || a >= thresholdGain else { continue }
                 // A sound a replacement device does not have yet keeps its voices virtual.
                 guard case .loaded(let r) = voice.sound.loadState, r.buffer != nil else { continue }
                 waiting.append(voice)
@@ -827,6 +827,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 }
 
 extension Voice {
+    /// Positioned and rendered in the world (not passed through): what can go virtual by audibility.
+    var isPlacedInWorld: Bool { positionValue != nil && renderingValue != .stereoPassThrough }
+
     /// Whether the voice holds a source or is about to get one.
     var holdsOrAwaitsSource: Bool {
         switch phase {

@@ -146,6 +146,37 @@ struct VirtualVoiceTests {
         }
     }
 
+    @Test("A voice's own distance curve counts; a voice passed straight through is never virtual by distance")
+    func ownCurveAndPassThrough() throws {
+        try withOfflineEngine { engine in
+            let loop = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 4_800), name: "loop", engine: engine)
+            let voice = loop.play(at: nil, position: Audio3DPoint(x: 0, y: 0, z: -25), looping: .forever)
+            _ = try engine.render(frames: 2_400)
+            #expect(voice.state == .playing, "-28 dB by the engine's inverse curve")
+            voice.distanceAttenuationParameters = AudioDistanceAttenuationParameters(
+                distanceAttenuationModel: .linear, referenceDistance: 1, maximumDistance: 20)
+            _ = try engine.render(frames: 2_400)
+            #expect(voice.state == .virtual, "silent beyond its own maximum distance")
+            voice.distanceAttenuationParameters = nil
+            _ = try engine.render(frames: 2_400)
+            #expect(voice.state == .playing)
+            let music = loop.play(at: nil, position: Self.far, looping: .forever)
+            _ = try engine.render(frames: 2_400)
+            #expect(music.state == .virtual)
+            music.renderingAlgorithm = .stereoPassThrough
+            _ = try engine.render(frames: 2_400)
+            #expect(music.state == .playing)
+            voice.stop()
+            _ = try engine.render(frames: 2_400)
+            let before = SampleAnalysis.rms(SampleAnalysis.channel(try engine.render(frames: 2_400), 0, of: 2))
+            music.position = Audio3DPoint(x: 0, y: 0, z: -6_000)  // moving it does not place it
+            _ = try engine.render(frames: 2_400)
+            let after = SampleAnalysis.rms(SampleAnalysis.channel(try engine.render(frames: 2_400), 0, of: 2))
+            #expect(before > 0.03)
+            #expect(abs(after - before) < before * 0.01, "still passed through at its level")
+        }
+    }
+
     @Test("With 300 emitters and 16 sources, the mix holds the loudest and none of the quietest")
     func loudestWin() throws {
         try withOfflineEngine(maximumVoices: 16) { engine in
