@@ -1,7 +1,7 @@
 # Backbeat: `make test` and `make demo` are all a fresh machine needs.
 
 APT_PACKAGES := pkg-config libopenal-dev libvorbis-dev libsndfile1-dev libsamplerate0-dev \
-                libstb-dev libebur128-dev vorbis-tools sox \
+                libstb-dev libebur128-dev libzip-dev zip vorbis-tools sox \
                 libdbus-1-dev dbus-daemon mpv mpv-mpris playerctl strace \
                 pulseaudio pulseaudio-utils tmux
 SHELL := /bin/bash
@@ -90,7 +90,7 @@ bench-micro-baseline: deps
 # libFuzzer: each fuzzer runs FUZZ_TIME seconds from its committed seeds in
 # (one only: make fuzz FUZZERS=FuzzLibraryScan)
 # Fuzz/Corpus (new inputs go to .build-fuzz/corpus; crashes to .build-fuzz/artifacts).
-FUZZERS := FuzzVorbisComments FuzzPictureBlock FuzzOggAsset FuzzWAVAsset FuzzPlaylist FuzzDrumpadCommand \
+FUZZERS := FuzzVorbisComments FuzzPictureBlock FuzzOggAsset FuzzWAVAsset FuzzArchive FuzzPlaylist FuzzDrumpadCommand \
 	FuzzAudioAsset FuzzSoundEffect FuzzLibraryScan FuzzMPRISDispatch
 FUZZ_TIME ?= 60
 FUZZ_BUILD := BACKBEAT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld

@@ -31,6 +31,9 @@ let package = Package(
             name: "CSndfile", pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(
+            name: "CZip", pkgConfig: "libzip",
+            providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(
             name: "CSamplerate", pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(
@@ -49,7 +52,7 @@ let package = Package(
         // Server change events from PulseAudio, through the libpulse OpenAL Soft loads (dlopen, no headers).
         .target(name: "CPulseEvents", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "CAlsaLog", "CPulseEvents", "BackbeatSupport"]),
-        .target(name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate"]),
+        .target(name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate", "CZip"]),
         .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
         .target(
             name: "BackbeatEngine",
@@ -149,6 +152,7 @@ if Context.environment["BACKBEAT_FUZZ"] == "1" {
     let fuzzers: [(String, [Target.Dependency])] = [
         ("FuzzVorbisComments", ["BackbeatMedia"]), ("FuzzPictureBlock", ["BackbeatMedia"]),
         ("FuzzOggAsset", ["FuzzSupport", "FuzzOggMutator"]), ("FuzzWAVAsset", ["FuzzSupport"]),
+        ("FuzzArchive", ["FuzzSupport"]),
         ("FuzzPlaylist", ["BackbeatLibrary"]), ("FuzzDrumpadCommand", ["DrumpadCore"]),
         ("FuzzAudioAsset", ["Backbeat", "FuzzDriver", "FuzzOggMutator"]),
         ("FuzzSoundEffect", ["Backbeat", "FuzzDriver", "FuzzOggMutator"]),

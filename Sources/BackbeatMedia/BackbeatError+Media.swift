@@ -26,6 +26,16 @@ extension BackbeatError.Code {
     public static let readFailed = Self("read failed")
     /// The operation was cancelled.
     public static let cancelled = Self("cancelled")
+    /// The file is not a zip archive.
+    public static let notAnArchive = Self("not an archive")
+    /// The zip archive's directory or an entry's data is damaged.
+    public static let corruptArchive = Self("corrupt archive")
+    /// The archive holds no entry at the path asked for.
+    public static let entryNotFound = Self("entry not found")
+    /// An archive entry's declared size is not the number of bytes it holds or delivers.
+    public static let entrySizeMismatch = Self("entry size mismatch")
+    /// The archive entry is encrypted; Backbeat reads only unencrypted entries.
+    public static let encryptedEntry = Self("encrypted entry")
     /// A file could not be read.
     public static let unreadableFile = Self("unreadable file")
 }

@@ -62,7 +62,14 @@ struct ConvertCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session = AssetExportSession(asset: AudioAsset(url: URL(fileURLWithPath: input)), preset: resolvedPreset())
+        let asset: AudioAsset
+        do {
+            asset = try commandLineAsset(input)
+        } catch {
+            printError(error)
+            throw ExitCode.failure
+        }
+        let session = AssetExportSession(asset: asset, preset: resolvedPreset())
         let showProgress = !noProgress && isatty(STDERR_FILENO) != 0
         let bar = showProgress ? Task { await ProgressBar.draw(session) } : nil
         do {

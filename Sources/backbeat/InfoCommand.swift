@@ -20,9 +20,8 @@ struct InfoCommand: AsyncParsableCommand {
         var objects: [[String: Any]] = []
         var failed = false
         for path in files {
-            let url = URL(fileURLWithPath: path)
             do {
-                let info = try await FileInfo.load(url)
+                let info = try await FileInfo.load(try commandLineAsset(path))
                 if json { objects.append(info.jsonObject(path: path)) } else { info.printText(path: path) }
             } catch {
                 failed = true
@@ -100,8 +99,7 @@ struct FileInfo {
     /// The loop region fitted to the file (tags whose start is past the end are ignored).
     let loopPoints: LoopPoints?
 
-    static func load(_ url: URL) async throws -> FileInfo {
-        let asset = AudioAsset(url: url)
+    static func load(_ asset: AudioAsset) async throws -> FileInfo {
         let (container, codec, format) = try await asset.load(.containerFormat, .codec, .format)
         let (frames, duration, tags) = try await asset.load(.frameCount, .duration, .tags)
         let loopPoints = try await asset.load(.loopPoints)
@@ -166,4 +164,11 @@ struct FileInfo {
             },
         ]
     }
+}
+
+/// The asset a command-line argument names: `archive.zip:path/inside` is an
+/// entry of a zip archive, anything else a file.
+func commandLineAsset(_ argument: String, looping: Looping = .forever) throws -> AudioAsset {
+    try AudioArchive.asset(reference: argument, looping: looping)
+        ?? AudioAsset(url: URL(fileURLWithPath: argument), looping: looping)
 }

@@ -34,7 +34,7 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             let plan = try await PlayPlan.make(
-                file: URL(fileURLWithPath: file), duration: duration, loops: loops)
+                file: file, duration: duration, loops: loops)
             if let output {
                 try await plan.render(to: URL(fileURLWithPath: output))
             } else {
@@ -49,6 +49,8 @@ struct PlayCommand: AsyncParsableCommand {
 
 /// What `play` plays: the asset with its looping, and how long.
 struct PlayPlan {
+    /// The file, or `archive.zip:path/inside`.
+    let file: String
     let url: URL
     let sampleRate: Int
     let looping: Looping
@@ -63,7 +65,7 @@ struct PlayPlan {
     }
 
     /// Checks the arguments and the file, and works out the length.
-    static func make(file url: URL, duration durationText: String?, loops loopsText: String?) async throws -> PlayPlan {
+    static func make(file: String, duration durationText: String?, loops loopsText: String?) async throws -> PlayPlan {
         var duration: Double?
         if let durationText {
             guard let d = Double(durationText.trimmingCharacters(in: .whitespaces)), d.isFinite, d > 0,
@@ -80,7 +82,8 @@ struct PlayPlan {
             }
             loops = n
         }
-        let asset = AudioAsset(url: url)
+        let asset = try commandLineAsset(file)
+        let url = asset.url
         let (format, fileFrames, loopPoints) = try await asset.load(.format, .frameCount, .loopPoints)
         // The file's own rate, so the output is the file's samples; a rate OpenAL cannot mix at falls back to 48 kHz.
         let rate = (8_000...192_000).contains(format.sampleRate) ? format.sampleRate : 48_000
@@ -114,11 +117,11 @@ struct PlayPlan {
         guard frames > 0 else {
             throw BackbeatError(.emptyFile, operation: "play", url: url, reason: "nothing to play")
         }
-        return PlayPlan(url: url, sampleRate: rate, looping: looping, frames: min(frames, max(limit, 1)))
+        return PlayPlan(file: file, url: url, sampleRate: rate, looping: looping, frames: min(frames, max(limit, 1)))
     }
 
     private func player(on engine: AudioEngine) throws -> (QueuePlayer, PlayerItem) {
-        let item = PlayerItem(asset: AudioAsset(url: url, looping: looping))
+        let item = PlayerItem(asset: try commandLineAsset(file, looping: looping))
         return (try QueuePlayer(engine: engine, items: [item]), item)
     }
 
