@@ -150,6 +150,16 @@ public final class AudioAsset: Sendable {
         }
     }
 
+    /// What a player schedules by, read now (the file is opened once and cached):
+    /// the native format, the frame count, the tags and the loop points a
+    /// player honours (as ``Property/loopPoints``).
+    package func schedulingInfo() throws -> (
+        format: AudioFormat, frameCount: Int64, tags: AudioTags, loopPoints: LoopPoints?
+    ) {
+        let d = try details()
+        return (d.format, d.frameCount, d.tags.tags, try AudioAsset.Property<LoopPoints?>.loopPoints.get(d))
+    }
+
     /// Opens the file once and caches the outcome.
     func details() throws -> Details {
         if let cached = cache.withLockedValue({ $0 }) { return try cached.get() }

@@ -42,6 +42,8 @@ public struct AudioTags: Sendable, Hashable, Codable {
     /// The loop region (LOOPSTART with LOOPLENGTH or LOOPEND, in frames), as
     /// written: not yet fitted to the file's length (``AudioAsset`` does that).
     public var loopPoints: LoopPoints?
+    /// The time signature as written, such as `4/4` or `6/8` (TIMESIGNATURE).
+    public var timeSignature: String?
 
     /// Creates tags; every field defaults to absent.
     public init(

@@ -40,6 +40,7 @@ package enum VorbisComments {
             case "COMPILATION": tags.isCompilation = tags.isCompilation ?? boolean(text(value))
             case "BPM", "TEMPO":
                 tags.beatsPerMinute = tags.beatsPerMinute ?? leadingInteger(text(value)).flatMap { $0 > 0 ? $0 : nil }
+            case "TIMESIGNATURE", "TIME_SIGNATURE": tags.timeSignature = tags.timeSignature ?? text(value)
             case "LOOPSTART", "LOOPLENGTH", "LOOPEND":
                 if loop[key] == nil { loop[key] = text(value) ?? "" }
             case "METADATA_BLOCK_PICTURE":
@@ -70,6 +71,7 @@ package enum VorbisComments {
         if let v = tags.date { out.append(("DATE", v)) }
         if let v = tags.isCompilation { out.append(("COMPILATION", v ? "1" : "0")) }
         if let v = tags.beatsPerMinute { out.append(("BPM", String(v))) }
+        if let v = tags.timeSignature { out.append(("TIMESIGNATURE", v)) }
         if let v = tags.loopPoints {
             out.append(("LOOPSTART", String(v.start)))
             out.append(("LOOPLENGTH", String(v.length)))

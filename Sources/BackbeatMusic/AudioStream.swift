@@ -72,6 +72,10 @@ final class AudioStream: EngineComponent {
     /// The entry being heard: its id, the global frame it (re)started at, the entry frame there.
     private var heard: (entry: UInt64, global: Int64, entryFrame: Int64)?
 
+    /// The engine frame at which the first frame queued after a restart is to
+    /// be heard (``start(atFrame:)``); nil: as soon as it is queued.
+    private(set) var scheduledStart: Int64?
+
     /// The player wants sound.
     private(set) var wantsPlay = false
     /// alSourcePlay was called and the source has not drained since.
@@ -169,6 +173,7 @@ final class AudioStream: EngineComponent {
         drainedReported = false
         starved = false
         pausing = false
+        scheduledStart = nil
         envelope = rampIn ? 0 : 1
         feed.reset(entries)
         feed.scheduleFill()
@@ -181,6 +186,16 @@ final class AudioStream: EngineComponent {
         var entry = current
         entry.startFrame = position.map { $0.entry == current.id ? $0.frame : current.startFrame } ?? current.startFrame
         restart(with: [entry] + upcoming, rampIn: entry.startFrame > 0)
+    }
+
+    /// Plays what was restarted so that its first frame is heard on engine
+    /// frame `frame`, exact to the sample: the source starts at the update step
+    /// before, behind a lead-in of silence (the output's latency included, as
+    /// ``SoundEffect`` does). A frame already past starts at once.
+    func start(atFrame frame: Int64) {
+        scheduledStart = frame
+        wantsPlay = true
+        pausing = false
     }
 
     /// Asks for sound (true) or a pause that keeps the position (false).
@@ -282,7 +297,19 @@ final class AudioStream: EngineComponent {
             return
         }
 
-        // 3. Refill, then start or restart the source.
+        // 3. A scheduled start waits for its step, then queues its lead-in of silence.
+        if let start = scheduledStart {
+            let lead = start - engine.latencyFrames - frame
+            if lead >= Int64(engine.updateInterval) {
+                applyGain(at: frame, engine: engine)
+                if !decodesInline || feed.readyFrames == 0 { feed.scheduleFill() }
+                return
+            }
+            scheduledStart = nil
+            if lead > 0, queued.isEmpty { queueSilence(frames: Int(lead), engine: engine) }
+        }
+
+        // 4. Refill, then start or restart the source.
         fill()
         fireMarks()
         if queued.isEmpty {
@@ -338,6 +365,24 @@ final class AudioStream: EngineComponent {
                 queuedEnd += Int64(levels.frames)
             }
         }
+    }
+
+    /// Queues `frames` of silence ahead of the audio (a scheduled start's lead-in).
+    private func queueSilence(frames: Int, engine: AudioEngine) {
+        guard !freeBuffers.isEmpty else { return }
+        let zeros = [Float](repeating: 0, count: frames * StreamDecoder.channelCount)
+        let buffer = freeBuffers.removeFirst()
+        guard
+            let pcm = try? PCMBuffer(format: AudioFormat(sampleRate: feed.sampleRate, channelCount: 2), floats: zeros),
+            (try? engine.device.upload(pcm, to: buffer)) != nil
+        else {
+            freeBuffers.append(buffer)
+            return
+        }
+        source.queue(buffer)
+        let levels = ChunkLevels(samples: zeros, channels: StreamDecoder.channelCount)
+        queued.append(Queued(buffer: buffer, frames: frames, levels: levels))
+        queuedEnd += Int64(frames)
     }
 
     /// The plan ran out: the player may append more (a wrap-around, a late insert).

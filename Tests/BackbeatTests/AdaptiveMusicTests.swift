@@ -1,0 +1,233 @@
+import Foundation
+import Testing
+import Backbeat
+@testable import BackbeatMedia
+@testable import BackbeatMusic
+import BackbeatTesting
+import BackbeatTestFixtures
+import BackbeatSupport
+
+/// Adaptive music in engine time, to the sample: transitions on the beat, stingers, layers after a seek.
+@Suite("AdaptiveMusic")
+struct AdaptiveMusicTests {
+    static let rate = 48_000
+    /// 130 BPM in 4/4 at 48 kHz: a beat is 22,153.8 frames, so beats fall between the engine's update steps.
+    static let tempo = try! TempoMap(beatsPerMinute: 130)
+    /// Where beat `n` falls, from a section's start.
+    static func beat(_ n: Int64) -> Int64 { tempo.frame(ofBeat: n, sampleRate: rate) }
+
+    /// Renders `frames` more, appending to `out` (so `out[frame * 2]` is engine frame `frame`, left).
+    static func render(_ engine: AudioEngine, _ frames: Int, into out: inout [Float]) throws {
+        out += try engine.render(frames: frames)
+    }
+
+    static func constant(_ value: Float, seconds: Double, _ dir: URL, _ name: String) throws -> AudioAsset {
+        AudioAsset(url: try Songs.constant(value, seconds: seconds, in: dir, name: name))
+    }
+
+    @Test("TempoMap: from tags (BPM, TIMESIGNATURE) or code; bad tempos and signatures are refused")
+    func tempoMap() throws {
+        var tags = AudioTags(beatsPerMinute: 90)
+        tags.timeSignature = "3/4"
+        let map = try #require(TempoMap(tags: tags))
+        #expect(map.beatsPerMinute == 90 && map.beatsPerBar == 3 && map.beatUnit == 4)
+        tags.timeSignature = "x/9"
+        #expect(TempoMap(tags: tags)?.beatsPerBar == 4, "an unreadable signature is 4/4")
+        #expect(TempoMap(tags: AudioTags()) == nil)
+        #expect(throws: BackbeatError.self) { try TempoMap(beatsPerMinute: 0) }
+        #expect(throws: BackbeatError.self) { try TempoMap(beatsPerMinute: .nan) }
+        #expect(throws: BackbeatError.self) { try TempoMap(beatsPerMinute: 120, beatsPerBar: 0) }
+        #expect(throws: BackbeatError.self) { try TempoMap(beatsPerMinute: 120, beatUnit: 3) }
+        let t120 = try TempoMap(beatsPerMinute: 120)
+        #expect(t120.nextFrame(atOrAfter: 1, every: 1, sampleRate: 48_000) == 24_000)
+        #expect(t120.nextFrame(atOrAfter: 24_000, every: 1, sampleRate: 48_000) == 24_000)
+        #expect(t120.nextFrame(atOrAfter: 24_001, every: 4, sampleRate: 48_000) == 96_000)
+        #expect(Self.beat(1) == 22_154 && Self.beat(3) == 66_462)
+        // 7 beats a bar at 133 BPM: beats fall on fractional frames, rounded.
+        let odd = try TempoMap(beatsPerMinute: 133, beatsPerBar: 7, beatUnit: 8)
+        #expect(odd.nextFrame(atOrAfter: 100_000, every: 1, sampleRate: 44_100) == 119_368, "beat 6 at 119,368.4")
+    }
+
+    @Test("A change of section starts on the beat frame, and on the bar line, exactly; the old one is cut there")
+    func transitionOnTheBeat() throws {
+        try withTemporaryDirectory { dir in
+            let calm = try Self.constant(0.1, seconds: 8, dir, "calm.wav")
+            let fight = try Self.constant(0.3, seconds: 8, dir, "fight.wav")
+            try withOfflineEngine { engine in
+                let music = try AdaptiveMusicPlayer(
+                    engine: engine,
+                    sections: [
+                        MusicSection(name: "calm", asset: calm, tempo: Self.tempo),
+                        MusicSection(name: "fight", asset: fight, tempo: Self.tempo),
+                    ])
+                var out: [Float] = []
+                let start = try music.play(section: "calm").frames(atSampleRate: Self.rate)
+                try Self.render(engine, 30_000, into: &out)
+                #expect(music.currentSection == "calm")
+                #expect(
+                    abs(out[Int(start) * 2] - 0.1) < 1e-4 && abs(out[(Int(start) - 1) * 2]) < 1e-6,
+                    "starts on its frame")
+                let beat = try music.transition(to: "fight", quantization: .beat).frames(atSampleRate: Self.rate)
+                #expect(beat == start + Self.beat(2), "the next beat after 30,000 frames is beat 2")
+                #expect(beat % Int64(engine.updateInterval) != 0, "between update steps")
+                try Self.render(engine, 60_000, into: &out)
+                let b = Int(beat)
+                #expect(abs(out[(b - 1) * 2] - 0.1) < 1e-4, "calm up to the frame before the beat")
+                #expect(abs(out[b * 2] - 0.4) < 1e-3, "fight from the beat frame (calm still ramping out)")
+                #expect(abs(out[(b + 1_000) * 2] - 0.3) < 1e-4, "then fight alone")
+                #expect(music.currentSection == "fight")
+                let bar = try music.transition(to: "calm", quantization: .bar).frames(atSampleRate: Self.rate)
+                #expect(bar == beat + Self.beat(4), "fight's bars count from its own start")
+                try Self.render(engine, 60_000, into: &out)
+                #expect(abs(out[(Int(bar) - 1) * 2] - 0.3) < 1e-4 && abs(out[Int(bar) * 2] - 0.4) < 1e-3)
+                #expect(abs(out[(Int(bar) + 1_000) * 2] - 0.1) < 1e-4)
+            }
+        }
+    }
+
+    @Test("A stinger lands on the beat; a transition segment plays first, then the section, each on its frame")
+    func stingerAndTransitionSegment() throws {
+        try withTemporaryDirectory { dir in
+            let calm = try Self.constant(0.1, seconds: 8, dir, "calm.wav")
+            let fight = try Self.constant(0.3, seconds: 8, dir, "fight.wav")
+            let hit = try Self.constant(0.2, seconds: 0.1, dir, "hit.wav")
+            let bridge = try Self.constant(0.05, seconds: 0.25, dir, "bridge.wav")
+            try withOfflineEngine { engine in
+                let music = try AdaptiveMusicPlayer(
+                    engine: engine,
+                    sections: [
+                        MusicSection(name: "calm", asset: calm, tempo: Self.tempo),
+                        MusicSection(name: "fight", asset: fight, tempo: Self.tempo),
+                    ])
+                var out: [Float] = []
+                let start = Int(try music.play(section: "calm").frames(atSampleRate: Self.rate))
+                try Self.render(engine, 10_000, into: &out)
+                let hitAt = Int(try music.playStinger(hit, quantization: .beat).frames(atSampleRate: Self.rate))
+                #expect(hitAt == start + Int(Self.beat(1)))
+                #expect(music.nextBoundary(.bar).frames(atSampleRate: Self.rate) == Int64(start) + Self.beat(4))
+                try Self.render(engine, 40_000, into: &out)
+                #expect(
+                    abs(out[(hitAt - 1) * 2] - 0.1) < 1e-4 && abs(out[hitAt * 2] - 0.3) < 1e-4,
+                    "the stinger's first frame")
+                #expect(
+                    abs(out[(hitAt + 4_799) * 2] - 0.3) < 1e-4 && abs(out[(hitAt + 4_800) * 2] - 0.1) < 1e-4, "0.1 s")
+                let at = Int(
+                    try music.transition(to: "fight", quantization: .beat, via: bridge).frames(atSampleRate: Self.rate))
+                #expect(at == start + Int(Self.beat(3)))
+                try Self.render(engine, 60_000, into: &out)
+                #expect(abs(out[(at + 1_000) * 2] - 0.05) < 1e-4, "the bridge alone after the cut")
+                #expect(abs(out[(at + 11_999) * 2] - 0.05) < 1e-4 && abs(out[(at + 12_000) * 2] - 0.3) < 1e-4)
+            }
+        }
+    }
+
+    @Test("Crossfade: equal power from the boundary; segment end: the end of the loop's pass")
+    func crossfadeAndSegmentEnd() throws {
+        try withTemporaryDirectory { dir in
+            let url = try Songs.constant(0.2, seconds: 4, in: dir, name: "loop.wav")
+            let looped = AudioAsset(url: url, loopPoints: try LoopPoints(start: 12_001, end: 60_002))
+            let other = try Self.constant(0.2, seconds: 8, dir, "other.wav")
+            try withOfflineEngine { engine in
+                let music = try AdaptiveMusicPlayer(
+                    engine: engine,
+                    sections: [
+                        MusicSection(name: "a", asset: looped, tempo: Self.tempo),
+                        MusicSection(name: "b", asset: other),
+                    ])
+                var out: [Float] = []
+                let start = Int(try music.play(section: "a").frames(atSampleRate: Self.rate))
+                try Self.render(engine, 70_000, into: &out)
+                let end = Int(
+                    try music.transition(
+                        to: "b", quantization: .segmentEnd, style: .crossfade(MediaTime(seconds: 0.5))
+                    ).frames(atSampleRate: Self.rate))
+                #expect(end == start + 12_001 + 2 * 48_001, "the second pass of the loop ends there")
+                try Self.render(engine, 80_000, into: &out)
+                // Equal power: at the midpoint each is cos(π/4) ≈ 0.707 of 0.2.
+                let mid = out[(end + 12_000) * 2]
+                #expect(abs(mid - 2 * 0.2 * 0.7071) < 0.01, "\(mid)")
+                #expect(abs(out[(end + 30_000) * 2] - 0.2) < 1e-3, "b alone after the fade")
+            }
+        }
+    }
+
+    @Test("Layers stay sample-aligned after a seek (cross-correlation peak at lag 0) and fade by their gains")
+    func layersAfterSeek() throws {
+        try withTemporaryDirectory { dir in
+            // The same noise: the bass stem in the left channel, the drums stem in the right.
+            var seed: UInt64 = 7
+            let noise = (0..<96_000).map { _ -> Float in
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Float(Int64(bitPattern: seed >> 11) % 1_000) / 4_000
+            }
+            var left = [Float](repeating: 0, count: 96_000 * 2), right = left
+            for i in 0..<96_000 { left[2 * i] = noise[i]; right[2 * i + 1] = noise[i] }
+            let bass = dir.appendingPathComponent("bass.wav"), drums = dir.appendingPathComponent("drums.wav")
+            try Songs.write(left, to: bass)
+            try Songs.write(right, to: drums)
+            try withOfflineEngine { engine in
+                let music = try AdaptiveMusicPlayer(
+                    engine: engine,
+                    sections: [
+                        MusicSection(
+                            name: "level",
+                            stems: [
+                                MusicStem(layer: "bass", asset: AudioAsset(url: bass)),
+                                MusicStem(layer: "drums", asset: AudioAsset(url: drums)),
+                            ], tempo: Self.tempo)
+                    ])
+                var out: [Float] = []
+                try music.play(section: "level")
+                try Self.render(engine, 12_345, into: &out)
+                music.seek(to: MediaTime(frames: 40_000, sampleRate: Self.rate))
+                let from = Int(music.nextBoundary(.immediate).frames(atSampleRate: Self.rate))
+                try Self.render(engine, 30_000, into: &out)
+                let l = SampleAnalysis.channel(Array(out[((from + 2_000) * 2)..<((from + 10_192) * 2)]), 0, of: 2)
+                let r = SampleAnalysis.channel(Array(out[((from + 2_000) * 2)..<((from + 10_192) * 2)]), 1, of: 2)
+                #expect(SampleAnalysis.crossCorrelationLag(l, r, maximumLag: 1_000) == 0, "the stems are sample-locked")
+                #expect(SampleAnalysis.rms(l) > 0.05)
+                // Both at the seek position: output frame `from` is stem frame 40,000.
+                var worst: Float = 0
+                for k in 0..<8_192 { worst = max(worst, abs(l[k] - noise[42_000 + k]), abs(r[k] - noise[42_000 + k])) }
+                #expect(worst < 1e-4, "the stems continue from the seek position, \(worst)")
+                music.setLayerGain("drums", to: 0)
+                try Self.render(engine, 5_000, into: &out)
+                let tail = Array(out[(out.count - 4_000)...])
+                #expect(SampleAnalysis.peak(SampleAnalysis.channel(tail, 1, of: 2)) < 1e-4, "drums faded out")
+                #expect(SampleAnalysis.rms(SampleAnalysis.channel(tail, 0, of: 2)) > 0.05, "bass plays on")
+                #expect(music.layerGain("drums") == 0 && music.layerGain("bass") == 1)
+            }
+        }
+    }
+
+    @Test("Bad input: unknown section, no sections, a section without stems, a missing stem, duplicate names")
+    func badInput() throws {
+        try withTemporaryDirectory { dir in
+            let calm = try Self.constant(0.1, seconds: 1, dir, "calm.wav")
+            try withOfflineEngine { engine in
+                #expect(throws: BackbeatError.self) { try AdaptiveMusicPlayer(engine: engine, sections: []) }
+                #expect(throws: BackbeatError.self) {
+                    try AdaptiveMusicPlayer(engine: engine, sections: [MusicSection(name: "x", stems: [])])
+                }
+                #expect {
+                    try AdaptiveMusicPlayer(
+                        engine: engine,
+                        sections: [
+                            MusicSection(name: "x", asset: AudioAsset(url: dir.appendingPathComponent("missing.ogg")))
+                        ])
+                } throws: { BackbeatError.Code.fileNotFound.matches($0) }
+                #expect(throws: BackbeatError.self) {
+                    try AdaptiveMusicPlayer(
+                        engine: engine,
+                        sections: [MusicSection(name: "x", asset: calm), MusicSection(name: "x", asset: calm)])
+                }
+                let music = try AdaptiveMusicPlayer(engine: engine, sections: [MusicSection(name: "calm", asset: calm)])
+                #expect { try music.transition(to: "nope") } throws: { BackbeatError.Code.invalidArgument.matches($0) }
+                // Without a tempo, beat and bar quantization start as soon as possible.
+                try music.play(section: "calm")
+                _ = try engine.render(frames: 1_000)
+                #expect(music.nextBoundary(.bar) == music.nextBoundary(.immediate))
+            }
+        }
+    }
+}
