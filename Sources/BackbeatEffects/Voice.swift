@@ -189,14 +189,25 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     public var isFinished: Bool { locked { phase == .finished } }
     package var isFinishedLocked: Bool { phase == .finished }
 
+    /// Sets the volume with the engine lock held (clamped; NaN ignored).
+    package func setVolumeLocked(_ value: Float) {
+        gain = Voice.clampVolume(value, else: gain); isSettled = false
+        audibilityChanged()
+    }
+
+    /// Sets the rate with the engine lock held (clamped; NaN ignored).
+    package func setRateLocked(_ value: Float) {
+        rateValue = Voice.clampRate(value, else: rateValue)
+        nextQueueCheck = 0  // the queue now lasts a different time
+        isSettled = false
+        if let source, let engine { _ = try? engine.device.withContext { source.setPitch(rateValue) } }
+    }
+
     /// Volume, 0...1. Values outside are clamped; NaN is ignored.
     public var volume: Float {
         get { locked { gain } }
         set {
-            locked {
-                gain = Voice.clampVolume(newValue, else: gain); isSettled = false
-                audibilityChanged()
-            }
+            locked { setVolumeLocked(newValue) }
         }
     }
 
@@ -377,12 +388,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     public var rate: Float {
         get { locked { rateValue } }
         set {
-            locked {
-                rateValue = Voice.clampRate(newValue, else: rateValue)
-                nextQueueCheck = 0  // the queue now lasts a different time
-                isSettled = false
-                if let source, let engine { _ = try? engine.device.withContext { source.setPitch(rateValue) } }
-            }
+            locked { setRateLocked(newValue) }
         }
     }
 

@@ -332,6 +332,41 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable {
         }
     }
 
+    /// Drives a layer's gain from `parameter` through `curve` (clamped to 0...1)
+    /// at every engine update step, ramped across the step, for as long as the
+    /// player lives. It takes over from ``setLayerGain(_:to:duration:)`` for that layer.
+    public func bindLayer(_ layer: String, to parameter: GameParameter, curve: ParameterCurve = .linear) {
+        let range = parameter.range
+        bind(parameter) { player, value, now, interval in
+            let gain = min(max(curve.output(for: value, in: range), 0), 1)
+            let from = player.layerGains[layer]?.value(at: now) ?? 1
+            player.layerGains[layer] = Ramp(from: from, to: gain, start: now, end: now + interval)
+        }
+    }
+
+    /// Drives the player's volume from `parameter` through `curve` (clamped to 0...1) at every engine update step.
+    public func bindVolume(to parameter: GameParameter, curve: ParameterCurve = .linear) {
+        let range = parameter.range
+        bind(parameter) { player, value, _, _ in
+            player.volumeValue = min(max(curve.output(for: value, in: range), 0), 1)
+        }
+    }
+
+    private func bind(
+        _ parameter: GameParameter,
+        _ apply: @escaping (AdaptiveMusicPlayer, Float, _ now: Int64, _ interval: Int64) -> Void
+    ) {
+        locked {
+            guard let engine else { return }
+            let interval = Int64(engine.updateInterval)
+            parameter.driveLocked { [weak self, weak engine] value in
+                guard let self, let engine else { return false }
+                apply(self, value, engine.currentFrameLocked, interval)
+                return true
+            }
+        }
+    }
+
     /// A layer's gain now.
     public func layerGain(_ layer: String) -> Float {
         locked { layerGains[layer]?.value(at: engine?.currentFrameLocked ?? 0) ?? 1 }

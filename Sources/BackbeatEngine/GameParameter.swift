@@ -1,0 +1,161 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import BackbeatSupport
+import BackbeatMedia
+
+/// How a ``GameParameter``'s value maps to what it drives (a gain, a rate):
+/// straight lines between points, flat beyond the first and the last.
+///
+/// ```swift
+/// let drumsIn = try ParameterCurve(points: [(0.3, 0), (0.7, 1)])   // silent below 0.3, full above 0.7
+/// let pitch = ParameterCurve.linear(from: 1, to: 2)                 // over the parameter's range
+/// ```
+public struct ParameterCurve: Sendable, Hashable, Codable {
+    /// The points (parameter value, output), in increasing parameter order; nil for ``linear(from:to:)``.
+    public let points: [Point]?
+    private let from: Float
+    private let to: Float
+
+    /// One point of a curve.
+    public struct Point: Sendable, Hashable, Codable {
+        /// The parameter's value.
+        public var input: Float
+        /// What it maps to.
+        public var output: Float
+    }
+
+    /// Straight from `from` at the bottom of the parameter's range to `to` at its top.
+    public static func linear(from: Float, to: Float) -> ParameterCurve {
+        ParameterCurve(points: nil, from: from, to: to)
+    }
+
+    /// The identity over the range's bottom and top mapped to 0...1.
+    public static let linear = ParameterCurve.linear(from: 0, to: 1)
+
+    private init(points: [Point]?, from: Float, to: Float) {
+        self.points = points
+        self.from = from
+        self.to = to
+    }
+
+    /// A curve through `points`, given as (parameter value, output) pairs.
+    /// - Throws: ``BackbeatError/Code/invalidArgument`` for no points, a value that is not finite,
+    ///   or parameter values not strictly increasing.
+    public init(points: [(Float, Float)]) throws {
+        guard !points.isEmpty, points.allSatisfy({ $0.0.isFinite && $0.1.isFinite }),
+            zip(points, points.dropFirst()).allSatisfy({ $0.0 < $1.0 })
+        else {
+            throw BackbeatError(
+                .invalidArgument, operation: "ParameterCurve",
+                reason: "points must be finite, at least one, with strictly increasing inputs")
+        }
+        self.init(points: points.map { Point(input: $0.0, output: $0.1) }, from: 0, to: 0)
+    }
+
+    /// The output for `value` of a parameter whose range is `range`.
+    public func output(for value: Float, in range: ClosedRange<Float>) -> Float {
+        guard let points else {
+            let span = range.upperBound - range.lowerBound
+            let t = span > 0 ? (value - range.lowerBound) / span : 0
+            return from + (to - from) * min(max(t, 0), 1)
+        }
+        if value <= points[0].input { return points[0].output }
+        for (a, b) in zip(points, points.dropFirst()) where value <= b.input {
+            return a.output + (b.output - a.output) * (value - a.input) / (b.input - a.input)
+        }
+        return points[points.count - 1].output
+    }
+}
+
+/// A named game value, such as "intensity" (0…1) or "speed" (0…300), that
+/// drives volumes, playback rate (pitch) and music layers through
+/// ``ParameterCurve``s. Its heard value follows the value set at most
+/// ``slewPerSecond`` per second of engine time, so a jump never clicks.
+///
+/// ```swift
+/// let intensity = try GameParameter(name: "intensity", engine: engine, slewPerSecond: 2)
+/// music.bindLayer("drums", to: intensity, curve: try ParameterCurve(points: [(0.3, 0), (0.7, 1)]))
+/// intensity.value = 0.9
+/// ```
+public final class GameParameter: @unchecked Sendable, EngineComponent {
+    // @unchecked: the mutable state is touched only under the engine lock.
+
+    /// The parameter's name.
+    public let name: String
+    /// The values it takes.
+    public let range: ClosedRange<Float>
+    /// The most the heard value moves per second of engine time (nil: at once).
+    public let slewPerSecond: Float?
+    weak var engine: AudioEngine?
+    private var target: Float
+    private var heard: Float
+    private var lastFrame: Int64?
+    private var drivers: [(Float) -> Bool] = []
+
+    /// A parameter on `engine`, starting at `initialValue` (default: the range's bottom).
+    /// - Throws: ``BackbeatError/Code/invalidArgument`` for a range or value that is not finite,
+    ///   an initial value outside the range, or a slew that is not positive.
+    public init(
+        name: String, range: ClosedRange<Float> = 0...1, initialValue: Float? = nil, slewPerSecond: Float? = nil,
+        engine: AudioEngine
+    ) throws {
+        let start = initialValue ?? range.lowerBound
+        guard range.lowerBound.isFinite, range.upperBound.isFinite, start.isFinite, range.contains(start) else {
+            throw BackbeatError(
+                .invalidArgument, operation: "GameParameter",
+                reason: "\"\(name)\": range \(range) and initial value \(start) must be finite, the value inside")
+        }
+        if let slewPerSecond, !(slewPerSecond.isFinite && slewPerSecond > 0) {
+            throw BackbeatError(
+                .invalidArgument, operation: "GameParameter",
+                reason: "\"\(name)\": slew \(slewPerSecond) per second must be above 0")
+        }
+        self.name = name
+        self.range = range
+        self.slewPerSecond = slewPerSecond
+        self.engine = engine
+        target = start
+        heard = start
+        engine.withLock { engine.registerLocked(self) }
+    }
+
+    /// The value the game set (clamped to the range; NaN ignored). The heard value follows it.
+    public var value: Float {
+        get { engine?.withLock { target } ?? target }
+        set {
+            guard !newValue.isNaN else { return }
+            let clamped = min(max(newValue, range.lowerBound), range.upperBound)
+            if let engine { engine.withLock { target = clamped } } else { target = clamped }
+        }
+    }
+
+    /// The value heard now: ``value`` reached through the slew limit, at the last update step.
+    public var currentValue: Float { engine?.withLock { heard } ?? heard }
+
+    /// The heard value, under the engine lock.
+    package var currentValueLocked: Float { heard }
+
+    /// Calls `apply` with the heard value under the engine lock at every update step, from the next on,
+    /// until it returns false. What drivers do (a gain, a pitch) must not take the engine lock.
+    package func driveLocked(_ apply: @escaping (Float) -> Bool) {
+        if apply(heard) { drivers.append(apply) }
+    }
+
+    package func update(at frame: Int64) throws {
+        guard let engine else { return }
+        let elapsed = lastFrame.map { max(0, frame - $0) } ?? 0
+        lastFrame = frame
+        if heard != target {
+            if let slewPerSecond {
+                let step = slewPerSecond * Float(elapsed) / Float(engine.sampleRate)
+                heard = heard < target ? min(target, heard + step) : max(target, heard - step)
+            } else {
+                heard = target
+            }
+        }
+        drivers.removeAll { !$0(heard) }
+    }
+}
