@@ -10,6 +10,8 @@ on the same tools rewrites the same files.
 
 Layout written (relative to this script):
     Drums/{snare,bass,tambourine,maraca}.wav   48 kHz mono 16-bit
+    Drums/{...}-2.wav, Drums/{...}-3.wav        two more variations of each pad
+    Drums/pads.json                             the sound bank that makes the pads sound events
     Music/*.ogg                                 tagged Ogg Vorbis with artwork
     Music/demo-mix.m3u                          a playlist of all six songs
     Music/noartwork.png                         placeholder artwork
@@ -118,10 +120,10 @@ def run(*args):
 # and the songs reuse them at the synthesis rate.
 
 
-def kick(rate, rng, seconds=0.5):
-    """A sine falling from 150 Hz to 48 Hz with a short noise click on top."""
+def kick(rate, rng, seconds=0.5, f0=150.0):
+    """A sine falling from `f0` (150 Hz) to 48 Hz with a short noise click on top."""
     n = int(seconds * rate)
-    f0, f1, tf, ta = 150.0, 48.0, 0.035, 0.16
+    f1, tf, ta = 48.0, 0.035, 0.16
     body = []
     for i in range(n):
         t = i / rate
@@ -608,13 +610,40 @@ FINISH = {
 }
 
 
+# The pads' variations: the same instrument struck again (new noise, and for the
+# bass drum a slightly different head), normalised to the same peak, so their
+# onsets and levels match the first.
+VARIATIONS = {"snare": ({}, {}), "bass": ({"f0": 142.0}, {"f0": 158.0}), "tambourine": ({}, {}), "maraca": ({}, {})}
+
+PAD_BANK = """{
+  "version": 1,
+  "events": [
+%s
+  ]
+}
+"""
+
+
 def make_drums():
     os.makedirs(DRUMS, exist_ok=True)
+    events = []
     for name, maker, seed in (("snare", snare, 1), ("bass", kick, 2), ("tambourine", tambourine, 3),
                               ("maraca", maraca, 4)):
         samples = normalise(maker(DRUM_RATE, random.Random(seed)), -1.5)
         write_wav(os.path.join(DRUMS, name + ".wav"), samples, DRUM_RATE)
         print(f"  Drums/{name}.wav  {len(samples) / DRUM_RATE:.2f} s")
+        files = [name + ".wav"]
+        for number, options in enumerate(VARIATIONS[name], start=2):
+            variation = normalise(maker(DRUM_RATE, random.Random(seed + 100 * number), **options), -1.5)
+            write_wav(os.path.join(DRUMS, f"{name}-{number}.wav"), variation, DRUM_RATE)
+            files.append(f"{name}-{number}.wav")
+        print(f"  Drums/{name}-2.wav, {name}-3.wav")
+        sounds = ", ".join(f'"{f}"' for f in files)
+        events.append(f'    {{"name": "{name}", "mode": "random", "avoidLast": 1, "sounds": [{sounds}],\n'
+                      f'     "pitchCents": [-25, 25], "volumeDecibels": [-1, 0], "maxInstances": 8, "seed": {seed}}}')
+    with open(os.path.join(DRUMS, "pads.json"), "w") as f:
+        f.write(PAD_BANK % ",\n".join(events))
+    print("  Drums/pads.json")
 
 
 def make_music(tmp):

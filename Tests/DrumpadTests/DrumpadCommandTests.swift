@@ -277,8 +277,12 @@ enum Assets {
 
 @Suite struct DemoAssetTests {
     static let drums: [(String, Double)] = [("snare", 0.35), ("bass", 0.5), ("tambourine", 0.6), ("maraca", 0.2)]
+    /// Every pad's sounds: the drum and its two variations.
+    static let variations: [(String, Double)] = drums.flatMap { name, seconds in
+        ["", "-2", "-3"].map { ("\(name)\($0)", seconds) }
+    }
 
-    @Test(arguments: drums)
+    @Test(arguments: variations)
     func drumIsShortLoudAndStartsAtOnce(_ name: String, _ seconds: Double) throws {
         let wav = try Assets.readWAV(Assets.drums.appendingPathComponent("\(name).wav"))
         #expect(wav.rate == 48_000 && wav.channels == 1)
@@ -288,6 +292,28 @@ enum Assets {
         #expect(SampleAnalysis.rms(wav.samples) > 0.05)
         #expect(SampleAnalysis.peak(wav.samples.prefix(960)) > 0.3, "audible within 20 ms: a pad must not lag")
         #expect(SampleAnalysis.peak(wav.samples.suffix(48)) < 0.01, "ends in silence, no click")
+    }
+
+    @Test(arguments: drums.map(\.0))
+    func variationsMatchTheirDrumButDiffer(_ name: String) throws {
+        let first = try Assets.readWAV(Assets.drums.appendingPathComponent("\(name).wav"))
+        let firstOnset = try #require(SampleAnalysis.firstAudibleFrame(first.samples, channels: 1, threshold: 0.05))
+        for suffix in ["-2", "-3"] {
+            let other = try Assets.readWAV(Assets.drums.appendingPathComponent("\(name)\(suffix).wav"))
+            #expect(other.samples.count == first.samples.count)
+            #expect(other.samples != first.samples, "\(name)\(suffix) is a variation, not a copy")
+            let onset = try #require(SampleAnalysis.firstAudibleFrame(other.samples, channels: 1, threshold: 0.05))
+            #expect(abs(onset - firstOnset) <= 48, "onsets within 1 ms: \(onset) vs \(firstOnset)")
+            let ratio = SampleAnalysis.rms(other.samples) / SampleAnalysis.rms(first.samples)
+            #expect(ratio > 0.8 && ratio < 1.25, "levels within 2 dB: \(ratio)")
+        }
+    }
+
+    @Test func padBankDefinesARandomEventPerPadOverItsVariations() throws {
+        let summary = try SoundBank.check(contentsOf: Assets.drums.appendingPathComponent("pads.json"))
+        #expect(summary.events.map(\.name) == Self.drums.map(\.0))
+        #expect(summary.events.allSatisfy { $0.mode == .random && $0.soundCount == 3 && $0.bus == "effects" })
+        #expect(summary.soundFileCount == 12)
     }
 
     @Test func drumsSoundLikeTheirNames() throws {
