@@ -19,6 +19,11 @@ package final class ALDevice: @unchecked Sendable {
     /// OpenAL names this device created and has not yet deleted.
     package private(set) var liveSources = Set<ALuint>()
     package private(set) var liveBuffers = Set<ALuint>()
+    /// EFX names this device created: auxiliary effect slots, and the scratch
+    /// effect and filter whose parameters are copied into slots and sources.
+    var liveEffectSlots = Set<ALuint>()
+    var scratchEffect: ALuint = 0
+    var scratchFilter: ALuint = 0
 
     package let isLoopback: Bool
     /// The attributes after the common ones that a reset must ask for again
@@ -77,10 +82,12 @@ package final class ALDevice: @unchecked Sendable {
     // MARK: Opening
 
     /// Attributes every Backbeat context asks for: the output limiter on (so a
-    /// full mix stays within ±1.0) and no HRTF.
+    /// full mix stays within ±1.0), no HRTF, and as many auxiliary sends per
+    /// source as the device grants (EFX; OpenAL Soft clamps the request).
     private static let commonAttributes: [ALCint] = [
         ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE),
         ALCint(ALC_HRTF_SOFT), ALCint(ALC_FALSE),
+        ALCint(ALC_MAX_AUXILIARY_SENDS), requestedAuxiliarySends,
     ]
 
     /// Opens a real output device (nil for the default one).
@@ -168,6 +175,7 @@ package final class ALDevice: @unchecked Sendable {
         alcSetThreadContext(context)
         for var source in liveSources { alSourceStop(source); alDeleteSources(1, &source) }
         for var buffer in liveBuffers { alDeleteBuffers(1, &buffer) }
+        deleteEffectNames()
         liveSources.removeAll()
         liveBuffers.removeAll()
         alcSetThreadContext(nil)
@@ -462,7 +470,10 @@ package final class ALDevice: @unchecked Sendable {
         case .on: hrtf = ALCint(ALC_TRUE)
         case .automatic: hrtf = ALCint(ALC_DONT_CARE_SOFT)
         }
-        var attributes = [ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE), ALCint(ALC_HRTF_SOFT), hrtf]
+        var attributes = [
+            ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE), ALCint(ALC_HRTF_SOFT), hrtf,
+            ALCint(ALC_MAX_AUXILIARY_SENDS), Self.requestedAuxiliarySends,
+        ]
         if let dataSet { attributes += [ALCint(ALC_HRTF_ID_SOFT), ALCint(clamping: dataSet)] }
         attributes += formatAttributes + [0]
         guard alcResetDeviceSOFT(device, attributes) == ALC_TRUE else {

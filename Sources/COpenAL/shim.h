@@ -7,4 +7,5 @@
 #include <AL/alc.h>
 #include <AL/alext.h>
 #include <AL/efx.h>
+#include "efx_presets.h"
 #endif
