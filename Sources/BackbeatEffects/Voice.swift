@@ -125,6 +125,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var isCounted = false
     /// The path it moves along over engine time, if any (see ``move(along:duration:)``).
     var glide: Glide?
+    /// Reverb send, obstruction, occlusion and filter, with their glide (Voice+Environment.swift).
+    var mix = VoiceMix()
     /// The level the listener hears it at (volume, buses, distance and cone),
     /// from the pool's last audibility pass: what stealing and virtual voices go by.
     var audibility: Float = 1

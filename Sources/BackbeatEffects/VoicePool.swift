@@ -267,6 +267,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         source.setPitch(voice.rateValue)
         source.setGain(gain)
         voice.appliedGain = gain
+        voice.stepMix(source: source, at: engine.currentFrameLocked, attaching: true, engine: engine)
         if leadIn > 0,
             let silence = try? PCMBuffer(
                 format: resident.format, floats: [Float](repeating: 0, count: leadIn * resident.channels)),
@@ -583,7 +584,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                             outputRate: outputRate)
                 }
                 applyGain(voice, busGain: busGain)
-                voice.isSettled = true
+                voice.isSettled = !voice.stepMix(source: source, at: frame, attaching: false, engine: engine)
             case .pausing(let until):
                 guard let source = voice.source else { break }
                 if !wantsPause {
@@ -760,6 +761,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.appliedGain = gain
         }
     }
+
+    /// Makes every voice look at its mix at the next step (the environment's slot changed).
+    func unsettleAll() { for voice in voices { voice.isSettled = false } }
 
     // MARK: Device loss
 

@@ -407,9 +407,11 @@ public final class AudioEngine: @unchecked Sendable {
         var changed = false
         for bus in buses {
             let gain = bus.effectiveGain(at: frame), paused = bus.isEffectivelyPaused
-            if gain != bus.stepGain || paused != bus.stepPaused { changed = true }
+            let filter = bus.effectiveFilter(at: frame)
+            if gain != bus.stepGain || paused != bus.stepPaused || filter != bus.stepFilter { changed = true }
             bus.stepGain = gain
             bus.stepPaused = paused
+            bus.stepFilter = filter
         }
         busesChangedThisStep = changed
     }

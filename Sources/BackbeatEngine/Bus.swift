@@ -43,6 +43,10 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// update step, computed once per step for every voice to read.
     package var stepGain: Float = 1
     package var stepPaused = false
+    /// ``effectiveFilter(at:)`` as of the current update step.
+    package var stepFilter = FilterGains.open
+    /// The bus's own filter and its glide (Bus+Filter.swift).
+    var filterState = BusFilterState()
     /// The session's silent-switch mute, kept apart from the game's own mute.
     var sessionMuted = false
     /// The session's interruption pause, kept apart from the game's own pause.

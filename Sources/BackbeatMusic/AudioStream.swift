@@ -91,6 +91,8 @@ final class AudioStream: EngineComponent {
     var isMuted = false
     /// The gain applied on the last update, for metering.
     private(set) var appliedPlayerGain: Float = 1
+    /// The music bus's filter as last set on the source (nil: never set on it).
+    private var appliedFilter: FilterGains?
     /// Called under the engine lock, from the update step.
     var onEvent: (StreamEvent) -> Void = { _ in }
 
@@ -423,6 +425,11 @@ final class AudioStream: EngineComponent {
         appliedPlayerGain = player
         let bus = engine.musicBus.isEffectivelyPaused ? 0 : engine.musicBus.effectiveGain(at: frame)
         source.setGain(isMuted ? 0 : player * bus * envelope)
+        let filter = engine.musicBus.stepFilter
+        if filter != appliedFilter ?? .open {
+            engine.device.setDirectFilter(filter.alParameters, on: source)
+            appliedFilter = filter
+        }
     }
 }
 
@@ -440,6 +447,7 @@ extension AudioStream {
         // The old source and buffers went with the old device.
         (source, allBuffers) = try Self.makeObjects(on: engine.device, sampleRate: engine.sampleRate)
         objectsDevice = engine.device
+        appliedFilter = nil
         restart(with: [], rampIn: false)
         onEvent(.deviceReplaced(position: positionAtLoss))
         positionAtLoss = nil

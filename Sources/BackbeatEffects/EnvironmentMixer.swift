@@ -1,0 +1,168 @@
+import BackbeatSupport
+import BackbeatOpenAL
+import BackbeatMedia
+import BackbeatEngine
+
+/// The engine's environment reverb: one EFX effect slot that every voice with
+/// a ``Voice/reverbBlend`` sends to, loaded with the reverb of where the
+/// listener is (the zones around it blended with the game-wide reverb), and
+/// gliding to each new target so nothing clicks. Lives under the engine lock.
+final class EnvironmentMixer: EngineComponent {
+    weak var engine: AudioEngine?
+    var global = AudioEnvironmentReverbParameters()
+    var zones: [ReverbZone] = []
+    private(set) var slot: ALEffectSlot?
+    /// What the slot holds now (properties and gain).
+    private var current: (properties: ALReverbProperties, gain: Float)?
+    private var from: (properties: ALReverbProperties, gain: Float)?
+    private var target: (properties: ALReverbProperties, gain: Float)?
+    private var glideStart: Int64 = 0
+    private var glideEnd: Int64 = 0
+    /// The next change glides over this many frames (nil: the de-zipper).
+    var nextGlideFrames: Int64?
+    private var effectLoaded = false
+    /// The slot's gain as last set (0 before any).
+    var appliedGain: Float { current?.gain ?? 0 }
+
+    init(engine: AudioEngine) {
+        self.engine = engine
+        makeSlot()
+    }
+
+    private func makeSlot() {
+        guard let engine else { return }
+        slot = try? engine.device.generateEffectSlot()
+        effectLoaded = false
+        current = nil
+        // Voices that already play learn of the slot at their next step.
+        engine.voicePoolLocked.unsettleAll()
+    }
+
+    /// The reverb at `point`: each zone weighs 1 inside and fades to 0 over its
+    /// fade distance; the game-wide reverb takes what the zones leave (weights
+    /// above 1 in total are scaled down). Properties blend over the enabled
+    /// reverbs only; the level blends over all, so a disabled one fades out.
+    func reverb(at point: Audio3DPoint) -> (properties: ALReverbProperties, gain: Float) {
+        var entries: [(AudioEnvironmentReverbParameters, Float)] = []
+        var total: Float = 0
+        for zone in zones {
+            let w = zone.weight(at: point)
+            if w > 0 { entries.append((zone.reverb, w)); total += w }
+        }
+        if total > 1 {
+            entries = entries.map { ($0.0, $0.1 / total) }
+            total = 1
+        }
+        if total < 1 { entries.append((global, 1 - total)) }
+        var gain: Float = 0
+        var properties: ALReverbProperties?
+        var weightSoFar: Float = 0
+        for (reverb, w) in entries {
+            gain += w * reverb.slotGain
+            guard reverb.enable else { continue }
+            weightSoFar += w
+            properties =
+                properties.map { ALReverbProperties.blend($0, reverb.properties, w / weightSoFar) }
+                ?? reverb.properties
+        }
+        return (properties ?? current?.properties ?? global.properties, min(max(gain, 0), 1))
+    }
+
+    func update(at frame: Int64) throws {
+        guard let engine, let slot else { return }
+        let wanted = reverb(at: engine.listenerLocked.position)
+        if let target, target.properties == wanted.properties, target.gain == wanted.gain {
+        } else {
+            from = current ?? (wanted.properties, 0)
+            target = wanted
+            glideStart = frame
+            glideEnd = frame + max(engine.dezipperFrames, nextGlideFrames ?? 0)
+            nextGlideFrames = nil
+        }
+        guard let target, let from else { return }
+        let now: (properties: ALReverbProperties, gain: Float)
+        // Where the glide is at the end of this step: a glide restarted every
+        // step (a moving listener) still moves.
+        let stepEnd = frame + Int64(engine.updateInterval)
+        if stepEnd >= glideEnd || glideEnd <= glideStart {
+            now = target
+        } else {
+            let t = Float(Double(stepEnd - glideStart) / Double(glideEnd - glideStart))
+            now = (
+                ALReverbProperties.blend(from.properties, target.properties, t),
+                from.gain + (target.gain - from.gain) * t
+            )
+        }
+        if let current, current.properties == now.properties, current.gain == now.gain, effectLoaded == (now.gain > 0) {
+            return
+        }
+        let device = engine.device
+        if now.gain > 0 {
+            if !effectLoaded || current?.properties != now.properties {
+                try device.loadReverb(now.properties, into: slot)
+                effectLoaded = true
+            }
+        } else if effectLoaded {
+            // Silent: unload, so the reverb costs nothing until it sounds again.
+            device.clearEffect(of: slot)
+            effectLoaded = false
+        }
+        device.setGain(now.gain, of: slot)
+        current = now
+    }
+
+    func deviceWillBeReplaced(readPositions: Bool) {
+        slot = nil
+        current = nil
+        effectLoaded = false
+    }
+
+    func deviceWasReplaced() throws { makeSlot() }
+
+    func engineWillShutDown() { slot = nil }
+}
+
+extension AudioEngine {
+    /// The environment, made on first use, with the lock held.
+    var environmentLocked: EnvironmentMixer {
+        attachmentLocked {
+            let mixer = EnvironmentMixer(engine: self)
+            registerLocked(mixer)
+            return mixer
+        }
+    }
+
+    /// The reverb for the whole game ("the player is in a cave"), like
+    /// `AVAudioEnvironmentNode.reverbParameters`: disabled until set. Voices
+    /// feed it by their ``Voice/reverbBlend``; inside ``reverbZones`` the
+    /// zones' reverbs take over. A change glides over the de-zipper time;
+    /// ``setReverbParameters(_:over:)`` glides longer.
+    public var reverbParameters: AudioEnvironmentReverbParameters {
+        get {
+            withLock { existingAttachmentLocked(EnvironmentMixer.self)?.global ?? AudioEnvironmentReverbParameters() }
+        }
+        set { setReverbParameters(newValue, over: nil) }
+    }
+
+    /// Glides the game-wide reverb to `parameters` over `duration` of engine
+    /// time (nil: the de-zipper time): its level, and its room parameter by parameter.
+    public func setReverbParameters(_ parameters: AudioEnvironmentReverbParameters, over duration: MediaTime?) {
+        withLock {
+            let mixer = environmentLocked
+            mixer.global = parameters
+            if let duration { mixer.nextGlideFrames = duration.frames(atSampleRate: sampleRate) }
+        }
+    }
+
+    /// The reverb zones in the world (default none). As the listener moves,
+    /// the reverb blends between the zones it is in or near and the
+    /// game-wide ``reverbParameters``, continuously.
+    public var reverbZones: [ReverbZone] {
+        get { withLock { existingAttachmentLocked(EnvironmentMixer.self)?.zones ?? [] } }
+        set { withLock { environmentLocked.zones = newValue } }
+    }
+
+    /// How many auxiliary sends each source has on the output device, as it
+    /// granted them (Backbeat asks for as many as it grants; 16 with OpenAL Soft 1.19).
+    public var auxiliarySendsPerSource: Int { withLock { device.auxiliarySendCount } }
+}

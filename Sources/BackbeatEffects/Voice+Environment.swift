@@ -1,0 +1,181 @@
+import BackbeatSupport
+import BackbeatOpenAL
+import BackbeatMedia
+import BackbeatEngine
+
+/// A voice's place in the environment (reverb send, obstruction, occlusion,
+/// its own filter) and the glide of its filter gains, with the engine lock.
+struct VoiceMix {
+    var reverbBlend: Float = 0
+    var obstruction: Float = 0
+    var occlusion: Float = 0
+    var filter: AudioFilter?
+    /// Whether anything was ever set: untouched voices cost nothing.
+    var isUsed = false
+    /// The next change glides over this many frames (nil: the de-zipper).
+    var nextGlideFrames: Int64?
+    var target: (direct: FilterGains, send: FilterGains)?
+    var from = (direct: FilterGains.open, send: FilterGains(gain: 0, gainLF: 1, gainHF: 1))
+    var current = (direct: FilterGains.open, send: FilterGains(gain: 0, gainLF: 1, gainHF: 1))
+    var glideStart: Int64 = 0
+    var glideEnd: Int64 = 0
+    /// What the source has now (nil: never set on this source).
+    var appliedDirect: FilterGains?
+    var appliedSend: FilterGains?
+    var appliedSlot: ALEffectSlot?
+
+    /// The voice's own direct-path and send gains for its settings at `sampleRate`.
+    func targets(sampleRate: Int) -> (direct: FilterGains, send: FilterGains) {
+        let occluded = FilterGains(decibels: occlusion, lowFrequencyRatio: 0.25)
+        let obstructed = FilterGains(decibels: obstruction, lowFrequencyRatio: 0)
+        let own = filter?.gains(sampleRate: sampleRate) ?? .open
+        var send = occluded
+        send.gain *= reverbBlend
+        return (own.then(obstructed).then(occluded), send)
+    }
+}
+
+extension Voice {
+    private func changeMix(over duration: MediaTime?, _ body: (inout VoiceMix) -> Void) {
+        guard let engine = sound.engine else { body(&mix); mix.isUsed = true; return }
+        engine.withLock {
+            body(&mix)
+            mix.isUsed = true
+            if let duration { mix.nextGlideFrames = duration.frames(atSampleRate: engine.sampleRate) }
+            isSettled = false
+            // A voice that has not sounded yet starts with its settings: nothing to glide from.
+            if let source, phase == .playing, engine.currentFrameLocked <= startFrame {
+                _ = try? engine.device.withContext {
+                    stepMix(source: source, at: engine.currentFrameLocked, attaching: true, engine: engine)
+                }
+            }
+        }
+    }
+
+    private func readMix<T>(_ body: (VoiceMix) -> T) -> T {
+        guard let engine = sound.engine else { return body(mix) }
+        return engine.withLock { body(mix) }
+    }
+
+    /// How much of the voice feeds the environment reverb, 0...1 (default 0),
+    /// like `AVAudio3DMixing.reverbBlend`: the level of its auxiliary send to
+    /// ``AudioEngine/reverbParameters`` and the ``AudioEngine/reverbZones``.
+    /// Values outside are clamped; NaN is ignored. Changes glide over the
+    /// de-zipper time; ``setReverbBlend(_:over:)`` glides longer.
+    public var reverbBlend: Float {
+        get { readMix { $0.reverbBlend } }
+        set { setReverbBlend(newValue, over: nil) }
+    }
+
+    /// Glides ``reverbBlend`` to `blend` over `duration` of engine time (nil: the de-zipper time).
+    public func setReverbBlend(_ blend: Float, over duration: MediaTime?) {
+        guard !blend.isNaN else { return }
+        changeMix(over: duration) { $0.reverbBlend = min(max(blend, 0), 1) }
+    }
+
+    /// How much an obstacle muffles the voice's direct path only, in dB,
+    /// -100...0 (default 0), like `AVAudio3DMixing.obstruction`: a low-pass
+    /// that lowers 5 kHz by this much and leaves low frequencies (EAX's
+    /// obstruction, LF ratio 0). The reverb send stays as it was. Values
+    /// outside are clamped; NaN is ignored. Changes glide over the de-zipper time.
+    public var obstruction: Float {
+        get { readMix { $0.obstruction } }
+        set { setObstruction(newValue, over: nil) }
+    }
+
+    /// Glides ``obstruction`` to `decibels` over `duration` (nil: the de-zipper time).
+    public func setObstruction(_ decibels: Float, over duration: MediaTime?) {
+        guard !decibels.isNaN else { return }
+        changeMix(over: duration) { $0.obstruction = min(max(decibels, -100), 0) }
+    }
+
+    /// How much a wall between the voice and the listener muffles both its
+    /// direct path and its reverb send, in dB, -100...0 (default 0), like
+    /// `AVAudio3DMixing.occlusion`: a low-pass that lowers 5 kHz by this much
+    /// and everything by a quarter of it (EAX's occlusion, LF ratio 0.25).
+    /// Values outside are clamped; NaN is ignored. Changes glide over the de-zipper time.
+    public var occlusion: Float {
+        get { readMix { $0.occlusion } }
+        set { setOcclusion(newValue, over: nil) }
+    }
+
+    /// Glides ``occlusion`` to `decibels` over `duration` (nil: the de-zipper time).
+    public func setOcclusion(_ decibels: Float, over duration: MediaTime?) {
+        guard !decibels.isNaN else { return }
+        changeMix(over: duration) { $0.occlusion = min(max(decibels, -100), 0) }
+    }
+
+    /// A filter on the voice's direct path (nil, the default, for none), in
+    /// series with its bus's. Changes glide over the de-zipper time.
+    public var filter: AudioFilter? {
+        get { readMix { $0.filter } }
+        set { setFilter(newValue, over: nil) }
+    }
+
+    /// Glides the voice's ``filter`` to `filter` over `duration` (nil: the de-zipper time).
+    public func setFilter(_ filter: AudioFilter?, over duration: MediaTime?) {
+        changeMix(over: duration) { $0.filter = filter }
+    }
+}
+
+extension Voice {
+    /// Moves the voice's filters and send one update step along their glide
+    /// and sets what changed on its source. `attaching` snaps to the targets
+    /// (a voice that starts has nothing to glide from). Engine lock held,
+    /// context current.
+    /// - Returns: whether a glide is still running (the voice must not settle).
+    @discardableResult
+    func stepMix(source: ALSource, at frame: Int64, attaching: Bool, engine: AudioEngine) -> Bool {
+        let voice = self
+        if attaching {
+            voice.mix.appliedDirect = nil
+            voice.mix.appliedSend = nil
+            voice.mix.appliedSlot = nil
+        }
+        let busFilter = voice.bus?.stepFilter ?? .open
+        let slot = engine.existingAttachmentLocked(EnvironmentMixer.self)?.slot
+        if !voice.mix.isUsed && busFilter == .open && voice.mix.appliedDirect == nil && voice.mix.appliedSlot == nil {
+            return false
+        }
+        var mix = voice.mix
+        let targets = mix.targets(sampleRate: engine.sampleRate)
+        if attaching {
+            mix.current = targets
+            mix.target = targets
+            mix.glideEnd = frame
+        } else if mix.target.map({ $0.direct != targets.direct || $0.send != targets.send }) ?? true {
+            mix.from = mix.current
+            mix.target = targets
+            mix.glideStart = frame
+            mix.glideEnd = frame + max(engine.dezipperFrames, mix.nextGlideFrames ?? 0)
+            mix.nextGlideFrames = nil
+        }
+        // Where the glide is at the end of this step.
+        let stepEnd = frame + Int64(engine.updateInterval)
+        if stepEnd >= mix.glideEnd || mix.glideEnd <= mix.glideStart {
+            mix.current = targets
+        } else {
+            let t = Float(Double(stepEnd - mix.glideStart) / Double(mix.glideEnd - mix.glideStart))
+            mix.current = (
+                mix.from.direct.moved(toward: targets.direct, fraction: t),
+                mix.from.send.moved(toward: targets.send, fraction: t)
+            )
+        }
+        let direct = mix.current.direct.then(busFilter)
+        let send = mix.current.send.then(busFilter)
+        let device = engine.device
+        if direct != mix.appliedDirect {
+            device.setDirectFilter(direct.alParameters, on: source)
+            mix.appliedDirect = direct
+        }
+        // No send while it is silent: a send to a slot costs a mix per voice.
+        let sendSlot = send.gain > 0 ? slot : nil
+        if sendSlot != mix.appliedSlot || (sendSlot != nil && send != mix.appliedSend) {
+            device.setSend(0, of: source, to: sendSlot, filter: send.alParameters)
+            mix.appliedSlot = sendSlot
+            mix.appliedSend = send
+        }
+        voice.mix = mix
+        return stepEnd < mix.glideEnd
+    }
+}
