@@ -45,6 +45,12 @@ public final class Drumpad: @unchecked Sendable {
     var generator: SplitMix64
     /// Where `place` put each pad; a pad not here plays 2D at its pan.
     var placements: [DrumpadCommand.Pad: Audio3DPoint] = [:]
+    /// Where `occlude` put each pad, in dB; a pad not here is clear.
+    var occlusions: [DrumpadCommand.Pad: Float] = [:]
+    /// Whether `reverb` set a preset: pad hits then send to it.
+    var reverbOn = false
+    /// The pause menu's ducks while it is on.
+    var menuDucks: [Duck] = []
     var tempoCache: [UInt64: Int] = [:]
     var picker: TerminalPicker?
     var isFinished = false
@@ -205,6 +211,13 @@ public final class Drumpad: @unchecked Sendable {
                 enabled == on
                     ? "hrtf: \(on ? "on, placed pads are rendered for headphones" : "off")"
                     : "hrtf: not available on this output, still \(enabled ? "on" : "off")")
+        case let .reverb(preset): setReverb(preset)
+        case let .occlude(pad, decibels):
+            occlusions[pad] = decibels == 0 ? nil : decibels
+            report(
+                decibels == 0
+                    ? "\(pad.rawValue): clear" : "\(pad.rawValue): occluded by \(DrumpadCommand.number(decibels)) dB")
+        case let .menu(on): setMenu(on)
         case let .wait(duration): wait(duration, interruptible: true)
         case .quit:
             finishLocked()
@@ -248,6 +261,49 @@ public final class Drumpad: @unchecked Sendable {
         engine.shutdown()
     }
 
+    // MARK: Environment
+
+    /// How much of each pad hit feeds the reverb while one is set.
+    static let reverbBlend: Float = 0.5
+    /// The pause menu: a low-pass at this cutoff, 10 dB down, over this long.
+    static let menuCutoff: Float = 600
+    static let menuDepth: Float = -10
+    static let menuTransition = MediaTime(value: 3, timescale: 10)
+
+    private func setReverb(_ preset: String?) {
+        guard let preset, let reverb = try? AudioEnvironmentReverbParameters(preset: preset) else {
+            var off = engine.reverbParameters
+            off.enable = false
+            engine.reverbParameters = off
+            reverbOn = false
+            report("reverb: off")
+            return
+        }
+        engine.reverbParameters = reverb
+        reverbOn = true
+        report("reverb: \(preset), \(DrumpadCommand.seconds(reverb.decayTime.converted(to: 1_000_000))) s decay")
+    }
+
+    private func setMenu(_ on: Bool) {
+        let filter: AudioFilter? = on ? .lowPass(cutoff: Self.menuCutoff) : nil
+        engine.effectsBus.setFilter(filter, over: Self.menuTransition)
+        engine.musicBus.setFilter(filter, over: Self.menuTransition)
+        for duck in menuDucks { duck.release() }
+        menuDucks = []
+        if on {
+            menuDucks = [engine.effectsBus, engine.musicBus].map {
+                $0.duck(by: Self.menuDepth, attack: Self.menuTransition, release: Self.menuTransition)
+            }
+        }
+        report(on ? "menu: on, pads and music muffled and 10 dB down" : "menu: off")
+    }
+
+    /// Sends a new hit to the reverb and behind its pad's wall, if any.
+    private func placeInEnvironment(_ voice: Voice, _ pad: DrumpadCommand.Pad) {
+        if reverbOn { voice.reverbBlend = Self.reverbBlend }
+        if let decibels = occlusions[pad] { voice.occlusion = decibels }
+    }
+
     // MARK: Pads
 
     private func hit(_ pad: DrumpadCommand.Pad, velocity: Int) {
@@ -257,12 +313,12 @@ public final class Drumpad: @unchecked Sendable {
         let position = placements[pad]
         let scripted = scriptedTime()
         guard grid != .off else {
-            sound.play(at: scripted, volume: gain, pan: pan, position: position)
+            placeInEnvironment(sound.play(at: scripted, volume: gain, pan: pan, position: position), pad)
             return
         }
         let beats = beatGrid()
         let time = beats.nextPoint(atOrAfter: scripted ?? engine.currentTime, sampleRate: engine.sampleRate)
-        sound.play(at: time, volume: gain, pan: pan, position: position)
+        placeInEnvironment(sound.play(at: time, volume: gain, pan: pan, position: position), pad)
         report(
             "\(pad.rawValue): on the \(grid.rawValue) at \(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s "
                 + "(\(beats.beatsPerMinute) BPM)")

@@ -28,6 +28,7 @@ extension DrumpadCommand {
     ///     env call-begin | call-end [resume] | unplug | plug | silent on|off | other-audio on|off
     ///     quantize off|on|1/4|1/8|1/16
     ///     place PAD X Y Z | place PAD off      turn DEGREES      hrtf on|off
+    ///     reverb PRESET|off     occlude PAD DB     menu on|off
     ///     wait DURATION
     ///
     /// `place` puts a pad (by name or number) at a point in metres, each
@@ -158,6 +159,26 @@ extension DrumpadCommand {
             switch try single(expected) {
             case "on": return .hrtf(true)
             case "off": return .hrtf(false)
+            default: throw bad(expected)
+            }
+        case "reverb":
+            let names = AudioEnvironmentReverbParameters.presetNames
+            let expected = "off or one of the \(names.count) reverb presets, like hangar, cave or bathroom"
+            guard let word = try single(expected) else { throw bad(expected) }
+            if word == "off" { return .reverb(nil) }
+            guard names.contains(word) else { throw bad(expected) }
+            return .reverb(word)
+        case "occlude":
+            let expected = "a pad (1-4 or a name) and a level in dB from -100 to 0"
+            guard arguments.count == 2, let pad = pad(named: arguments[0]),
+                let decibels = decimal(arguments[1], within: 100), decibels <= 0
+            else { throw bad(expected) }
+            return .occlude(pad, decibels)
+        case "menu":
+            let expected = "on or off"
+            switch try single(expected) {
+            case "on": return .menu(true)
+            case "off": return .menu(false)
             default: throw bad(expected)
             }
         case "env":

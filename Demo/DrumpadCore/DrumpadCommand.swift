@@ -51,6 +51,14 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     case turn(Float)
     /// Renders placed pads through an HRTF (for headphones), or not.
     case hrtf(Bool)
+    /// Sets the environment reverb to an EFX preset, by its name in lowercase
+    /// without `EFX_REVERB_PRESET_` (`hangar`, `cave`, `bathroom`), or turns it
+    /// off (nil); later pad hits send to it.
+    case reverb(String?)
+    /// Occludes a pad's later hits by a level in dB, -100...0 (0: clear).
+    case occlude(Pad, Float)
+    /// The pause menu: muffles and lowers the pads and the music (on), or not (off).
+    case menu(Bool)
     /// Lets engine time pass before the next command.
     case wait(MediaTime)
     /// Fades the music out and ends the demo.
@@ -82,6 +90,9 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
         case let .place(pad, nil): "place \(pad.rawValue) off"
         case let .turn(degrees): "turn \(Self.number(degrees))"
         case let .hrtf(on): on ? "hrtf on" : "hrtf off"
+        case let .reverb(preset): "reverb \(preset ?? "off")"
+        case let .occlude(pad, decibels): "occlude \(pad.rawValue) \(Self.number(decibels))"
+        case let .menu(on): on ? "menu on" : "menu off"
         case let .wait(time): "wait \(Self.seconds(time))s"
         case .quit: "quit"
         }

@@ -38,7 +38,8 @@ public struct DrumpadOptions: Sendable, Equatable {
         quantize off|on|1/8|1/16, session ambient|soloambient|playback [mix|duck],
         env call-begin|call-end [resume]|unplug|plug|silent on|off|other-audio on|off,
         place PAD X Y Z (metres; +X right, -Z ahead) or place PAD off, turn DEGREES (positive right),
-        hrtf on|off, wait 1.5, quit.
+        hrtf on|off, reverb PRESET|off (hangar, cave, bathroom...), occlude PAD DB (-100 to 0), menu on|off,
+        wait 1.5, quit.
         """
 
     /// Default options.

@@ -45,6 +45,11 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         ("place snare off", .place(.snare, nil)), ("place 4 OFF", .place(.maraca, nil)),
         ("turn 90", .turn(90)), ("turn -45.5", .turn(-45.5)), ("turn 0", .turn(0)), ("turn 360", .turn(360)),
         ("turn -360", .turn(-360)), ("hrtf on", .hrtf(true)), ("HRTF OFF", .hrtf(false)),
+        ("reverb hangar", .reverb("hangar")), ("REVERB Cave", .reverb("cave")), ("reverb off", .reverb(nil)),
+        ("reverb castle_smallroom", .reverb("castle_smallroom")), ("reverb bathroom", .reverb("bathroom")),
+        ("occlude snare -20", .occlude(.snare, -20)), ("occlude 2 -100", .occlude(.bass, -100)),
+        ("occlude maraca 0", .occlude(.maraca, 0)), ("occlude 3 -0.5", .occlude(.tambourine, -0.5)),
+        ("menu on", .menu(true)), ("MENU Off", .menu(false)),
     ]
 
     static let bad: [String] = [
@@ -66,6 +71,9 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         "place snare - 0 0", "place snare . 0 0", "place snare 1..5 0 0", "place snare --1 0 0",
         "turn", "turn nan", "turn inf", "turn 361", "turn -360.5", "turn 1e2", "turn 90 0", "turn left",
         "turn 99999999999999999999999999999999999999999", "hrtf", "hrtf yes", "hrtf on off",
+        "reverb", "reverb nowhere", "reverb hangar cave", "reverb efx_reverb_preset_hangar", "reverb hangar\u{0}",
+        "occlude", "occlude snare", "occlude snare 10", "occlude snare -101", "occlude snare nan", "occlude 5 -10",
+        "occlude snare -10 dB", "occlude snare -1e2", "menu", "menu maybe", "menu on off",
     ]
 
     @Test(arguments: good)

@@ -222,6 +222,61 @@ import BackbeatTestFixtures
         #expect(Self.peak(faded.samples[((quit + fade) * 2)...]) < 1e-4, "silent once the fade is over")
     }
 
+    /// The level of a render's samples from `start` to `end` seconds.
+    static func level(_ render: Render, from start: Double, to end: Double) -> Float {
+        let a = Int(start * Double(render.sampleRate)) * 2, b = Int(end * Double(render.sampleRate)) * 2
+        return SampleAnalysis.rms(render.samples[a..<min(b, render.samples.count)])
+    }
+
+    @Test func reverbAddsATailAfterTheHit() throws {
+        let dry = try Self.render(["snare", "wait 2"], music: false)
+        let wet = try Self.render(["reverb hangar", "snare", "wait 2"], music: false)
+        let off = try Self.render(["reverb hangar", "reverb off", "snare", "wait 2"], music: false)
+        #expect(wet.lines.contains { $0.hasPrefix("reverb: hangar") })
+        #expect(off.lines.contains("reverb: off"))
+        let dryTail = Self.level(dry, from: 1, to: 2), wetTail = Self.level(wet, from: 1, to: 2)
+        #expect(wetTail > 1e-3, "the hangar rings on a second after the hit")
+        #expect(wetTail > dryTail * 10)
+        #expect(Self.level(off, from: 1, to: 2) <= dryTail * 1.01 + 1e-6, "reverb off: no tail")
+    }
+
+    @Test func occludeLowersAndDarkensAPad() throws {
+        let clear = try Self.render(["snare", "wait 0.5"], music: false)
+        let occluded = try Self.render(["occlude snare -30", "snare", "wait 0.5"], music: false)
+        let cleared = try Self.render(["occlude snare -30", "occlude snare 0", "snare", "wait 0.5"], music: false)
+        #expect(occluded.lines.contains("snare: occluded by -30 dB"))
+        let band = { (r: Render, b: ClosedRange<Double>) in
+            SampleAnalysis.level(
+                of: SampleAnalysis.channel(Array(r.samples[0..<(r.sampleRate / 2 * 2)]), 0, of: 2), inBand: b,
+                sampleRate: r.sampleRate)
+        }
+        let lowDrop = Self.decibels(band(occluded, 100...400) / band(clear, 100...400))
+        let highDrop = Self.decibels(band(occluded, 4_000...12_000) / band(clear, 4_000...12_000))
+        #expect(
+            Self.decibels(Self.level(occluded, from: 0, to: 0.5) / Self.level(clear, from: 0, to: 0.5)) < -6, "lower")
+        #expect(highDrop < lowDrop - 10, "and darker: highs \(highDrop) dB, lows \(lowDrop) dB")
+        #expect(cleared.samples == clear.samples, "occlude 0 is clear again")
+    }
+
+    @Test func menuLowersTheHighBandOfPadsAndMusic() throws {
+        let normal = try Self.render(["snare", "wait 0.5"], music: false)
+        let menu = try Self.render(["menu on", "wait 0.5", "snare", "wait 0.5"], music: false)
+        let back = try Self.render(["menu on", "wait 0.5", "menu off", "wait 0.5", "snare", "wait 0.5"], music: false)
+        #expect(menu.lines.contains { $0.hasPrefix("menu: on") })
+        func high(_ r: Render, from start: Double) -> Float {
+            let a = Int(start * Double(r.sampleRate)) * 2
+            let slice = Array(r.samples[a..<(a + r.sampleRate / 2 * 2)])
+            return SampleAnalysis.level(
+                of: SampleAnalysis.channel(slice, 0, of: 2), inBand: 3_000...12_000, sampleRate: r.sampleRate)
+        }
+        #expect(Self.decibels(high(menu, from: 0.5) / high(normal, from: 0)) < -20, "the menu muffles the pads")
+        #expect(abs(Self.decibels(high(back, from: 1) / high(normal, from: 0))) < 0.5, "menu off: as before")
+        let music = try Self.render(["play", "wait 1"])
+        let musicMenu = try Self.render(["play", "menu on", "wait 1"])
+        #expect(Self.decibels(high(musicMenu, from: 0.5) / high(music, from: 0.5)) < -15, "and the music")
+        #expect(Self.decibels(Self.level(musicMenu, from: 0.5, to: 1) / Self.level(music, from: 0.5, to: 1)) < -6)
+    }
+
     @Test func environmentAndSessionCommandsSayWhatTheEngineDecided() throws {
         let render = try Self.render([
             "env unplug", "env plug", "session ambient", "env silent on", "snare", "wait 0.2",
