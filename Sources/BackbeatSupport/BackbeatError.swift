@@ -51,6 +51,8 @@ extension BackbeatError.Code {
     public static let openAL = Self("OpenAL error")
     /// The requested output device could not be opened.
     public static let deviceUnavailable = Self("output device unavailable")
+    /// No capture device could be opened (no sound server, no capture card, or no device by that name).
+    public static let captureUnavailable = Self("capture device unavailable")
     /// The output format (sample rate, channels) is not supported.
     public static let unsupportedFormat = Self("unsupported output format")
     /// An argument was out of range or malformed.

@@ -14,7 +14,8 @@ extension BackbeatError.Code {
 /// directory of its own (no system bus, no default modules, no idle exit,
 /// anonymous access on a socket in that directory). Each sink is a
 /// `module-null-sink` whose description is its name (OpenAL names devices by
-/// description, so names are unique), kept awake by a silent low-latency
+/// description, so names are unique; its monitor, a capture device, is
+/// described, and so named, `<sink>.monitor`), kept awake by a silent low-latency
 /// loopback so that the first stream starts at once and reports a real
 /// latency. The first sink is the default. It works as root.
 ///
@@ -280,6 +281,12 @@ public final class PrivateSoundServer: Sendable {
         lines.append(
             "load-module module-null-source source_name=keepawake rate=\(Self.sampleRate) description=keepawake")
         for sink in sinks { lines.append(Self.keepAwakeModule(sink)) }
+        // OpenAL names a capture device by its description: each monitor's is
+        // its PulseAudio name, `<sink>.monitor` (a sink added later keeps
+        // PulseAudio's "Monitor of <sink>": pactl cannot change it).
+        for sink in sinks {
+            lines.append("update-source-proplist \(sink).monitor device.description=\(sink).monitor")
+        }
         lines.append("set-default-sink \(sinks[0])")
         lines.append("set-default-source \(sinks[0]).monitor")
         lines.append(

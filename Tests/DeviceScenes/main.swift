@@ -11,6 +11,9 @@
 //                             time beside a voice's position
 //   DeviceScenes follow DIR   the server's default sink changes under an engine on the default device
 //                             and one on the same device by name
+//   DeviceScenes capture DIR  the engine plays a 1 kHz tone at 0.5; capture records the sink's monitor to DIR
+//   DeviceScenes tone DIR     the engine plays a 1 kHz tone at 0.5 until the test writes "stop"
+//   DeviceScenes nocapture DIR  opening the default capture device with no sound server
 import Foundation
 import Backbeat
 import BackbeatTesting
@@ -128,7 +131,7 @@ struct Scene {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    say("usage: DeviceScenes reopen|frozen|follow|timing DIR")
+    say("usage: DeviceScenes reopen|frozen|follow|timing|capture|tone|nocapture DIR")
     exit(64)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -253,6 +256,78 @@ do {
         wait("the test's word to finish") { commands.withLockedValue { $0.contains("finish") } }
         following.shutdown()
         named.shutdown()
+        say("done")
+    case "capture":
+        let engine = try AudioEngine(output: .device())
+        let sound = try SoundEffect(
+            buffer: stereo(tone(1_000, seconds: 1, from: 0.5, to: 0.5)), name: "tone", engine: engine)
+        let voice = sound.play(looping: .forever)
+        wait("half a second of the tone") { engine.currentTime.seconds >= 0.5 }
+        say("devices \(AudioCaptureDevice.available.map(\.name).joined(separator: ","))")
+        say("default \(AudioCaptureDevice.default?.name ?? "none")")
+        do {
+            _ = try AudioCapture(device: AudioCaptureDevice(name: "no-such-source"))
+            say("unknown opened")
+        } catch let error as BackbeatError {
+            say("unknown code=\(error.code.name.replacingOccurrences(of: " ", with: "_")) \(error)")
+        }
+        let monitor = AudioCaptureDevice(name: "Backbeat-Main.monitor")
+        // Mono float at the sink's rate, stamped in engine time.
+        let capture = try AudioCapture(
+            device: monitor, format: AudioFormat(sampleRate: 48_000, channelCount: 1),
+            bufferDuration: MediaTime(value: 20, timescale: 1_000), engine: engine)
+        let bad = directory.appendingPathComponent("bad.wav")
+        do {
+            try await capture.record(to: bad, fileType: .wav, forDuration: .zero)
+            say("badduration recorded")
+        } catch let error as BackbeatError {
+            let left = FileManager.default.fileExists(atPath: bad.path)
+            say("badduration code=\(error.code.name.replacingOccurrences(of: " ", with: "_")) file=\(left)")
+        }
+        let times = LockedValueBox<[MediaTime]>([])
+        let token = capture.observe { buffer in times.withLockedValue { $0.append(buffer.presentationTime) } }
+        let before = engine.currentTime
+        try await capture.record(
+            to: directory.appendingPathComponent("capture.wav"), fileType: .wav, forDuration: MediaTime(seconds: 1))
+        token.cancel()
+        let stamps = times.withLockedValue { $0 }
+        let steps = zip(stamps, stamps.dropFirst()).allSatisfy { $1 - $0 == MediaTime(value: 20, timescale: 1_000) }
+        let level = capture.level
+        say(
+            "recorded device=\(capture.deviceName) frames=\(capture.framesCaptured) buffers=\(stamps.count) "
+                + "before=\(seconds(before)) first=\(seconds(stamps.first ?? .zero)) steps=\(steps) "
+                + "peak=\(level.peakPower) rms=\(level.averagePower) capturing=\(capture.isCapturing)")
+        // Stereo 16-bit at another rate (the server converts).
+        let stereoCapture = try AudioCapture(
+            device: monitor, format: AudioFormat(sampleRate: 44_100, channelCount: 2, commonFormat: .int16),
+            bufferDuration: MediaTime(value: 50, timescale: 1_000))
+        try await stereoCapture.record(
+            to: directory.appendingPathComponent("capture16.wav"), fileType: .wav,
+            forDuration: MediaTime(value: 1, timescale: 2))
+        say("recorded16 frames=\(stereoCapture.framesCaptured) buffer=\(stereoCapture.bufferFrameCount)")
+        capture.close()
+        stereoCapture.close()
+        voice.stop()
+        engine.shutdown()
+        say("done")
+    case "tone":
+        let engine = try AudioEngine(output: .device())
+        let sound = try SoundEffect(
+            buffer: stereo(tone(1_000, seconds: 1, from: 0.5, to: 0.5)), name: "tone", engine: engine)
+        let voice = sound.play(looping: .forever)
+        wait("half a second of the tone") { engine.currentTime.seconds >= 0.5 }
+        say("playing")
+        wait("the test's word to stop", seconds: 120) { commands.withLockedValue { $0.contains("stop") } }
+        voice.stop()
+        engine.shutdown()
+        say("done")
+    case "nocapture":
+        do {
+            let capture = try AudioCapture()
+            say("opened \(capture.deviceName)")
+        } catch let error as BackbeatError {
+            say("error code=\(error.code.name.replacingOccurrences(of: " ", with: "_")) \(error)")
+        }
         say("done")
     default:
         say("unknown scene \(arguments[1])")
