@@ -3,7 +3,7 @@
 APT_PACKAGES := pkg-config libopenal-dev libvorbis-dev libsndfile1-dev libsamplerate0-dev \
                 libstb-dev libebur128-dev libzip-dev zip vorbis-tools sox \
                 libdbus-1-dev dbus-daemon mpv mpv-mpris playerctl strace \
-                pulseaudio pulseaudio-utils tmux
+                pulseaudio pulseaudio-utils tmux opus-tools mpg123 lame
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Decoding throughput against `oggdec` on the same file in the same run
-/// (interleaved rounds), and the peak memory of converting a 10-minute
+/// (interleaved rounds), Ogg Opus against `opusdec` likewise, and the peak memory of converting a 10-minute
 /// stereo Ogg to WAV next to the same program's floor.
 ///
 /// The memory figures spawn `backbeat convert`, which reports its own peak
@@ -14,7 +14,7 @@ import Glibc
 public struct DecodeSuite: BenchSuite {
     public let name = "decode"
     public let summary =
-        "Ogg Vorbis decode vs oggdec -o /dev/null (same file, interleaved rounds); peak RSS of a 10-minute Ogg→WAV convert and of the same child doing nothing"
+        "Ogg Vorbis decode vs oggdec -o /dev/null and Ogg Opus decode vs opusdec (same file, interleaved rounds); peak RSS of a 10-minute Ogg→WAV convert and of the same child doing nothing"
 
     /// The suite.
     public init() {}
@@ -57,6 +57,31 @@ public struct DecodeSuite: BenchSuite {
             log("round \(round): Backbeat int16 \(fmt(t[0])) s, float \(fmt(t[1])) s, oggdec \(fmt(t[2])) s")
         }
         let (int16Times, floatTimes, oggdecTimes) = (times[0], times[1], times[2])
+
+        let opus = directory.appendingPathComponent("long.opus")
+        log("encoding the same signal as \(seconds) s of stereo 48 kHz Ogg Opus with Backbeat's writer")
+        try blocking { try await Self.writeInput(opus, seconds: seconds, fileType: .oggOpus, sampleRate: 48_000) }
+        guard
+            let opusdec = ["/usr/bin/opusdec", "/usr/local/bin/opusdec"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            throw BenchError("opusdec not found: install opus-tools")
+        }
+        let opusTimes = try Rounds.interleaved(
+            rounds,
+            sides: [
+                { try self.time { try blocking { try await Self.decode(opus, as: .int16) } } },
+                {
+                    try self.time {
+                        let r = try spawn(opusdec, ["--quiet", opus.path, "/dev/null"])
+                        guard r.status == 0 else { throw BenchError("opusdec failed") }
+                    }
+                },
+            ]
+        ) { round, t in
+            log("round \(round): Backbeat Opus int16 \(fmt(t[0])) s, opusdec \(fmt(t[1])) s")
+        }
         let throughput = { (times: [Double]) in times.map { Double(seconds) / $0 } }
 
         log(
@@ -85,6 +110,9 @@ public struct DecodeSuite: BenchSuite {
             Figure(
                 key: "float_ratio_vs_oggdec", rounds: Rounds.ratios(oggdecTimes, floatTimes),
                 unit: "× oggdec's throughput, Float32 output"),
+            Figure(
+                key: "ratio_vs_opusdec", rounds: Rounds.ratios(opusTimes[1], opusTimes[0]),
+                unit: "× opusdec's throughput (opusdec to /dev/null), Ogg Opus at 48 kHz, Int16 output (goal ≥ 0.9)"),
             Figure(
                 key: quick ? "peak_mib_10s" : "peak_mib_10min", rounds: peaks,
                 unit:
@@ -123,11 +151,12 @@ public struct DecodeSuite: BenchSuite {
         return Double(monotonicNanoseconds() - start) / 1e9
     }
 
-    /// Writes `seconds` of a stereo signal (chords that change every second, plus noise) as Ogg Vorbis.
-    public static func writeInput(_ url: URL, seconds: Int) async throws {
-        let rate = 44_100
+    /// Writes `seconds` of a stereo signal (chords that change every second, plus noise), as Ogg Vorbis at 44.1 kHz unless asked.
+    public static func writeInput(
+        _ url: URL, seconds: Int, fileType: AudioFileType = .oggVorbis, sampleRate rate: Int = 44_100
+    ) async throws {
         let format = AudioFormat(sampleRate: rate, channelCount: 2)
-        let writer = try AssetWriter(outputURL: url, fileType: .oggVorbis, overwrite: true)
+        let writer = try AssetWriter(outputURL: url, fileType: fileType, overwrite: true)
         writer.metadata = AudioTags(title: "Bench input", artist: "Backbeat")
         let input = AssetWriterInput(outputSettings: format, quality: 0.5)
         try writer.add(input)

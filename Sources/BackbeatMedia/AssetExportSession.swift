@@ -155,7 +155,8 @@ public final class AssetExportSession: Sendable {
         guard let type = AudioFileType(pathExtension: url.pathExtension) else {
             throw BackbeatError(
                 .unsupportedFormat, operation: "export", url: url,
-                reason: "cannot tell the container from \"\(url.pathExtension)\" (use wav, aiff, caf, flac or ogg)")
+                reason:
+                    "cannot tell the container from \"\(url.pathExtension)\" (use wav, aiff, caf, flac, ogg or opus)")
         }
         return type
     }
@@ -168,6 +169,7 @@ public final class AssetExportSession: Sendable {
             sampleRate: native.sampleRate, channelCount: native.channelCount,
             commonFormat: native.commonFormat, isInterleaved: true)
         var quality = 0.5
+        var rateAskedFor = false
         switch preset {
         case .cdQuality:
             guard type.isPCM else {
@@ -191,12 +193,19 @@ public final class AssetExportSession: Sendable {
             }
             format.commonFormat = .int16
         case .custom(let rate, let channels, let common, let q):
-            if let rate { format.sampleRate = rate }
+            if let rate {
+                format.sampleRate = rate
+                rateAskedFor = true
+            }
             if let channels { format.channelCount = channels }
             if let common { format.commonFormat = common }
             if let q { quality = q }
         case .passthrough:
             break
+        }
+        // Ogg Opus takes five rates: from any other source rate, 48 kHz (unless a rate was asked for).
+        if type == .oggOpus, !rateAskedFor, !AudioFileType.opusSampleRates.contains(format.sampleRate) {
+            format.sampleRate = 48_000
         }
         try format.validate(operation: "export")
         let tags = source.tags.tags  // a damaged picture is dropped, not fatal to a conversion

@@ -5,7 +5,7 @@ import Foundation
 #endif
 import BackbeatSupport
 
-/// Writes PCM buffers to a WAV, AIFF, CAF, FLAC or Ogg Vorbis file, with tags,
+/// Writes PCM buffers to a WAV, AIFF, CAF, FLAC, Ogg Vorbis or Ogg Opus file, with tags,
 /// like `AVAssetWriter`.
 ///
 /// The file is written to a hidden temporary file beside `outputURL` and
@@ -94,6 +94,18 @@ public final class AssetWriter {
         let format = input.outputSettings
         do {
             try format.validate(operation: "startWriting")
+            if outputFileType == .oggOpus {
+                guard AudioFileType.opusSampleRates.contains(format.sampleRate) else {
+                    throw BackbeatError(
+                        .unsupportedFormat, operation: "startWriting", url: outputURL,
+                        reason: "Ogg Opus takes 8000, 12000, 16000, 24000 or 48000 Hz, not \(format.sampleRate)")
+                }
+                guard format.channelCount <= 2 else {
+                    throw BackbeatError(
+                        .unsupportedFormat, operation: "startWriting", url: outputURL,
+                        reason: "Backbeat writes Ogg Opus in mono or stereo, not \(format.channelCount) channels")
+                }
+            }
             switch outputFileType {
             case .oggVorbis:
                 sink = .vorbis(
@@ -122,6 +134,7 @@ public final class AssetWriter {
         case (.caf, .float32): .cafFloat
         case (.flac, .int16): .flac16
         case (.flac, .float32): .flac24
+        case (.oggOpus, _): .opus
         case (_, .int16): .wav16
         case (_, .float32): .wavFloat
         }

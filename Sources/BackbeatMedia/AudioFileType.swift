@@ -14,11 +14,16 @@ public struct AudioFileType: Sendable, Hashable, CustomStringConvertible {
     public static let flac = AudioFileType(pathExtension: "flac", name: "FLAC")
     /// Ogg Vorbis (lossy), through vorbisenc.
     public static let oggVorbis = AudioFileType(pathExtension: "ogg", name: "Ogg")
+    /// Ogg Opus (lossy), through libsndfile: 8000, 12000, 16000, 24000 or 48000 Hz.
+    public static let oggOpus = AudioFileType(pathExtension: "opus", name: "Opus")
+
+    /// The sample rates an Ogg Opus file can be written at.
+    public static let opusSampleRates = [8_000, 12_000, 16_000, 24_000, 48_000]
 
     /// Every type Backbeat writes.
-    public static let all: [AudioFileType] = [.wav, .aiff, .caf, .flac, .oggVorbis]
+    public static let all: [AudioFileType] = [.wav, .aiff, .caf, .flac, .oggVorbis, .oggOpus]
 
-    /// The type for a file extension (`wav`, `wave`, `aif`, `aiff`, `aifc`, `caf`, `flac`, `ogg`, `oga`), case-insensitive.
+    /// The type for a file extension (`wav`, `wave`, `aif`, `aiff`, `aifc`, `caf`, `flac`, `ogg`, `oga`, `opus`), case-insensitive.
     public init?(pathExtension: String) {
         switch pathExtension.lowercased() {
         case "wav", "wave": self = .wav
@@ -26,6 +31,7 @@ public struct AudioFileType: Sendable, Hashable, CustomStringConvertible {
         case "caf": self = .caf
         case "flac": self = .flac
         case "ogg", "oga": self = .oggVorbis
+        case "opus": self = .oggOpus
         default: return nil
         }
     }

@@ -32,6 +32,7 @@ package final class SoundFileWriter {
         static let caf16 = FileType(major: Int32(SF_FORMAT_CAF), subtype: Int32(SF_FORMAT_PCM_16))
         static let flac16 = FileType(major: Int32(SF_FORMAT_FLAC), subtype: Int32(SF_FORMAT_PCM_16))
         static let flac24 = FileType(major: Int32(SF_FORMAT_FLAC), subtype: Int32(SF_FORMAT_PCM_24))
+        static let opus = FileType(major: Int32(SF_FORMAT_OGG), subtype: Int32(SF_FORMAT_OPUS))
 
         /// Whether samples are stored as 16-bit integers (written exactly from Int16).
         var isInt16: Bool { subtype == Int32(SF_FORMAT_PCM_16) }

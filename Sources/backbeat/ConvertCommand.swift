@@ -15,7 +15,7 @@ struct ConvertCommand: AsyncParsableCommand {
     @Argument(help: "The source file.")
     var input: String
 
-    @Argument(help: "The file to write (.wav, .aiff, .caf, .flac, .ogg).")
+    @Argument(help: "The file to write (.wav, .aiff, .caf, .flac, .ogg, .opus).")
     var output: String
 
     @Option(help: "cd, passthrough, vorbis or flac.")
