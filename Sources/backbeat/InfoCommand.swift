@@ -6,7 +6,7 @@ struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract:
-            "Print a file's format, duration, tags and artwork; with no file, OpenAL's version, extensions and outputs.",
+            "Print a file's format, duration, tags and artwork; with no file, OpenAL's version, extensions, outputs and capture devices.",
         discussion: "Like afinfo. Exits non-zero if any file cannot be read, after reporting the others.")
 
     @Argument(help: "Audio files to describe (Ogg Vorbis, WAV, AIFF, CAF, FLAC, MP3, Opus).")
@@ -50,6 +50,13 @@ struct InfoCommand: AsyncParsableCommand {
             print("  \(name == caps.defaultDeviceName ? "*" : " ") \(name)")
         }
         if let name = caps.defaultDeviceName { print("Default device: \(name)") }
+        print("Capture devices:")
+        let captureDefault = AudioCaptureDevice.default
+        let captureDevices = AudioCaptureDevice.available
+        if captureDevices.isEmpty { print("  (none)") }
+        for device in captureDevices {
+            print("  \(device == captureDefault ? "*" : " ") \(device.name)")
+        }
         print("Outputs:")
         switch caps.defaultDevice {
         case .success(let rate):
