@@ -3,6 +3,7 @@ import Foundation
 import BackbeatMedia
 import BackbeatEngine
 import BackbeatEffects
+import BackbeatOpenAL
 
 /// The scene the `mix` suite renders twice, once through Backbeat and once
 /// through raw OpenAL: a few generated sounds (mono and stereo, one at
@@ -28,6 +29,22 @@ public struct MixScene: Sendable {
     public let voices: [VoiceSpec]
     /// Output rate of both sides.
     public let sampleRate: Int
+    /// Whether every voice sends to a reverb blended from two zones, behind
+    /// an occlusion and under an effects-bus low-pass (the raw side gets the
+    /// same EFX slot, filters and sends).
+    public var environment = false
+
+    /// The environment scene's two zones: the listener at the origin stands
+    /// half-way into the fade of each.
+    static let zones: [ReverbZone] = [
+        ReverbZone(name: "cave", shape: .sphere(center: Audio3DPoint(x: -6, y: 0, z: 0), radius: 4), fadeDistance: 4,
+                   reverb: try! AudioEnvironmentReverbParameters(preset: "cave")),
+        ReverbZone(name: "hall", shape: .sphere(center: Audio3DPoint(x: 6, y: 0, z: 0), radius: 4), fadeDistance: 4,
+                   reverb: try! AudioEnvironmentReverbParameters(preset: "hallway")),
+    ]
+    static let occlusion: Float = -12
+    static let busFilter = AudioFilter.lowPass(cutoff: 2_000)
+    static let reverbBlend: Float = 0.5
 
     /// A scene of `voiceCount` looping voices, the same for the same seed.
     public init(voiceCount: Int, seed: UInt64 = 0x5EED, sampleRate: Int = 48_000) {
@@ -97,6 +114,17 @@ public struct MixScene: Sendable {
                 voices = scene.voices.map { spec in
                     effects[spec.sound].play(volume: spec.gain, pan: spec.pan, looping: spec.looping ? .forever : .once)
                 }
+                if scene.environment {
+                    engine.reverbZones = MixScene.zones
+                    engine.effectsBus.filter = MixScene.busFilter
+                    for voice in voices {
+                        voice.reverbBlend = MixScene.reverbBlend
+                        voice.occlusion = MixScene.occlusion
+                    }
+                    // Past the de-zipper glides: the steady state is what is measured.
+                    var warm = [Float](repeating: 0, count: 9_600 * 2)
+                    try engine.render(frames: 9_600, reusing: &warm)
+                }
             } catch {
                 engine.shutdown()
                 throw error
@@ -134,7 +162,21 @@ public struct MixScene: Sendable {
             for spec in scene.voices {
                 _ = try baseline.addVoice(sound: spec.sound, gain: spec.gain, pan: spec.pan, looping: spec.looping)
             }
+            if scene.environment {
+                let mixer = environmentReverb(zones: MixScene.zones, at: Audio3DPoint.zero)
+                let occluded = FilterGains(decibels: MixScene.occlusion, lowFrequencyRatio: 0.25)
+                let bus = MixScene.busFilter.gains(sampleRate: scene.sampleRate)
+                var send = occluded.then(bus)
+                send.gain *= MixScene.reverbBlend
+                try baseline.addEnvironment(
+                    reverb: mixer, direct: occluded.then(bus).alParameters, send: send.alParameters)
+            }
             baseline.playAll()
+            if scene.environment {
+                // As long as the Backbeat side warms up, so both measure the same stretch.
+                var warm = [Float](repeating: 0, count: 9_600 * 2)
+                baseline.render(frames: 9_600, into: &warm, chunk: chunk)
+            }
         }
 
         /// Renders `frames` frames into `samples` (reused).

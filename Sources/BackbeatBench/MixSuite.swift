@@ -38,10 +38,11 @@ public struct MixSuite: BenchSuite {
 
     /// Renders `seconds` of a `voices`-voice scene once per side in each of
     /// `rounds` interleaved rounds.
-    public func measure(voices: Int, seconds: Double, rounds: Int, log: (String) -> Void = { _ in }) throws
-        -> Measurement
-    {
-        let scene = MixScene(voiceCount: voices)
+    public func measure(
+        voices: Int, seconds: Double, rounds: Int, environment: Bool = false, log: (String) -> Void = { _ in }
+    ) throws -> Measurement {
+        var scene = MixScene(voiceCount: voices)
+        scene.environment = environment
         let frames = Int(seconds * Double(scene.sampleRate))
         let block = 4_800
         var samples = [Float](repeating: 0, count: block * 2)
@@ -119,6 +120,21 @@ public struct MixSuite: BenchSuite {
                     unit: "× real time, raw OpenAL, \(voices) voices, median of \(rounds) rounds"),
             ]
         }
+        // The environment: 64 voices sending to a reverb blended from two zones,
+        // occluded, under an effects-bus low-pass; raw OpenAL with the same EFX setup.
+        let env = try measure(voices: 64, seconds: seconds, rounds: rounds, environment: true, log: log)
+        log("64 voices, two reverb zones: Backbeat \(fmt(env.backbeatXRealTime))×, raw \(fmt(env.rawXRealTime))×, ratio \(fmt(env.ratio))")
+        figures += [
+            Figure(
+                key: "ratio_env_64", rounds: env.ratioRounds,
+                unit: "Backbeat's throughput over raw OpenAL's with the same EFX reverb, filters and sends, 64 voices, two zones, median of \(rounds) rounds (goal ≥ 0.95)"),
+            Figure(
+                key: "xrealtime_env_64", rounds: env.backbeatRounds,
+                unit: "× real time, Backbeat, 64 voices sending to two reverb zones, occluded, bus low-pass, median of \(rounds) rounds"),
+            Figure(
+                key: "raw_xrealtime_env_64", rounds: env.rawRounds,
+                unit: "× real time, raw OpenAL with the same EFX setup, 64 voices, median of \(rounds) rounds"),
+        ]
         figures += [
             Figure(key: "voices_max", value: Double(maxVoices), unit: "voices at \"max\" (of \(sources) pool sources)"),
             Figure(

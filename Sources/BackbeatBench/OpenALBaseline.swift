@@ -51,6 +51,21 @@ package final class OpenALBaseline {
     /// Buffers alive on this device.
     package var liveBufferCount: Int { (try? device.withContext { device.liveBuffers.count }) ?? 0 }
 
+    /// Gives every source the same EFX setup as an environment scene: one
+    /// effect slot with `reverb`, each source's direct path through `direct`
+    /// and its first send to the slot through `send`. Call after the voices are added.
+    package func addEnvironment(reverb: ALReverbProperties, direct: ALFilterParameters, send: ALFilterParameters) throws {
+        let slot = try device.generateEffectSlot()
+        try device.withContext {
+            try device.loadReverb(reverb, into: slot)
+            device.setGain(1, of: slot)
+            for source in sources {
+                device.setDirectFilter(direct, on: ALSource(name: source))
+                device.setSend(0, of: ALSource(name: source), to: slot, filter: send)
+            }
+        }
+    }
+
     /// Uploads `pcm` into a new buffer and returns its index for ``addVoice(sound:gain:pan:looping:)``.
     package func addSound(_ pcm: PCMBuffer) throws -> Int {
         buffers.append(try device.generateBuffer(pcm))

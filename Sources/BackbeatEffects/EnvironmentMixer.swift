@@ -68,6 +68,8 @@ final class EnvironmentMixer: EngineComponent {
         return (properties ?? current?.properties ?? global.properties, min(max(gain, 0), 1))
     }
 
+    fileprivate init() {}
+
     func update(at frame: Int64) throws {
         guard let engine, let slot else { return }
         let wanted = reverb(at: engine.listenerLocked.position)
@@ -165,4 +167,11 @@ extension AudioEngine {
     /// How many auxiliary sends each source has on the output device, as it
     /// granted them (Backbeat asks for as many as it grants; 16 with OpenAL Soft 1.19).
     public var auxiliarySendsPerSource: Int { withLock { device.auxiliarySendCount } }
+}
+
+/// The room `zones` give at `point` with no game-wide reverb (the benchmark's raw side).
+package func environmentReverb(zones: [ReverbZone], at point: Audio3DPoint) -> ALReverbProperties {
+    let mixer = EnvironmentMixer()
+    mixer.zones = zones
+    return mixer.reverb(at: point).properties
 }

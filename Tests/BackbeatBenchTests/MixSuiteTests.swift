@@ -1,6 +1,7 @@
 import Backbeat
 import BackbeatBench
 import Testing
+import Foundation
 
 /// The mix benchmark compares like with like: the same scene renders the same
 /// samples through Backbeat and through raw OpenAL, and the harness reports
@@ -48,11 +49,27 @@ struct MixSuiteTests {
     func quickRunFigures() throws {
         let figures = try MixSuite().run(BenchOptions(quick: true), log: { _ in })
         let byKey = Dictionary(figures.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-        for key in ["ratio_32", "ratio_64", "ratio_max", "xrealtime_64"] {
+        for key in ["ratio_32", "ratio_64", "ratio_max", "xrealtime_64", "ratio_env_64", "xrealtime_env_64"] {
             let value = try #require(byKey[key], "figure \(key)")
             #expect(value.isFinite && value > 0, "\(key) = \(value)")
         }
         #expect(byKey["max_sample_difference"] == 0)
         #expect((byKey["voices_max"] ?? 0) > 64)
+    }
+
+    @Test("The environment scene: both sides render the same reverb, filters and sends, to within 0.5 dB")
+    func environmentScene() throws {
+        var scene = MixScene(voiceCount: 64)
+        scene.environment = true
+        let (backbeat, raw) = try scene.renderBoth(frames: 48_000)
+        var plain = MixScene(voiceCount: 64)
+        plain.environment = false
+        let dry = try plain.renderBoth(frames: 48_000).backbeat
+        func rms(_ s: [Float]) -> Double { (Double(s.reduce(Float(0)) { $0 + $1 * $1 }) / Double(s.count)).squareRoot() }
+        #expect(rms(backbeat) > 0.01)
+        #expect(abs(20 * log10(rms(backbeat) / rms(raw))) < 0.5, "Backbeat \(rms(backbeat)), raw \(rms(raw))")
+        #expect(backbeat != dry, "the environment changes the mix")
+        let m = try MixSuite().measure(voices: 64, seconds: 0.05, rounds: 2, environment: true)
+        #expect(m.backbeatXRealTime.isFinite && m.backbeatXRealTime > 0 && m.rawXRealTime > 0)
     }
 }
