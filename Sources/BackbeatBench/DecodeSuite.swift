@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// Decoding throughput against `oggdec` on the same file in the same run
-/// (interleaved rounds), Ogg Opus against `opusdec` likewise, and the peak memory of converting a 10-minute
+/// (interleaved rounds), Ogg Opus against `opusdec` likewise, the same song decoded from a stored zip entry
+/// against the loose file, and the peak memory of converting a 10-minute
 /// stereo Ogg to WAV next to the same program's floor.
 ///
 /// The memory figures spawn `backbeat convert`, which reports its own peak
@@ -14,7 +15,7 @@ import Glibc
 public struct DecodeSuite: BenchSuite {
     public let name = "decode"
     public let summary =
-        "Ogg Vorbis decode vs oggdec -o /dev/null and Ogg Opus decode vs opusdec (same file, interleaved rounds); peak RSS of a 10-minute Ogg→WAV convert and of the same child doing nothing"
+        "Ogg Vorbis decode vs oggdec -o /dev/null and Ogg Opus decode vs opusdec (same file, interleaved rounds); the song from a stored zip entry vs the loose file; peak RSS of a 10-minute Ogg→WAV convert and of the same child doing nothing"
 
     /// The suite.
     public init() {}
@@ -40,23 +41,38 @@ public struct DecodeSuite: BenchSuite {
         else {
             throw BenchError("oggdec not found: install vorbis-tools")
         }
+        guard
+            let zipTool = ["/usr/bin/zip", "/usr/local/bin/zip"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            throw BenchError("zip not found: install zip")
+        }
+        let pack = directory.appendingPathComponent("pack.zip")
+        guard try spawn(zipTool, ["-q", "-0", "-j", pack.path, ogg.path]).status == 0 else {
+            throw BenchError("zip failed")
+        }
+        let entry = try AudioArchive(url: pack).asset(path: ogg.lastPathComponent)
         let rounds = options.rounds
         let times = try Rounds.interleaved(
             rounds,
             sides: [
-                { try self.time { try blocking { try await Self.decode(ogg, as: .int16) } } },
-                { try self.time { try blocking { try await Self.decode(ogg, as: .float32) } } },
+                { try self.time { try blocking { try await Self.decode(AudioAsset(url: ogg), as: .int16) } } },
+                { try self.time { try blocking { try await Self.decode(AudioAsset(url: ogg), as: .float32) } } },
                 {
                     try self.time {
                         let r = try spawn(oggdec, ["-Q", "-o", "/dev/null", ogg.path]);
                         guard r.status == 0 else { throw BenchError("oggdec failed") }
                     }
                 },
+                { try self.time { try blocking { try await Self.decode(entry, as: .int16) } } },
             ]
         ) { round, t in
-            log("round \(round): Backbeat int16 \(fmt(t[0])) s, float \(fmt(t[1])) s, oggdec \(fmt(t[2])) s")
+            log(
+                "round \(round): Backbeat int16 \(fmt(t[0])) s, float \(fmt(t[1])) s, oggdec \(fmt(t[2])) s, "
+                    + "from pack.zip (stored) \(fmt(t[3])) s")
         }
-        let (int16Times, floatTimes, oggdecTimes) = (times[0], times[1], times[2])
+        let (int16Times, floatTimes, oggdecTimes, archiveTimes) = (times[0], times[1], times[2], times[3])
 
         let opus = directory.appendingPathComponent("long.opus")
         log("encoding the same signal as \(seconds) s of stereo 48 kHz Ogg Opus with Backbeat's writer")
@@ -71,7 +87,7 @@ public struct DecodeSuite: BenchSuite {
         let opusTimes = try Rounds.interleaved(
             rounds,
             sides: [
-                { try self.time { try blocking { try await Self.decode(opus, as: .int16) } } },
+                { try self.time { try blocking { try await Self.decode(AudioAsset(url: opus), as: .int16) } } },
                 {
                     try self.time {
                         let r = try spawn(opusdec, ["--quiet", opus.path, "/dev/null"])
@@ -113,6 +129,10 @@ public struct DecodeSuite: BenchSuite {
             Figure(
                 key: "ratio_vs_opusdec", rounds: Rounds.ratios(opusTimes[1], opusTimes[0]),
                 unit: "× opusdec's throughput (opusdec to /dev/null), Ogg Opus at 48 kHz, Int16 output (goal ≥ 0.9)"),
+            Figure(
+                key: "archive_ratio", rounds: Rounds.ratios(int16Times, archiveTimes),
+                unit: "× the loose file's throughput, the same song from a stored zip entry, Int16 output (goal ≥ 0.95)"
+            ),
             Figure(
                 key: quick ? "peak_mib_10s" : "peak_mib_10min", rounds: peaks,
                 unit:
@@ -184,8 +204,7 @@ public struct DecodeSuite: BenchSuite {
     }
 
     /// Decodes the whole file with the asset reader, discarding the samples (as oggdec -o /dev/null does).
-    static func decode(_ url: URL, as sample: AudioFormat.CommonFormat) async throws {
-        let asset = AudioAsset(url: url)
+    static func decode(_ asset: AudioAsset, as sample: AudioFormat.CommonFormat) async throws {
         let native = try await asset.load(.format)
         let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(
