@@ -39,7 +39,6 @@ final class Listener: EngineComponent {
             position: (position.x, position.y, position.z),
             forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z),
             velocity: (velocity.x, velocity.y, velocity.z))
-        try? engine.device.setDistanceModel(Listener.model(distanceParameters.distanceAttenuationModel))
         try? engine.device.setDoppler(factor: dopplerFactor, speedOfSound: speedOfSound)
     }
 

@@ -372,18 +372,6 @@ package final class ALDevice: @unchecked Sendable {
         }
     }
 
-    /// Sets the context's distance model (alDistanceModel, the clamped variants).
-    package func setDistanceModel(_ model: DistanceModel) throws {
-        try withContext("alDistanceModel") {
-            switch model {
-            case .inverse: alDistanceModel(AL_INVERSE_DISTANCE_CLAMPED)
-            case .linear: alDistanceModel(AL_LINEAR_DISTANCE_CLAMPED)
-            case .exponential: alDistanceModel(AL_EXPONENT_DISTANCE_CLAMPED)
-            }
-            _ = alGetError()
-        }
-    }
-
     /// Sets the context's Doppler factor (0 turns the shift off) and speed of
     /// sound in metres per second (alDopplerFactor, alSpeedOfSound).
     package func setDoppler(factor: Float, speedOfSound: Float) throws {

@@ -29,19 +29,6 @@ struct AudioArchiveTests {
         return (["music/theme.ogg": theme, "sfx/hit.flac": hit, "sfx/blip.wav": blip], stored, deflated)
     }
 
-    static func int16s(_ asset: AudioAsset) throws -> [Int16] {
-        let reader = try AssetReader(asset: asset)
-        let output = AssetReaderTrackOutput(
-            outputSettings: AudioFormat(sampleRate: 44_100, channelCount: 2, commonFormat: .int16))
-        try reader.add(output)
-        try reader.startReading()
-        var samples: [Int16] = []
-        while let buffer = try output.copyNextSampleBuffer() {
-            if case .int16(let s) = buffer.samples { samples += s }
-        }
-        return samples
-    }
-
     @Test("Stored entries read in place and deflated ones streamed decode to the loose files' samples")
     func entriesMatchLooseFiles() async throws {
         try await withTemporaryDirectory { dir in
@@ -56,9 +43,9 @@ struct AudioArchiveTests {
                     } else {
                         #expect(source is DeflatedEntrySource, "\(path)")
                     }
-                    let expected = try Self.int16s(AudioAsset(url: url))
+                    let expected = try AudioByteSourceTests.int16s(AudioAsset(url: url))
                     #expect(expected.count > 20_000)
-                    #expect(try Self.int16s(archive.asset(path: path)) == expected, "\(zip.lastPathComponent):\(path)")
+                    #expect(try AudioByteSourceTests.int16s(archive.asset(path: path)) == expected, "\(zip.lastPathComponent):\(path)")
                     let asset = try #require(try AudioArchive.asset(reference: zip.path + ":" + path))
                     #expect(try await asset.load(.frameCount) == AudioAsset(url: url).load(.frameCount))
                     #expect(asset.url.absoluteString.hasSuffix(".zip:" + path))
@@ -155,7 +142,7 @@ struct AudioArchiveTests {
                 try Self.patch(lying, at: central + 24, Self.le32(size + 1000))
                 if zip == stored { try Self.patch(lying, at: central + 20, Self.le32(size + 1000)) }
                 expectError(.entrySizeMismatch, "\(size + 1000)") {
-                    _ = try Self.int16s(AudioArchive(url: lying).asset(path: "music/theme.ogg"))
+                    _ = try AudioByteSourceTests.int16s(AudioArchive(url: lying).asset(path: "music/theme.ogg"))
                 }
             }
 
@@ -170,7 +157,7 @@ struct AudioArchiveTests {
                 try Self.patch(lying, at: central + 24, Self.le32(size + delta))
                 try Self.patch(lying, at: local + 22, Self.le32(size + delta))
                 expectError(.entrySizeMismatch, "declares") {
-                    _ = try Self.int16s(AudioArchive(url: lying).asset(path: "music/theme.ogg"))
+                    _ = try AudioByteSourceTests.int16s(AudioArchive(url: lying).asset(path: "music/theme.ogg"))
                 }
             }
 
@@ -198,8 +185,8 @@ struct AudioArchiveTests {
             let convert = try BackbeatTool.run(["convert", deflated.path + ":sfx/hit.flac", out.path])
             #expect(convert.status == 0, "\(convert.stderr)")
             #expect(
-                try Self.int16s(AudioAsset(url: out))
-                    == Self.int16s(AudioAsset(url: try #require(loose["sfx/hit.flac"]))))
+                try AudioByteSourceTests.int16s(AudioAsset(url: out))
+                    == AudioByteSourceTests.int16s(AudioAsset(url: try #require(loose["sfx/hit.flac"]))))
             let missing = try BackbeatTool.run(["info", deflated.path + ":sfx/none.flac"])
             #expect(missing.status != 0)
             #expect(missing.stderr.contains("sfx/none.flac"), "\(missing.stderr)")

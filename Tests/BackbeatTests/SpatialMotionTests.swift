@@ -77,7 +77,7 @@ struct SpatialMotionTests {
                 duration: MediaTime(seconds: 2))
             _ = try engine.render(frames: 24_000)
             let out = try engine.render(frames: 48_000)
-            let heard = SpatialFrequency.frequency(SampleAnalysis.channel(out, 0, of: 2), sampleRate: 48_000)
+            let heard = DopplerTests.frequency(SampleAnalysis.channel(out, 0, of: 2), sampleRate: 48_000)
             let expected = 1_000 * 343.3 / (343.3 - 20)
             #expect(abs(heard / expected - 1) < 0.01, "heard \(heard) Hz, formula \(expected) Hz")
         }
@@ -123,7 +123,7 @@ struct SpatialMotionTests {
                 engine.moveListener(to: Audio3DPoint(x: 0, y: 0, z: z))
                 if frame == 0 { #expect(Self.close(engine.listenerVelocity, Audio3DPoint(x: 0, y: 0, z: -20), within: 1e-3)) }
             }
-            let heard = SpatialFrequency.frequency(SampleAnalysis.channel(Array(out[9_600...]), 0, of: 2), sampleRate: 48_000)
+            let heard = DopplerTests.frequency(SampleAnalysis.channel(Array(out[9_600...]), 0, of: 2), sampleRate: 48_000)
             let expected = 1_000 * (343.3 + 20) / 343.3
             #expect(abs(heard / expected - 1) < 0.01, "heard \(heard) Hz, formula \(expected) Hz")
             // A respawn 500 m away is not a sonic boom.
@@ -179,20 +179,5 @@ struct SpatialMotionTests {
             let moved = Self.levels(Array(after[4_096..<9_600]))
             #expect(moved.right > moved.left * 10, "all moved, at once")
         }
-    }
-}
-
-/// Frequency by rising zero crossings, interpolated (as the Doppler tests measure it).
-enum SpatialFrequency {
-    static func frequency(_ samples: [Float], sampleRate: Int) -> Double {
-        var first: Double?, last = 0.0, cycles = -1
-        for i in 1..<samples.count where samples[i - 1] < 0 && samples[i] >= 0 {
-            let t = Double(i - 1) + Double(-samples[i - 1]) / Double(samples[i] - samples[i - 1])
-            if first == nil { first = t }
-            last = t
-            cycles += 1
-        }
-        guard let first, cycles > 0 else { return 0 }
-        return Double(cycles) / (last - first) * Double(sampleRate)
     }
 }
