@@ -58,7 +58,8 @@ public final class SoundBank: @unchecked Sendable {
         }
     }
 
-    /// The bank file.
+    /// The bank file; a bank in an archive is `zip:///ARCHIVE:PATH`, one
+    /// from bytes `memory:///NAME` (`Data`) or `source:///NAME`.
     public let url: URL
     /// The events, in the bank's order.
     public let events: [SoundEvent]
@@ -73,6 +74,7 @@ public final class SoundBank: @unchecked Sendable {
 
     /// Loads a bank: checks it, makes its events and starts preloading their
     /// sounds within the cache budget (without waiting; see ``preload()``).
+    /// Its sounds are the files it names, relative to the bank file's folder.
     ///
     /// - Parameters:
     ///   - url: the bank file.
@@ -85,9 +87,53 @@ public final class SoundBank: @unchecked Sendable {
     ///   (min above max, not a number, out of bounds), a missing or unreadable
     ///   sound file, an unknown bus, a duplicate name, a sound larger than the
     ///   cache budget.
-    public init(contentsOf url: URL, engine: AudioEngine, buses: [Bus] = []) throws {
+    public convenience init(contentsOf url: URL, engine: AudioEngine, buses: [Bus] = []) throws {
+        let definition = try BankDefinition.load(url, budget: engine.effectCacheBudget)
+        try self.init(definition: definition, url: url, engine: engine, buses: buses)
+    }
+
+    /// Loads a bank that is an entry of a zip archive, with its sounds in the
+    /// same archive, relative to the bank's folder inside it (a pack with
+    /// `sfx/bank.json` naming `steps/grass1.ogg` plays `sfx/steps/grass1.ogg`).
+    ///
+    /// - Parameters:
+    ///   - archive: the archive holding the bank and its sounds.
+    ///   - path: the bank's path inside the archive, such as `sfx/bank.json`.
+    ///   - engine: the engine that plays the events.
+    ///   - buses: the game's own buses, as in ``init(contentsOf:engine:buses:)``.
+    /// - Throws: ``BackbeatError/Code/invalidSoundBank`` naming the bank
+    ///   (`zip:///ARCHIVE:PATH`), the entry and the reason, as
+    ///   ``init(contentsOf:engine:buses:)``; a sound missing from the archive
+    ///   names its path inside it.
+    public convenience init(archive: AudioArchive, path: String, engine: AudioEngine, buses: [Bus] = []) throws {
+        let (definition, url) = try BankDefinition.load(
+            archive: archive, path: path, budget: engine.effectCacheBudget)
+        try self.init(definition: definition, url: url, engine: engine, buses: buses)
+    }
+
+    /// Loads a bank from its JSON bytes, with its sounds found by `resolver`
+    /// (a folder, an archive, or the game's own asset system).
+    ///
+    /// - Parameters:
+    ///   - source: the bank's JSON: `Data`, or any ``AudioByteSource``.
+    ///   - name: what errors call the bank (`memory:///NAME` for `Data`, `source:///NAME` otherwise).
+    ///   - resolver: where the sounds the bank names come from.
+    ///   - engine: the engine that plays the events.
+    ///   - buses: the game's own buses, as in ``init(contentsOf:engine:buses:)``.
+    /// - Throws: ``BackbeatError/Code/invalidSoundBank``, as ``init(contentsOf:engine:buses:)``;
+    ///   a sound the resolver does not have, or fails to give, names its path.
+    public convenience init(
+        source: any AudioByteSource, name: String = "bank.json", resolver: SoundResolver, engine: AudioEngine,
+        buses: [Bus] = []
+    ) throws {
+        let url = BankDefinition.url(naming: source, name: name)
+        let definition = try BankDefinition.load(
+            source: source, url: url, resolver: resolver, budget: engine.effectCacheBudget)
+        try self.init(definition: definition, url: url, engine: engine, buses: buses)
+    }
+
+    private init(definition: BankDefinition, url: URL, engine: AudioEngine, buses: [Bus]) throws {
         let budget = engine.effectCacheBudget
-        let definition = try BankDefinition.load(url, budget: budget)
         self.url = url
         var busByName: [String: Bus] = [
             engine.masterBus.name: engine.masterBus, engine.musicBus.name: engine.musicBus,
@@ -100,13 +146,13 @@ public final class SoundBank: @unchecked Sendable {
             declared.append(bus)
         }
         self.buses = declared
-        var soundByURL: [URL: SoundEffect] = [:]
+        var soundByKey: [String: SoundEffect] = [:]
         var sounds: [SoundEffect] = []
         var preloaded: [SoundEffect] = []
         var planned = 0
         for file in definition.files {
-            let sound = SoundEffect(contentsOf: file.url, engine: engine)
-            soundByURL[file.url] = sound
+            let sound = SoundEffect(asset: file.asset, engine: engine)
+            soundByKey[file.key] = sound
             sounds.append(sound)
             if planned + file.bytes <= budget {
                 planned += file.bytes
@@ -116,7 +162,7 @@ public final class SoundBank: @unchecked Sendable {
         var events: [SoundEvent] = []
         for e in definition.events {
             let event = try SoundEvent(
-                name: e.name, sounds: e.sounds.map { soundByURL[$0.url]! }, mode: e.mode,
+                name: e.name, sounds: e.sounds.map { soundByKey[$0.key]! }, mode: e.mode,
                 weights: e.sounds.map(\.weight), seed: e.seed)
             event.avoidRepeatingLast = e.avoidLast
             event.volume = e.volume
@@ -153,8 +199,34 @@ public final class SoundBank: @unchecked Sendable {
     /// - Returns: what the bank holds.
     /// - Throws: ``BackbeatError/Code/invalidSoundBank``, as ``init(contentsOf:engine:buses:)``.
     public static func check(contentsOf url: URL) throws -> Summary {
-        let d = try BankDefinition.load(url, budget: 64 << 20)
-        return Summary(
+        summary(try BankDefinition.load(url, budget: checkBudget))
+    }
+
+    /// Checks a bank that is an entry of a zip archive, with its sounds in
+    /// the archive, as ``init(archive:path:engine:buses:)`` reads it.
+    ///
+    /// - Returns: what the bank holds.
+    /// - Throws: ``BackbeatError/Code/invalidSoundBank``, as ``init(archive:path:engine:buses:)``.
+    public static func check(archive: AudioArchive, path: String) throws -> Summary {
+        summary(try BankDefinition.load(archive: archive, path: path, budget: checkBudget).0)
+    }
+
+    /// Checks a bank's JSON bytes with its sounds found by `resolver`.
+    ///
+    /// - Returns: what the bank holds.
+    /// - Throws: ``BackbeatError/Code/invalidSoundBank``, as ``init(source:name:resolver:engine:buses:)``.
+    public static func check(
+        source: any AudioByteSource, name: String = "bank.json", resolver: SoundResolver
+    ) throws -> Summary {
+        let url = BankDefinition.url(naming: source, name: name)
+        return summary(try BankDefinition.load(source: source, url: url, resolver: resolver, budget: checkBudget))
+    }
+
+    /// The budget a check measures sounds against: the engine's default.
+    private static let checkBudget = 64 << 20
+
+    private static func summary(_ d: BankDefinition) -> Summary {
+        Summary(
             events: d.events.map { .init(name: $0.name, mode: $0.mode, soundCount: $0.sounds.count, bus: $0.bus) },
             soundFileCount: d.files.count, decodedBytes: d.files.reduce(0) { $0 + $1.bytes }, buses: d.buses)
     }
@@ -361,7 +433,8 @@ enum BankJSON {
 struct BankDefinition {
     struct Sound {
         let path: String
-        let url: URL
+        /// What the resolver makes of the path: the same key is the same sound.
+        let key: String
         let weight: Double
     }
 
@@ -381,7 +454,8 @@ struct BankDefinition {
     }
 
     struct File {
-        let url: URL
+        let key: String
+        let asset: AudioAsset
         let bytes: Int
     }
 
@@ -408,19 +482,93 @@ struct BankDefinition {
             let missing = !FileManager.default.fileExists(atPath: url.path)
             throw fail(missing ? "the bank file does not exist" : "the bank file cannot be read")
         }
-        guard data.count <= 4 << 20 else { throw fail("the bank file is \(data.count) bytes (4 MiB at most)") }
+        return try load(
+            bytes: data, resolver: .directory(url.deletingLastPathComponent()), budget: budget, fail: fail)
+    }
+
+    /// Reads the bank entry `path` of `archive`, its sounds resolved in the
+    /// archive beside it; returns the bank and the name it goes by.
+    static func load(archive: AudioArchive, path: String, budget: Int) throws -> (BankDefinition, URL) {
+        let url = AudioAsset.url(scheme: "zip", name: archive.url.path + ":" + path)
+        func fail(_ reason: String) -> BackbeatError {
+            BackbeatError(.invalidSoundBank, operation: "SoundBank", url: url, reason: reason)
+        }
+        let source: any AudioByteSource
+        do {
+            source = try archive.source(path: path)
+        } catch let error as BackbeatError {
+            throw fail(
+                error.code == .entryNotFound
+                    ? "the bank entry is not in the archive \(archive.url.path)" : describe(error))
+        }
+        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let bytes = try readAll(source, url: url, fail: fail)
+        let resolver = SoundBank.SoundResolver.archive(archive, directory: folder)
+        return (try load(bytes: bytes, resolver: resolver, budget: budget, fail: fail), url)
+    }
+
+    /// Reads a bank's JSON from `source`, named `url`, its sounds from `resolver`.
+    static func load(source: any AudioByteSource, url: URL, resolver: SoundBank.SoundResolver, budget: Int) throws
+        -> BankDefinition
+    {
+        func fail(_ reason: String) -> BackbeatError {
+            BackbeatError(.invalidSoundBank, operation: "SoundBank", url: url, reason: reason)
+        }
+        return try load(
+            bytes: try readAll(source, url: url, fail: fail), resolver: resolver, budget: budget, fail: fail)
+    }
+
+    /// The name a bank read from bytes goes by.
+    static func url(naming source: any AudioByteSource, name: String) -> URL {
+        AudioAsset.url(scheme: source is Data ? "memory" : "source", name: name)
+    }
+
+    /// A bank is small: at most this many bytes of JSON.
+    static let maximumSize = 4 << 20
+
+    /// All of `source`'s bytes, checked (its size bounded, its reads held to it).
+    static func readAll(_ source: any AudioByteSource, url: URL, fail: (String) -> BackbeatError) throws -> Data {
+        let reader: ByteSourceReader
+        do {
+            reader = try ByteSourceReader(source: source, url: url)
+        } catch let error as BackbeatError {
+            throw fail(error.code == .emptyFile ? "the bank is empty" : "the bank cannot be read: \(describe(error))")
+        }
+        guard reader.size <= Int64(maximumSize) else {
+            throw fail("the bank file is \(reader.size) bytes (4 MiB at most)")
+        }
+        do {
+            return Data(try reader.bytes(at: 0, count: Int(reader.size)))
+        } catch let error as BackbeatError {
+            throw fail("the bank cannot be read: \(describe(error))")
+        }
+    }
+
+    /// An error's code and reason, for a bank's one line.
+    static func describe(_ error: BackbeatError) -> String {
+        "\(error.code)\(error.reason.map { ", \($0)" } ?? "")"
+    }
+
+    /// Parses and checks a bank's bytes, opening each sound's header through `resolver`.
+    static func load(
+        bytes data: Data, resolver: SoundBank.SoundResolver, budget: Int, fail: @escaping (String) -> BackbeatError
+    )
+        throws -> BankDefinition
+    {
+        guard data.count <= maximumSize else { throw fail("the bank file is \(data.count) bytes (4 MiB at most)") }
         let root: BankJSON
         do {
             root = try BankJSON.parse(Array(data))
         } catch {
             throw fail("bad JSON: \(error.description)")
         }
-        var definition = try parse(root, directory: url.deletingLastPathComponent(), fail: fail)
-        definition = try definition.measuringFiles(budget: budget, fail: fail)
+        var definition = try parse(root, resolver: resolver, fail: fail)
+        definition = try definition.measuringFiles(resolver: resolver, budget: budget, fail: fail)
         return definition
     }
 
-    static func parse(_ root: BankJSON, directory: URL, fail: @escaping (String) -> BackbeatError) throws
+    static func parse(_ root: BankJSON, resolver: SoundBank.SoundResolver, fail: @escaping (String) -> BackbeatError)
+        throws
         -> BankDefinition
     {
         guard case .object(let top) = root else { throw fail("the bank is \(root.kind), not an object") }
@@ -455,25 +603,25 @@ struct BankDefinition {
             }
             guard !events.contains(where: { $0.name == name }) else { throw fail("duplicate event name \"\(name)\"") }
             let entry = EventReader(name: name, fields: fields, fail: fail)
-            events.append(try entry.read(directory: directory, buses: defaultBuses + buses))
+            events.append(try entry.read(resolver: resolver, buses: defaultBuses + buses))
         }
         return BankDefinition(buses: buses, events: events, files: [])
     }
 
-    /// Opens each distinct sound file's header: it must exist, decode, be
-    /// mono or stereo and fit in the cache budget.
-    func measuringFiles(budget: Int, fail: (String) -> BackbeatError) throws -> BankDefinition {
+    /// Opens each distinct sound's header through `resolver`: it must be
+    /// there, decode, be mono or stereo and fit in the cache budget.
+    func measuringFiles(resolver: SoundBank.SoundResolver, budget: Int, fail: (String) -> BackbeatError) throws
+        -> BankDefinition
+    {
         var files: [File] = []
-        var seen = Set<URL>()
+        var seen = Set<String>()
         for event in events {
-            for sound in event.sounds where seen.insert(sound.url).inserted {
+            for sound in event.sounds where seen.insert(sound.key).inserted {
                 let prefix = "event \"\(event.name)\": sound \"\(sound.path)\""
-                guard FileManager.default.fileExists(atPath: sound.url.path) else {
-                    throw fail("\(prefix): file not found")
-                }
+                let asset = try resolver.asset(key: sound.key) { fail("\(prefix): \($0)") }
                 let decoder: any AudioDecoder
-                do { decoder = try AudioDecoders.open(sound.url) } catch let error as BackbeatError {
-                    throw fail("\(prefix): \(error.code)\(error.reason.map { ", \($0)" } ?? "")")
+                do { decoder = try AudioDecoders.open(asset) } catch let error as BackbeatError {
+                    throw fail("\(prefix): \(BankDefinition.describe(error))")
                 }
                 defer { decoder.close() }
                 guard (1...2).contains(decoder.channelCount) else {
@@ -484,7 +632,7 @@ struct BankDefinition {
                 guard bytes <= budget else {
                     throw fail("\(prefix): \(bytes) bytes decoded, more than the cache budget of \(budget)")
                 }
-                files.append(File(url: sound.url, bytes: bytes))
+                files.append(File(key: sound.key, asset: asset, bytes: bytes))
             }
         }
         return BankDefinition(buses: buses, events: events, files: files)
@@ -539,7 +687,7 @@ private struct EventReader {
         return parsed
     }
 
-    func read(directory: URL, buses: [String]) throws -> BankDefinition.Event {
+    func read(resolver: SoundBank.SoundResolver, buses: [String]) throws -> BankDefinition.Event {
         for key in fields.keys.sorted() where !BankDefinition.eventKeys.contains(key) {
             throw problem(key, "unknown key")
         }
@@ -570,8 +718,8 @@ private struct EventReader {
                 throw problem("sounds[\(i)]", "\(item.kind), not a file path or {\"file\", \"weight\"}")
             }
             guard !path.isEmpty else { throw problem("sounds[\(i)]", "empty path") }
-            let url = URL(fileURLWithPath: path, relativeTo: directory).standardizedFileURL
-            sounds.append(.init(path: path, url: url, weight: weight))
+            let key = try resolver.key(path: path) { problem("sounds[\(i)]", "\"\(path)\": \($0)") }
+            sounds.append(.init(path: path, key: key, weight: weight))
         }
         guard sounds.contains(where: { $0.weight > 0 }) else { throw problem("sounds", "every weight is 0") }
         var bus = "effects"

@@ -107,6 +107,13 @@ public final class AudioArchive: Sendable {
     /// A reference without `.zip:` is not an archive entry: nil.
     /// - Throws: as ``init(url:)`` and ``asset(path:loopPoints:looping:)``.
     public static func asset(reference: String, looping: Looping = .forever) throws -> AudioAsset? {
+        guard let (archive, path) = entryReference(reference) else { return nil }
+        return try AudioArchive(url: archive).asset(path: path, looping: looping)
+    }
+
+    /// Splits `archive.zip:path/inside` into the archive file and the path inside it;
+    /// nil for a reference without `.zip:` (any case).
+    package static func entryReference(_ reference: String) -> (archive: URL, path: String)? {
         let bytes = Array(reference.utf8)
         let marker = Array(".zip:".utf8)
         guard bytes.count > marker.count,
@@ -116,7 +123,7 @@ public final class AudioArchive: Sendable {
         else { return nil }
         let archive = String(decoding: bytes[..<(at + 4)], as: UTF8.self)
         let path = String(decoding: bytes[(at + marker.count)...], as: UTF8.self)
-        return try AudioArchive(url: URL(fileURLWithPath: archive)).asset(path: path, looping: looping)
+        return (URL(fileURLWithPath: archive), path)
     }
 
     /// The name an entry's asset carries: `zip:///ARCHIVE:PATH`.

@@ -19,12 +19,16 @@ struct BankCommand: AsyncParsableCommand {
                 naming the file, the entry and the reason.
                 """)
 
-        @Argument(help: "The bank file (.json).")
+        @Argument(help: "The bank file (.json), or archive.zip:path/inside (its sounds in the same archive).")
         var file: String
 
         func run() async throws {
             do {
-                print(try SoundBank.check(contentsOf: URL(fileURLWithPath: file)))
+                if let (archive, path) = AudioArchive.entryReference(file) {
+                    print(try SoundBank.check(archive: AudioArchive(url: archive), path: path))
+                } else {
+                    print(try SoundBank.check(contentsOf: URL(fileURLWithPath: file)))
+                }
             } catch {
                 printError(error)
                 throw ExitCode.failure
