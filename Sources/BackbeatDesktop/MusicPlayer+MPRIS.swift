@@ -144,7 +144,7 @@ extension MusicPlayer {
                 NowPlayingInfo(
                     trackID: Self.trackID(of: item), title: item.title, artist: item.artist,
                     albumTitle: item.albumTitle, playbackDuration: item.playbackDuration,
-                    artworkURL: artworkFile(for: item), assetURL: item.asset.url)
+                    artworkURL: artworkFile(for: item), assetURL: item.asset.desktopURL)
             }
             published.queueIndex = player.indexOfNowPlayingItem ?? 0
             published.repeatMode = player.repeatMode

@@ -221,7 +221,26 @@ public final class SystemMusicPlayer: Sendable {
     // MARK: Queue
 
     /// Replaces the player's queue with the files of `items` (see ``setQueue(urls:)``).
-    public func setQueue(items: [any MusicItem]) throws { try setQueue(urls: items.map(\.asset.url)) }
+    ///
+    /// - Throws: as ``setQueue(urls:)``; ``BackbeatError/Code/invalidArgument``,
+    ///   before the player is asked anything, for an item whose asset is bytes
+    ///   in memory, a game's own byte source or an archive entry: another
+    ///   program cannot open those.
+    public func setQueue(items: [any MusicItem]) throws {
+        let urls = try items.map { item in
+            let asset = item.asset
+            guard asset.readsURL else {
+                let origin =
+                    asset.archiveEntry.map { "an entry of the archive \($0.archive.path)" }
+                    ?? "bytes inside the game (\(asset.url.absoluteString))"
+                throw BackbeatError(
+                    .invalidArgument, operation: "system music player setQueue",
+                    reason: "\"\(item.title)\" is \(origin), which another player cannot open")
+            }
+            return asset.url
+        }
+        try setQueue(urls: urls)
+    }
 
     /// Replaces the player's queue with `urls`, the first one current.
     ///

@@ -55,7 +55,7 @@ public final class AudioArchive: Sendable {
     public func asset(path: String, loopPoints: LoopPoints? = nil, looping: Looping = .forever) throws -> AudioAsset {
         AudioAsset(
             source: try source(path: path), url: AudioArchive.entryURL(archive: url, path: path),
-            loopPoints: loopPoints, looping: looping)
+            loopPoints: loopPoints, looping: looping, archiveEntry: .init(archive: url, path: path))
     }
 
     /// The bytes of the entry at `path`, as a byte source (stored: in place; deflated: streamed).

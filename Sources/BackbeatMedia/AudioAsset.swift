@@ -43,6 +43,7 @@ public final class AudioAsset: Sendable {
         self.explicitLoopPoints = loopPoints
         self.looping = looping
         byteSource = nil
+        archiveEntry = nil
     }
 
     /// Creates an asset from encoded bytes in memory (a whole Ogg, FLAC, WAV… file).
@@ -74,15 +75,25 @@ public final class AudioAsset: Sendable {
             source: source, url: Self.url(scheme: "source", name: name), loopPoints: loopPoints, looping: looping)
     }
 
-    /// Creates an asset that reads from `source` and is named by `url`.
+    /// Creates an asset that reads from `source` and is named by `url`;
+    /// `archiveEntry` says which archive entry the bytes are, for an asset
+    /// of ``AudioArchive``.
     package init(
-        source: any AudioByteSource, url: URL, loopPoints: LoopPoints? = nil, looping: Looping = .forever
+        source: any AudioByteSource, url: URL, loopPoints: LoopPoints? = nil, looping: Looping = .forever,
+        archiveEntry: AudioAsset.ArchiveEntryLocation? = nil
     ) {
         self.url = url
         self.explicitLoopPoints = loopPoints
         self.looping = looping
         byteSource = source
+        self.archiveEntry = archiveEntry
     }
+
+    /// The archive file and the path inside it, for an entry of an ``AudioArchive``; nil otherwise.
+    package let archiveEntry: ArchiveEntryLocation?
+
+    /// Whether the asset's bytes are at ``url`` itself (not in memory, an archive entry or a game's source).
+    package var readsURL: Bool { byteSource == nil }
 
     /// The checked reader every decoder of this asset reads through.
     package func byteSourceReader() throws -> ByteSourceReader {
@@ -103,6 +114,12 @@ public final class AudioAsset: Sendable {
         }
         if !path.hasPrefix("/") { path = "/" + path }
         return URL(string: "\(scheme)://\(path)") ?? URL(string: "\(scheme):///")!
+    }
+
+    /// The archive file and the path inside it that an archive entry's asset reads.
+    package struct ArchiveEntryLocation: Sendable, Equatable {
+        package let archive: URL
+        package let path: String
     }
 
     /// A property that can be loaded, such as ``Property/duration``.
