@@ -13,6 +13,33 @@ extension Voice {
         bind(parameter, curve) { $0.setVolumeLocked($1) }
     }
 
+    /// Drives the cutoff of the voice's ``filter`` from `parameter` through
+    /// `curve` (its output in hertz, clamped to 10 Hz...half the engine's
+    /// sample rate) at every engine update step, until the voice ends: a
+    /// low-pass, or a high-pass when the voice's filter is one. The cutoff
+    /// follows the parameter's heard value, so its slew limit
+    /// (``GameParameter/slewPerSecond``) keeps a jump from zippering.
+    ///
+    /// ```swift
+    /// let damage = try GameParameter(name: "damage", engine: engine, slewPerSecond: 2)
+    /// engineLoop.bindFilterCutoff(to: damage, curve: .linear(from: 20_000, to: 800))   // muffled as it takes damage
+    /// ```
+    public func bindFilterCutoff(to parameter: GameParameter, curve: ParameterCurve) {
+        guard let engine = sound.engine else { return }
+        let nyquist = Float(engine.sampleRate) / 2, step = Int64(engine.updateInterval)
+        bind(parameter, curve) { voice, hertz in
+            let cutoff = min(max(hertz, 10), max(10, nyquist))
+            let filter: AudioFilter =
+                if case .highPass = voice.mix.filter { .highPass(cutoff: cutoff) } else { .lowPass(cutoff: cutoff) }
+            guard filter != voice.mix.filter else { return }
+            voice.mix.filter = filter
+            voice.mix.isUsed = true
+            // One update step: the parameter's slew already paces the change (the de-zipper time is the least).
+            voice.mix.nextGlideFrames = step
+            voice.isSettled = false
+        }
+    }
+
     private func bind(_ parameter: GameParameter, _ curve: ParameterCurve, _ apply: @escaping (Voice, Float) -> Void) {
         guard let engine = sound.engine else { return }
         let range = parameter.range
