@@ -150,11 +150,10 @@ public struct SpatialScene: Sendable {
             scene.positions(at: Double(frame) / Double(scene.sampleRate), into: &points)
         }
 
-        /// Moves every emitter to the points ``prepare()`` worked out, all at once (one batch).
+        /// Moves every emitter to the points ``prepare()`` worked out, all at
+        /// once, as a game would each frame (``AudioEngine/moveVoices(_:to:)``).
         public func move() throws {
-            try engine.performBatchUpdates {
-                for (i, voice) in voices.enumerated() { voice.position = points[i] }
-            }
+            try engine.moveVoices(voices, to: points)
         }
 
         /// Renders `frames` frames (a whole number of game frames) into

@@ -40,6 +40,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Sources that ran dry between update steps and were restarted (effect underruns).
     private(set) var restarts = 0
     private var activeBySound: [ObjectIdentifier: Int] = [:]
+    /// A voice finished since the list was last swept.
+    private var anyFinished = false
 
     /// Something that changes which voices are audible changed (a position,
     /// a volume, the listener, a voice's start or end): the next update step
@@ -357,6 +359,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         dropClaim(of: voice)
         if case .stopping = voice.phase, voice.source != nil { stoppingCount -= 1; freeSource(of: voice) }
         voice.phase = .finished
+        anyFinished = true
         audibilityDirty = true
         if wasCounted {
             let key = ObjectIdentifier(voice.sound)
@@ -371,6 +374,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     }
 
     private func removeFinished() {
+        guard anyFinished else { return }
+        anyFinished = false
         voices.removeAll { $0.phase == .finished }
     }
 
@@ -550,6 +555,18 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             if voice.isSettled && !busesChanged && frame < voice.nextQueueCheck { continue }
             let elapsed = frame - voice.lastUpdateFrame
             voice.lastUpdateFrame = frame
+            if case .virtual = voice.phase {
+                // Most voices of a large world are virtual: their time goes on
+                // by the pitch OpenAL would play them at, and nothing else.
+                guard !voice.userPaused, !(voice.bus?.stepPaused ?? false),
+                    case .loaded(let r) = voice.sound.loadState
+                else { continue }
+                voice.played += Double(elapsed) * Self.step(voice, r, outputRate: outputRate)
+                if voice.numberOfLoops >= 0, voice.played >= Double((voice.numberOfLoops + 1) * r.frames) {
+                    finish(voice, completed: true)
+                }
+                continue
+            }
             let busGain = voice.bus?.stepGain ?? 1
             let wantsPause = voice.userPaused || (voice.bus?.stepPaused ?? false)
             switch voice.phase {
@@ -618,12 +635,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     finish(voice, completed: false)
                 }
             case .virtual:
-                guard !wantsPause, case .loaded(let r) = voice.sound.loadState else { break }
-                voice.played +=
-                    Double(elapsed) * Self.step(voice, r, outputRate: outputRate)
-                if voice.numberOfLoops >= 0, voice.played >= Double((voice.numberOfLoops + 1) * r.frames) {
-                    finish(voice, completed: true)
-                }
+                break  // handled above
             }
         }
         if audibilityDirty || busesChanged { updateAudibility(at: frame) }

@@ -70,7 +70,7 @@ public final class AudioEngine: @unchecked Sendable {
     private var realTimeThread: JoinableThread?
     private var realTimeStopping = false
     /// Batches (`performBatchUpdates`) under way: while any is, OpenAL holds every change back.
-    var openBatches = 0
+    package var openBatches = 0
     /// The real-time thread's progress and stop request: it wakes for a stop,
     /// and the shutdown fade waits on its progress.
     private let realTime = ConditionLock(RealTimeProgress())
