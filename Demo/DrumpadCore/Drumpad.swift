@@ -29,8 +29,10 @@ public final class Drumpad: @unchecked Sendable {
     /// The music the music commands drive: the engine's application player,
     /// or nil when none could be made (the pads still play).
     public let music: ApplicationMusic?
-    /// The four pads' sounds.
-    let pads: [DrumpadCommand.Pad: SoundEffect]
+    /// The four pads: sound events, each a few variations of its drum.
+    let pads: [DrumpadCommand.Pad: SoundEvent]
+    /// The pad each variation's sound belongs to, by sound name (for the status line).
+    let padBySoundName: [String: DrumpadCommand.Pad]
     let say: @Sendable (String) -> Void
     let commandLock = Lock()
     let quitRequested = Atomic<Bool>(false)
@@ -60,13 +62,15 @@ public final class Drumpad: @unchecked Sendable {
     /// Where each pad sits in the stereo field.
     static let pans: [DrumpadCommand.Pad: Float] = [.snare: 0, .bass: 0, .tambourine: 0.35, .maraca: -0.35]
 
-    /// Loads the pads from `drums` (`snare.wav`, `bass.wav`, `tambourine.wav`,
-    /// `maraca.wav`), sets the session to playback with mixWithOthers (as
+    /// Loads the pads from `drums`: the sound bank `pads.json` there (an event
+    /// per pad, random among its variations, avoiding the last one, with a small
+    /// pitch and volume range), or without one, `snare.wav`, `bass.wav`,
+    /// `tambourine.wav` and `maraca.wav` as one-sound events. Sets the session to playback with mixWithOthers (as
     /// DrumDub did) and activates it, and queues the library's songs.
     ///
     /// - Parameters:
     ///   - say: receives every line the demo prints (results, errors, session decisions).
-    /// - Throws: ``DrumpadError`` when a pad's sound cannot be loaded.
+    /// - Throws: ``DrumpadError`` when the bank is bad, lacks a pad, or a pad's sound cannot be loaded.
     public init(
         engine: AudioEngine, drums: URL, library: MediaLibrary?, music: ApplicationMusic?,
         quantize: DrumpadCommand.Quantize = .off, seed: UInt64 = 8,
@@ -78,16 +82,40 @@ public final class Drumpad: @unchecked Sendable {
         self.say = say
         self.grid = quantize
         self.generator = SplitMix64(seed: seed)
-        var pads: [DrumpadCommand.Pad: SoundEffect] = [:]
-        for pad in DrumpadCommand.Pad.allCases {
-            let url = drums.appendingPathComponent("\(pad.rawValue).wav")
-            let sound = SoundEffect(contentsOf: url, engine: engine)
-            if case .failure(let error) = Self.preload(sound) {
-                throw DrumpadError("cannot load the \(pad.rawValue) pad: \(error)")
+        var pads: [DrumpadCommand.Pad: SoundEvent] = [:]
+        let bankURL = drums.appendingPathComponent("pads.json")
+        if FileManager.default.fileExists(atPath: bankURL.path) {
+            let bank: SoundBank
+            do { bank = try SoundBank(contentsOf: bankURL, engine: engine) } catch {
+                throw DrumpadError("cannot load the pads: \(error)")
             }
-            sound.maximumInstances = 8
-            pads[pad] = sound
+            for pad in DrumpadCommand.Pad.allCases {
+                guard let event = bank[pad.rawValue] else {
+                    throw DrumpadError("cannot load the pads: \(bankURL.path) has no \"\(pad.rawValue)\" event")
+                }
+                pads[pad] = event
+            }
+        } else {
+            for pad in DrumpadCommand.Pad.allCases {
+                let sound = SoundEffect(contentsOf: drums.appendingPathComponent("\(pad.rawValue).wav"), engine: engine)
+                let event = try SoundEvent(name: pad.rawValue, sounds: [sound])
+                event.maximumInstances = 8
+                pads[pad] = event
+            }
         }
+        var padBySoundName: [String: DrumpadCommand.Pad] = [:]
+        for (pad, event) in pads {
+            // Each pad keeps its place in the stereo field; the bank varies the rest.
+            let pan = Self.pans[pad] ?? 0
+            event.randomization.pan = pan...pan
+            for sound in event.sounds {
+                if case .failure(let error) = Self.preload(sound) {
+                    throw DrumpadError("cannot load the \(pad.rawValue) pad: \(error)")
+                }
+                padBySoundName[sound.name] = pad
+            }
+        }
+        self.padBySoundName = padBySoundName
         self.pads = pads
         statusBox.withLockedValue { $0.quantize = quantize }
 
@@ -307,18 +335,17 @@ public final class Drumpad: @unchecked Sendable {
     // MARK: Pads
 
     private func hit(_ pad: DrumpadCommand.Pad, velocity: Int) {
-        guard let sound = pads[pad] else { return }
+        guard let event = pads[pad] else { return }
         let gain = DrumpadCommand.Pad.gain(forVelocity: velocity)
-        let pan = Self.pans[pad] ?? 0
         let position = placements[pad]
         let scripted = scriptedTime()
         guard grid != .off else {
-            placeInEnvironment(sound.play(at: scripted, volume: gain, pan: pan, position: position), pad)
+            for voice in event.play(at: scripted, volume: gain, position: position) { placeInEnvironment(voice, pad) }
             return
         }
         let beats = beatGrid()
         let time = beats.nextPoint(atOrAfter: scripted ?? engine.currentTime, sampleRate: engine.sampleRate)
-        placeInEnvironment(sound.play(at: time, volume: gain, pan: pan, position: position), pad)
+        for voice in event.play(at: time, volume: gain, position: position) { placeInEnvironment(voice, pad) }
         report(
             "\(pad.rawValue): on the \(grid.rawValue) at \(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s "
                 + "(\(beats.beatsPerMinute) BPM)")
@@ -433,7 +460,7 @@ public final class Drumpad: @unchecked Sendable {
     private func handle(_ event: PlaybackEvent) {
         switch event {
         case let .voiceStarted(_, sound, time, _):
-            guard let pad = DrumpadCommand.Pad(rawValue: (sound as NSString).deletingPathExtension) else { return }
+            guard let pad = padBySoundName[sound] else { return }
             updateStatus {
                 $0.lastHit[pad] = time
                 $0.padsHeard += 1
