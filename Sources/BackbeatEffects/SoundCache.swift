@@ -28,8 +28,9 @@ final class SoundCache: @unchecked Sendable {
     /// A resident sound, held weakly, with what freeing it takes once it is gone.
     private struct Entry {
         weak var sound: SoundEffect?
-        /// Nil while a replacement device waits for the sound to be uploaded again.
-        var buffer: ALBufferName?
+        /// Empty while a replacement device waits for the sound to be uploaded
+        /// again: the whole sound's buffer, then a loop's intro, region and tail.
+        var buffers: [ALBufferName]
         let bytes: Int
     }
 
@@ -85,30 +86,69 @@ final class SoundCache: @unchecked Sendable {
     }
 
     /// Makes an in-memory sound resident now.
-    func loadResidentLocked(_ sound: SoundEffect, _ buffer: PCMBuffer) {
+    func loadResidentLocked(_ sound: SoundEffect, _ decoded: Result<SoundEffect.Decoded, BackbeatError>) {
         sound.loadState = .loading
-        finishLoadLocked(sound, .success(buffer))
+        finishLoadLocked(sound, decoded)
     }
 
-    private func finishLoadLocked(_ sound: SoundEffect, _ decoded: Result<PCMBuffer, BackbeatError>) {
+    /// Uploads a decoded sound: its whole buffer and, with loop points, its
+    /// intro, region and tail. Nothing stays allocated when one fails.
+    private func upload(_ decoded: SoundEffect.Decoded, to device: ALDevice) throws -> (
+        ALBufferName, SoundEffect.LoopBuffers?
+    ) {
+        let pcm = decoded.pcm
+        let whole = try device.generateBuffer(pcm)
+        guard let points = decoded.loop else { return (whole, nil) }
+        var made = [whole]
+        do {
+            let channels = pcm.format.channelCount
+            let samples = pcm.interleavedFloats
+            func part(_ from: Int, _ to: Int) throws -> ALBufferName? {
+                guard to > from else { return nil }
+                let slice = try PCMBuffer(
+                    format: pcm.format, floats: Array(samples[(from * channels)..<(to * channels)]))
+                let name = try device.generateBuffer(slice)
+                made.append(name)
+                return name
+            }
+            let start = Int(points.start), end = Int(points.end)
+            let intro = try part(0, start)
+            guard let region = try part(start, end) else {
+                throw BackbeatError(.invalidLoopPoints, operation: "upload")
+            }
+            let tail = try part(end, pcm.frameCount)
+            return (whole, .init(points: points, intro: intro, region: region, tail: tail))
+        } catch {
+            for name in made { device.deleteBuffer(name) }
+            throw error
+        }
+    }
+
+    private func finishLoadLocked(_ sound: SoundEffect, _ decoded: Result<SoundEffect.Decoded, BackbeatError>) {
         guard let engine else { return }
         let outcome: Result<Void, BackbeatError>
         do {
-            let pcm = try decoded.get()
-            let bytes = pcm.frameCount * pcm.format.channelCount * pcm.format.bytesPerSample
+            let decodedSound = try decoded.get()
+            let pcm = decodedSound.pcm
+            // A sound with loop points holds its frames twice: whole, and as intro, region and tail.
+            let bytes =
+                pcm.frameCount * pcm.format.channelCount * pcm.format.bytesPerSample
+                * (decodedSound.loop == nil ? 1 : 2)
             guard bytes <= budget else {
                 throw BackbeatError(
                     .cacheBudgetExceeded, operation: "load \(sound.name)",
                     reason: "\(bytes) bytes decoded, budget is \(budget) bytes")
             }
             evictLocked(toFit: bytes)
-            let buffer = try engine.device.generateBuffer(pcm)
+            let (buffer, loop) = try upload(decodedSound, to: engine.device)
             sound.loadState = .loaded(
                 .init(
                     buffer: buffer, frames: pcm.frameCount, sampleRate: pcm.format.sampleRate,
-                    channels: pcm.format.channelCount, bytes: bytes, format: pcm.format))
+                    channels: pcm.format.channelCount, bytes: bytes, format: pcm.format, loop: loop,
+                    loopPoints: decodedSound.loop))
             usedBytes += bytes
-            resident[ObjectIdentifier(sound)] = Entry(sound: sound, buffer: buffer, bytes: bytes)
+            resident[ObjectIdentifier(sound)] = Entry(
+                sound: sound, buffers: [buffer] + (loop?.all ?? []), bytes: bytes)
             touch(sound)
             engine.postLocked(.soundLoaded(sound: sound.name))
             outcome = .success(())
@@ -129,7 +169,7 @@ final class SoundCache: @unchecked Sendable {
     /// Finishes a load on the loader queue, then leaves no OpenAL context
     /// current on its thread: a pool thread may end at any time, and OpenAL
     /// would keep the engine's context alive for it.
-    private func finishLoadOnLoader(_ sound: SoundEffect, _ decoded: Result<PCMBuffer, BackbeatError>) {
+    private func finishLoadOnLoader(_ sound: SoundEffect, _ decoded: Result<SoundEffect.Decoded, BackbeatError>) {
         guard let engine else { return }
         engine.withLock { finishLoadLocked(sound, decoded) }
         engine.deliverPendingEvents()
@@ -167,8 +207,8 @@ final class SoundCache: @unchecked Sendable {
                 resident[id] = nil
                 continue
             }
-            resident[id]?.buffer = nil
-            sound.loadState = .loaded(old.withBuffer(nil))
+            resident[id]?.buffers = []
+            sound.loadState = .loaded(old.withBuffer(nil, loop: nil))
             waiting.append(Weak(sound: sound))
         }
         guard !waiting.isEmpty else { return }
@@ -204,13 +244,16 @@ final class SoundCache: @unchecked Sendable {
     /// Puts a sound decoded again into a buffer on the current device; a
     /// sound that no longer decodes or uploads is unloaded, and reloads (or
     /// fails) on its next play.
-    private func installLocked(_ decoded: PCMBuffer?, for sound: SoundEffect) {
+    private func installLocked(_ decoded: SoundEffect.Decoded?, for sound: SoundEffect) {
         guard let engine else { return }
         let id = ObjectIdentifier(sound)
-        guard let entry = resident[id], entry.buffer == nil, case .loaded(let old) = sound.loadState else { return }
-        if let decoded, let buffer = try? engine.device.generateBuffer(decoded) {
-            sound.loadState = .loaded(old.withBuffer(buffer))
-            resident[id]?.buffer = buffer
+        guard let entry = resident[id], entry.buffers.isEmpty, case .loaded(let old) = sound.loadState else { return }
+        // The same loop region as before (a file changed meanwhile is reloaded whole).
+        if let decoded, decoded.pcm.frameCount == old.frames, decoded.loop == old.loopPoints,
+            let (buffer, loop) = try? upload(decoded, to: engine.device)
+        {
+            sound.loadState = .loaded(old.withBuffer(buffer, loop: loop))
+            resident[id]?.buffers = [buffer] + (loop?.all ?? [])
         } else {
             sound.loadState = .unloaded
             usedBytes -= entry.bytes
@@ -226,7 +269,7 @@ final class SoundCache: @unchecked Sendable {
     /// Frees the buffer of the resident sound `id` names, if it is still resident.
     func forgetLocked(_ id: ObjectIdentifier) {
         guard let engine, let entry = resident.removeValue(forKey: id) else { return }
-        if let buffer = entry.buffer { engine.device.deleteBuffer(buffer) }
+        for buffer in entry.buffers { engine.device.deleteBuffer(buffer) }
         usedBytes -= entry.bytes
     }
 }

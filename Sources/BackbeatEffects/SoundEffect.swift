@@ -31,7 +31,26 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     enum Origin {
         case asset(AudioAsset)
-        case buffer(PCMBuffer)
+        case buffer(PCMBuffer, LoopPoints?)
+    }
+
+    /// A decoded sound with the loop region it plays (fitted to its frames; nil: none).
+    struct Decoded {
+        let pcm: PCMBuffer
+        let loop: LoopPoints?
+    }
+
+    /// The buffers of a sound with loop points: the intro (the frames before
+    /// the region; nil when the region starts at 0), the region and the tail
+    /// (the frames after it; nil when it ends at the end). A looping voice
+    /// queues the intro once, then loops the region in place.
+    struct LoopBuffers {
+        let points: LoopPoints
+        let intro: ALBufferName?
+        let region: ALBufferName
+        let tail: ALBufferName?
+
+        var all: [ALBufferName] { [intro, region, tail].compactMap { $0 } }
     }
 
     enum LoadState {
@@ -51,12 +70,28 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         let channels: Int
         let bytes: Int
         let format: AudioFormat
+        /// The loop region and its buffers; nil for a sound without loop points
+        /// (and while `buffer` is nil).
+        let loop: LoopBuffers?
+        /// The loop region, kept across a device replacement.
+        let loopPoints: LoopPoints?
 
-        /// The same sound in `buffer`.
-        func withBuffer(_ buffer: ALBufferName?) -> Resident {
+        /// The same sound in `buffer` (and the loop's buffers).
+        func withBuffer(_ buffer: ALBufferName?, loop: LoopBuffers?) -> Resident {
             Resident(
                 buffer: buffer, frames: frames, sampleRate: sampleRate, channels: channels, bytes: bytes,
-                format: format)
+                format: format, loop: loop, loopPoints: loopPoints)
+        }
+
+        /// Frames before the loop region (0 without loop points).
+        var introFrames: Int { loopPoints.map { Int($0.start) } ?? 0 }
+        /// Frames of one loop: the region, or the whole sound without loop points.
+        var cycleFrames: Int { loopPoints.map { Int($0.length) } ?? frames }
+        /// Frames after the loop region (0 without loop points).
+        var tailFrames: Int { loopPoints.map { frames - Int($0.end) } ?? 0 }
+        /// The shortest buffer a voice of this sound queues.
+        var shortestSegment: Int {
+            [introFrames, cycleFrames, tailFrames].filter { $0 > 0 }.min() ?? frames
         }
     }
 
@@ -75,16 +110,30 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     /// A sound from a file (Ogg Vorbis, WAV, FLAC, AIFF, ...). Nothing is read
     /// until it is preloaded or played; a missing or unreadable file is
-    /// reported then.
-    public init(contentsOf url: URL, engine: AudioEngine) {
+    /// reported then. Its `LOOPSTART` tags, if any, are its loop region.
+    public convenience init(contentsOf url: URL, engine: AudioEngine) {
+        self.init(contentsOf: url, loopPoints: nil, engine: engine)
+    }
+
+    /// A sound from a file with a loop region set through the API.
+    ///
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - loopPoints: a loop region that replaces the file's `LOOPSTART` tags
+    ///     (nil keeps them). A looping voice plays the frames before it once,
+    ///     then loops the region; a region that does not start inside the
+    ///     sound fails the load with ``BackbeatError/Code/invalidLoopPoints``.
+    ///   - engine: the engine that plays it.
+    public init(contentsOf url: URL, loopPoints: LoopPoints?, engine: AudioEngine) {
         self.name = url.lastPathComponent
-        self.origin = .asset(AudioAsset(url: url))
+        self.origin = .asset(AudioAsset(url: url, loopPoints: loopPoints))
         self.engine = engine
     }
 
     /// A sound from an asset: a file, encoded bytes in memory, an archive
     /// entry or a game's own byte source. Nothing is read until it is
-    /// preloaded or played.
+    /// preloaded or played. The asset's loop points (set on it, else its
+    /// file's `LOOPSTART` tags) are the sound's loop region.
     public init(asset: AudioAsset, engine: AudioEngine) {
         self.name = asset.url.lastPathComponent
         self.origin = .asset(asset)
@@ -105,7 +154,21 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``BackbeatError/Code/emptySound`` for a zero-frame buffer,
     ///   ``BackbeatError/Code/unsupportedFormat`` for more than two channels.
-    public init(buffer: PCMBuffer, name: String, engine: AudioEngine) throws {
+    public convenience init(buffer: PCMBuffer, name: String, engine: AudioEngine) throws {
+        try self.init(buffer: buffer, name: name, loopPoints: nil, engine: engine)
+    }
+
+    /// A sound from PCM in memory (mono or stereo) with a loop region.
+    ///
+    /// - Parameters:
+    ///   - buffer: the samples.
+    ///   - name: the sound's name, in errors too.
+    ///   - loopPoints: the loop region a looping voice loops after playing the frames before it once (nil: the whole sound).
+    ///   - engine: the engine that plays it.
+    /// - Throws: ``BackbeatError/Code/emptySound`` for a zero-frame buffer,
+    ///   ``BackbeatError/Code/unsupportedFormat`` for more than two channels,
+    ///   ``BackbeatError/Code/invalidLoopPoints`` for a region that does not start inside the sound.
+    public init(buffer: PCMBuffer, name: String, loopPoints: LoopPoints?, engine: AudioEngine) throws {
         guard buffer.frameCount > 0 else {
             throw BackbeatError(.emptySound, operation: "SoundEffect(buffer:)", reason: "\"\(name)\" has zero frames")
         }
@@ -114,12 +177,16 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
                 .unsupportedFormat, operation: "SoundEffect(buffer:)",
                 reason: "\"\(name)\" has \(buffer.format.channelCount) channels (mono or stereo only)")
         }
+        let loop = try loopPoints?.checked(frameCount: Int64(buffer.frameCount), url: nil)
         self.name = name
-        self.origin = .buffer(buffer)
+        self.origin = .buffer(buffer, loop)
         self.engine = engine
         // Nothing to decode: the sound is resident at once (or fails now, and
         // says so on preload and play).
-        engine.withLock { engine.effectCacheLocked.loadResidentLocked(self, buffer) }
+        engine.withLock {
+            engine.effectCacheLocked.loadResidentLocked(
+                self, .success(Decoded(pcm: buffer, loop: Self.meaningful(loop, frames: buffer.frameCount))))
+        }
         engine.deliverPendingEvents()
     }
 
@@ -167,6 +234,17 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// The loop region a looping voice loops, once loaded: the one set through
+    /// the API, else the file's `LOOPSTART`/`LOOPLENGTH` (or `LOOPEND`) tags,
+    /// fitted to the sound. Nil while unloaded, and for a sound without one
+    /// (a looping voice then loops the whole sound).
+    public var loopPoints: LoopPoints? {
+        locked {
+            guard case .loaded(let r) = loadState else { return nil }
+            return r.loopPoints
+        }
+    }
+
     /// Loads the sound in the background; `completion` runs once, when it is
     /// resident or has failed.
     public func preload(completion: @escaping @Sendable (Result<Void, BackbeatError>) -> Void) {
@@ -193,10 +271,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// the frame count before anything is allocated, and again as it decodes
     /// (a count can lie), so an hour-long file fails at once, not after
     /// gigabytes.
-    func decode(budget: Int = .max) throws -> PCMBuffer {
+    func decode(budget: Int = .max) throws -> Decoded {
         switch origin {
-        case .buffer(let buffer):
-            return buffer
+        case .buffer(let buffer, let loop):
+            return Decoded(pcm: buffer, loop: Self.meaningful(loop, frames: buffer.frameCount))
         case .asset(let asset):
             let url = asset.url
             let decoder = try AudioDecoders.open(asset)
@@ -228,10 +306,22 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             guard !samples.isEmpty else {
                 throw BackbeatError(.emptySound, operation: "SoundEffect", url: url, reason: "no frames decoded")
             }
-            return try PCMBuffer(
+            let pcm = try PCMBuffer(
                 format: AudioFormat(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount),
                 floats: samples)
+            // Fitted to what was decoded (a header's count can lie).
+            let frames = Int64(pcm.frameCount)
+            let loop =
+                try asset.explicitLoopPoints.map { try $0.checked(frameCount: frames, url: url) }
+                ?? decoder.readTags().tags.loopPoints?.clamped(toFrameCount: frames)
+            return Decoded(pcm: pcm, loop: Self.meaningful(loop, frames: pcm.frameCount))
         }
+    }
+
+    /// Loop points that change something: a region of the whole sound is none.
+    static func meaningful(_ loop: LoopPoints?, frames: Int) -> LoopPoints? {
+        guard let loop, loop.start > 0 || loop.end < Int64(frames) else { return nil }
+        return loop
     }
 
     // MARK: Playing

@@ -109,8 +109,12 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var unqueuedFrames = 0
     var leadInFrames = 0
     var leadInBuffer: ALBufferName?
-    /// Plays of the sound still to queue (finite loops).
+    /// Plays of the sound (of its loop region, when it has loop points) still to queue (finite loops).
     var playsToQueue = 0
+    /// A sound with loop points: its intro is still to queue, is queued, and its tail is still to queue.
+    var introToQueue = false
+    var introInQueue = false
+    var tailToQueue = false
     /// An endless loop whose queued copies OpenAL loops over by itself
     /// (AL_LOOPING), so the update step never queues again; ``loopOffset`` is
     /// the source's offset in that queue at the last check, to count its wraps.
@@ -394,7 +398,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         }
     }
 
-    /// The position in the sound (within the current loop).
+    /// The position in the sound (within the current loop). For a sound with
+    /// loop points: in the intro until it has played, then in the loop region
+    /// (a time `t` after the start is `t` before the region's start, else
+    /// `start + (t - start) mod length`), then in the tail.
     public var currentTime: MediaTime {
         locked {
             guard case .loaded(let r) = sound.loadState else { return .zero }
@@ -403,12 +410,14 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         }
     }
 
-    /// How many times the voice has come round to the start of its sound
-    /// (0 during its first play). It keeps counting while the voice is virtual.
+    /// How many times the voice has come round to the start of its sound, or
+    /// of its loop region when the sound has loop points (0 during its first
+    /// play). It keeps counting while the voice is virtual.
     public var loopCount: Int {
         locked {
             guard case .loaded(let r) = sound.loadState, r.frames > 0 else { return 0 }
-            return (engine?.voicePoolLocked.playedFrames(of: self) ?? 0) / r.frames
+            let played = engine?.voicePoolLocked.playedFrames(of: self) ?? 0
+            return VoicePool.place(played: Double(played), resident: r, loops: numberOfLoops).loop
         }
     }
 

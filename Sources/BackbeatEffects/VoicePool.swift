@@ -236,7 +236,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         // goes through twice the sound frames in the same output frames.
         let outputToSound = Double(resident.sampleRate) / Double(engine.sampleRate) * Double(voice.rateValue)
         let leadIn = Int((Double(target - now) * outputToSound).rounded())
-        attach(voice, to: source, resident: resident, leadIn: leadIn, startPosition: 0, fadeIn: false)
+        attach(voice, to: source, resident: resident, leadIn: leadIn, fadeIn: false)
         voice.startFrame = target
         engine.postLocked(
             .voiceStarted(
@@ -245,20 +245,65 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 afterLoad: voice.startedAfterLoad))
     }
 
-    /// Sets up `source` for `voice` and plays it.
+    /// Where a voice that has played `played` sound frames since its start is:
+    /// the part it is in (intro, loop or tail; a sound without loop points
+    /// has only loops), which loop, and the frame within that part. A time
+    /// `t` is in the intro before the region's start, then in loop
+    /// `(t - start) / length` at `(t - start) mod length`; a finite voice's
+    /// time past its last loop is in the tail.
+    static func place(played: Double, resident r: SoundEffect.Resident, loops: Int) -> (
+        part: Part, loop: Int, offset: Double
+    ) {
+        let intro = Double(r.introFrames), cycle = Double(r.cycleFrames)
+        if played < intro { return (.intro, 0, played) }
+        let inLoops = played - intro
+        let loop = Int(inLoops / cycle)
+        if loops >= 0, loop > loops, r.loopPoints != nil {
+            return (.tail, loops, inLoops - Double(loops + 1) * cycle)
+        }
+        return (.loop, loop, inLoops.truncatingRemainder(dividingBy: cycle))
+    }
+
+    enum Part { case intro, loop, tail }
+
+    /// The frame of the sound a voice that has played `played` frames is at.
+    static func soundFrame(played: Int, resident r: SoundEffect.Resident, loops: Int) -> Int {
+        let (part, _, offset) = place(played: Double(played), resident: r, loops: loops)
+        switch part {
+        case .intro: return Int(offset)
+        case .loop: return r.introFrames + Int(offset)
+        case .tail: return min(r.frames - 1, r.introFrames + r.cycleFrames + Int(offset))
+        }
+    }
+
+    /// Sets up `source` for `voice` and plays it, from where its played count
+    /// says it is (a virtual voice coming back resumes in the intro, the loop
+    /// region or the tail, at the fraction of a sample it was at).
     private func attach(
         _ voice: Voice, to source: ALSource, resident: SoundEffect.Resident,
-        leadIn: Int, startPosition: Int, fadeIn: Bool
+        leadIn: Int, fadeIn: Bool
     ) {
         guard let engine else { return }
+        let (part, loop, startOffset) = Self.place(
+            played: voice.played, resident: resident, loops: voice.numberOfLoops)
+        let startPosition = Int(startOffset)
         voice.source = source
-        voice.playedBeforeAttach = startPosition > 0 ? Int(voice.played) - startPosition : Int(voice.played)
+        voice.playedBeforeAttach = Int(voice.played) - startPosition
         voice.lastPlayedFrame = engine.currentFrameLocked
         voice.unqueuedFrames = 0
         voice.leadInFrames = 0
         voice.leadInBuffer = nil
-        let playsDone = Int(voice.played) / resident.frames
-        voice.playsToQueue = voice.numberOfLoops < 0 ? Int.max : max(1, voice.numberOfLoops + 1 - playsDone)
+        voice.introInQueue = false
+        voice.introToQueue = part == .intro && resident.loop?.intro != nil
+        voice.tailToQueue = voice.numberOfLoops >= 0 && resident.loop?.tail != nil
+        switch part {
+        case .intro:
+            voice.playsToQueue = voice.numberOfLoops < 0 ? Int.max : voice.numberOfLoops + 1
+        case .loop:
+            voice.playsToQueue = voice.numberOfLoops < 0 ? Int.max : max(1, voice.numberOfLoops + 1 - loop)
+        case .tail:
+            voice.playsToQueue = 0
+        }
         voice.phase = .playing
         let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrameLocked) ?? 1)
         source.clearForReuse()  // placement, pitch and gain follow
@@ -281,9 +326,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.queuedBuffers = 1
         }
         refill(voice, resident: resident)
-        if startPosition > 0 {
-            // A virtual voice comes back mid-sound: skip into the first queued copy.
-            source.sampleOffset = startPosition
+        if startOffset > 0 {
+            // A virtual voice comes back mid-sound: skip into the first queued
+            // buffer, to the fraction of a sample OpenAL's resampler keeps.
+            source.setSampleOffset(startOffset)
         }
         source.play()
     }
@@ -401,7 +447,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     /// The voice's position in sound frames, within the current loop.
     func position(of voice: Voice, resident r: SoundEffect.Resident) -> Int {
-        playedFrames(of: voice) % r.frames
+        Self.soundFrame(played: playedFrames(of: voice), resident: r, loops: voice.numberOfLoops)
     }
 
     /// Sound frames the voice has played since it started, across loops
@@ -437,7 +483,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         // An endless loop may have come round since its last check.
         var wrapped = 0
         if voice.loopsInPlace, offset < voice.loopOffset, case .loaded(let r) = voice.sound.loadState {
-            wrapped = voice.queuedBuffers * r.frames
+            wrapped = voice.queuedBuffers * r.cycleFrames
         }
         return max(0, voice.playedBeforeAttach + voice.unqueuedFrames + wrapped + offset - voice.leadInFrames)
     }
@@ -464,7 +510,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             // OpenAL plays the queue round and round: nothing is processed or
             // queued again (and nothing allocated). A wrap shows as a smaller offset.
             let offset = source.sampleOffset
-            if offset < voice.loopOffset { voice.unqueuedFrames += voice.queuedBuffers * r.frames }
+            if offset < voice.loopOffset { voice.unqueuedFrames += voice.queuedBuffers * r.cycleFrames }
             voice.loopOffset = offset
             return false
         }
@@ -476,8 +522,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     voice.unqueuedFrames += voice.leadInFrames
                     device.deleteBuffer(name)
                     voice.leadInBuffer = nil
+                } else if voice.introInQueue, name == r.loop?.intro {
+                    voice.unqueuedFrames += r.introFrames
+                    voice.introInQueue = false
+                } else if let loop = r.loop, name == loop.tail {
+                    voice.unqueuedFrames += r.tailFrames
                 } else {
-                    voice.unqueuedFrames += r.frames
+                    voice.unqueuedFrames += r.cycleFrames
                 }
             }
             voice.queuedBuffers -= processed
@@ -485,18 +536,32 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         let ahead =
             Double(engine.updateInterval * 4) * Double(voice.rateValue) * Double(r.sampleRate)
             / Double(engine.sampleRate)
-        let copies = min(64, max(2, Int((ahead / Double(r.frames)).rounded(.up)) + 1))
+        let copies = min(64, max(2, Int((ahead / Double(r.shortestSegment)).rounded(.up)) + 1))
         var queued = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
-        while voice.playsToQueue > 0 && queued < copies, let buffer = r.buffer {
-            source.queue(buffer)
+        // A sound with loop points queues its intro, then its region, then its tail.
+        while queued < copies, r.buffer != nil {
+            if voice.introToQueue, let intro = r.loop?.intro {
+                source.queue(intro)
+                voice.introToQueue = false
+                voice.introInQueue = true
+            } else if voice.playsToQueue > 0, let buffer = r.loop?.region ?? r.buffer {
+                source.queue(buffer)
+                if voice.playsToQueue != Int.max { voice.playsToQueue -= 1 }
+            } else if voice.tailToQueue, let tail = r.loop?.tail {
+                source.queue(tail)
+                voice.tailToQueue = false
+            } else {
+                break
+            }
             queued += 1
             voice.queuedBuffers += 1
-            if voice.playsToQueue != Int.max { voice.playsToQueue -= 1 }
         }
-        // An endless loop, once past its lead-in, stops being fed copy by copy:
-        // OpenAL loops its queue (copies of one buffer, so any buffer may come
-        // first), and checks come twice per round to count the wraps.
-        if voice.numberOfLoops < 0, voice.leadInBuffer == nil, voice.queuedBuffers > 0 {
+        // An endless loop, once past its lead-in and intro, stops being fed
+        // copy by copy: OpenAL loops its queue (copies of one buffer, so any
+        // buffer may come first), and checks come twice per round to count the wraps.
+        if voice.numberOfLoops < 0, voice.leadInBuffer == nil, !voice.introInQueue, !voice.introToQueue,
+            voice.queuedBuffers > 0
+        {
             source.setLooping(true)
             voice.loopsInPlace = true
             voice.loopOffset = source.sampleOffset
@@ -533,14 +598,15 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     {
         if voice.loopsInPlace {
             let round =
-                Double(voice.queuedBuffers * r.frames) * Double(outputRate)
+                Double(voice.queuedBuffers * r.cycleFrames) * Double(outputRate)
                 / (Double(r.sampleRate) * Double(voice.rateValue))
             return max(Int64(updateInterval), Int64(round / 2))
         }
         let copies = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
         guard copies > 1 else { return 0 }
         let outputFrames =
-            Double((copies - 1) * r.frames) * Double(outputRate) / (Double(r.sampleRate) * Double(voice.rateValue))
+            Double((copies - 1) * r.shortestSegment) * Double(outputRate)
+            / (Double(r.sampleRate) * Double(voice.rateValue))
         return max(0, Int64(outputFrames) - Int64(4 * updateInterval))
     }
 
@@ -562,7 +628,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     case .loaded(let r) = voice.sound.loadState
                 else { continue }
                 voice.played += Double(elapsed) * Self.step(voice, r, outputRate: outputRate)
-                if voice.numberOfLoops >= 0, voice.played >= Double((voice.numberOfLoops + 1) * r.frames) {
+                // Its whole sound once, plus each further round of its loop region.
+                if voice.numberOfLoops >= 0,
+                    voice.played >= Double(r.frames) + Double(voice.numberOfLoops) * Double(r.cycleFrames)
+                {
                     finish(voice, completed: true)
                 }
                 continue
@@ -585,7 +654,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 estimatePlayed(voice, to: frame, resident: r, outputRate: outputRate)
                 if frame >= voice.nextQueueCheck {
                     if refill(voice, resident: r), source.state == .stopped {
-                        if voice.playsToQueue > 0 {
+                        if voice.playsToQueue > 0 || voice.introToQueue || voice.tailToQueue {
                             source.play()  // ran dry between updates: restart
                             restarts += 1
                         } else {
@@ -750,9 +819,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             let voice = waiting[index]
             index += 1
             guard case .loaded(let r) = voice.sound.loadState else { free.append(source); continue }
-            attach(voice, to: source, resident: r, leadIn: 0, startPosition: Int(voice.played) % r.frames, fadeIn: true)
-            // Where OpenAL would be, to the fraction of a sample its resampler keeps.
-            source.setSampleOffset(voice.played.truncatingRemainder(dividingBy: Double(r.frames)))
+            attach(voice, to: source, resident: r, leadIn: 0, fadeIn: true)
             applyGain(voice, at: frame)
             engine?.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))
         }

@@ -1,6 +1,6 @@
-/// How many times a sound plays: a ``SoundEffect``'s voice plays its whole
-/// sound this many times; a sound or a song with ``LoopPoints`` plays its
-/// intro once, its loop region this many times, then its tail.
+/// How many times a sound plays: a sound effect's voice plays its whole
+/// sound this many times; a sound effect or a song with ``LoopPoints`` plays
+/// its intro once, its loop region this many times, then its tail.
 public enum Looping: Sendable, Hashable, Codable {
     /// Once (the default): straight through.
     case once

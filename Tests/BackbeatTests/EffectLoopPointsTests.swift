@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+import Backbeat
+import BackbeatSupport
+@testable import BackbeatMedia
+@testable import BackbeatEffects
+import BackbeatTesting
+import BackbeatTestFixtures
+
+/// Loop points on sound effects: the intro once, then the region, to the
+/// sample; the voice's time, loop count and virtual life follow the region.
+@Suite("Effect loop points")
+struct EffectLoopPointsTests {
+    /// Where `file` (interleaved stereo) starts in `out`: the lag in 0..<4800
+    /// where the first 2,000 frames match best.
+    static func lag(of file: [Float], in out: [Float]) -> Int {
+        func error(_ lag: Int) -> Float {
+            var sum: Float = 0
+            for k in 0..<4_000 { sum += abs(out[lag * 2 + k] - file[k]) }
+            return sum
+        }
+        return (0..<4_800).min { error($0) < error($1) }!
+    }
+
+    /// The worst difference between `out` from `outFrame` and `file` from `fileFrame`, over `count` stereo frames.
+    static func worst(_ out: [Float], _ outFrame: Int, _ file: [Float], _ fileFrame: Int, count: Int) -> Float {
+        var worst: Float = 0
+        for k in 0..<count * 2 { worst = max(worst, abs(out[outFrame * 2 + k] - file[fileFrame * 2 + k])) }
+        return worst
+    }
+
+    @Test("Ogg loop tags on an effect: the intro plays once, then every seam jumps from the loop end to the loop start")
+    func loopsFromTags() async throws {
+        try await withTemporaryDirectoryAsync { dir in
+            let url = dir.appendingPathComponent("engine-hum.ogg")
+            var tags = AudioTags()
+            tags.loopPoints = try LoopPoints(start: 6_000, length: 12_000)
+            try await Media.write(
+                Fixtures.music(seconds: 0.5, sampleRate: 48_000), to: url, as: .oggVorbis, tags: tags)
+            // The file as decoded (the test's reference).
+            let decoder = try AudioDecoders.open(url)
+            var file: [Float] = []
+            #expect(try decoder.read(frames: 24_000, into: &file) == 24_000)
+            decoder.close()
+            let engine = try AudioEngine(output: .offline())
+            defer { engine.shutdown() }
+            do {
+                let sound = SoundEffect(contentsOf: url, engine: engine)
+                try await sound.preload()
+                #expect(sound.loopPoints == (try LoopPoints(start: 6_000, end: 18_000)))
+                let voice = sound.play(volume: 0.5, looping: .forever)
+                voice.renderingAlgorithm = .stereoPassThrough
+                let half = file.map { $0 * 0.5 }
+                let out = try engine.render(frames: 6_000 + 12_000 * 5 + 4_800)
+                let first = Self.lag(of: half, in: out)
+                #expect(
+                    Self.worst(out, first, half, 0, count: 18_000) < 1e-4, "the intro and the first loop, straight")
+                for n in 1...4 {
+                    let seam = first + 6_000 + 12_000 * n
+                    #expect(
+                        Self.worst(out, seam, half, 6_000, count: 12_000) < 1e-4,
+                        "loop \(n + 1) is the region again, from its first frame")
+                    // The frame after the loop end is the frame at the loop start, not the one after the end.
+                    #expect(abs(out[seam * 2] - half[6_000 * 2]) < 1e-4)
+                    #expect(abs(out[seam * 2] - half[18_000 * 2]) > 1e-3)
+                }
+                #expect(voice.loopCount == 5, "intro, five loops and a bit")
+            }
+        }
+    }
+
+    /// A ramp: each frame's value says which frame it is (stereo, both channels alike).
+    static func ramp(_ frames: Int) throws -> PCMBuffer {
+        let samples = (0..<frames).flatMap { i -> [Float] in
+            let v = Float(i + 1) / Float(frames * 2)
+            return [v, v]
+        }
+        return try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 2), floats: samples)
+    }
+
+    @Test("Loop points set through the API: `.times(3)` plays the intro, the region three times and the tail")
+    func finiteFromAPI() throws {
+        try withOfflineEngine { engine in
+            let buffer = try Self.ramp(9_600)
+            let file = buffer.interleavedFloats
+            let sound = try SoundEffect(
+                buffer: buffer, name: "ramp", loopPoints: try LoopPoints(start: 2_400, end: 7_200), engine: engine)
+            let voice = sound.play(looping: .times(3))
+            voice.renderingAlgorithm = .stereoPassThrough
+            let out = try engine.render(frames: 9_600 + 2 * 4_800 + 4_800)
+            let first = Self.lag(of: file, in: out)
+            let source = Array(0..<7_200) + Array(2_400..<7_200) + Array(2_400..<9_600)
+            var worst: Float = 0
+            for (i, f) in source.enumerated() { worst = max(worst, abs(out[(first + i) * 2] - file[f * 2])) }
+            #expect(worst < 1e-5, "every frame is the file's frame it should be")
+            #expect(SampleAnalysis.lastAudibleFrame(out, channels: 2) == first + source.count - 1)
+            #expect(voice.isFinished)
+            // Once: straight through, the file as it is.
+            let once = sound.play()
+            once.renderingAlgorithm = .stereoPassThrough
+            let straight = try engine.render(frames: 9_600 + 4_800)
+            let start = Self.lag(of: file, in: straight)
+            #expect(Self.worst(straight, start, file, 0, count: 9_600) < 1e-5)
+            #expect(SampleAnalysis.lastAudibleFrame(straight, channels: 2) == start + 9_599)
+        }
+    }
+
+    @Test("currentTime and loopCount follow the region: t before the start, else start + (t - start) mod length")
+    func timeFollowsRegion() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: try Self.ramp(9_600), name: "ramp", loopPoints: try LoopPoints(start: 2_400, end: 7_200),
+                engine: engine)
+            let voice = sound.play(looping: .forever)
+            _ = try engine.render(frames: 1_200)
+            #expect(voice.loopCount == 0)
+            #expect(abs(voice.currentTime.frames(atSampleRate: 48_000, rounding: .nearest) - 1_200) <= 256)
+            _ = try engine.render(frames: 2_400 + 4_800 * 2 + 1_200 - 1_200)  // t = 2,400 + 2 loops + 1,200
+            #expect(voice.loopCount == 2)
+            let t = voice.currentTime.frames(atSampleRate: 48_000, rounding: .nearest)
+            #expect(abs(t - 3_600) <= 256, "in the region, not past it: \(t)")
+            #expect(voice.duration == MediaTime(frames: 9_600, sampleRate: 48_000))
+        }
+    }
+
+    @Test("A virtual voice with loop points keeps the region's time and comes back in phase with one that never left")
+    func virtualInPhase() throws {
+        // A chirp (never repeats within itself) with a loop region from a tenth to nine tenths.
+        func render(away: Int?) throws -> (out: [Float], virtualWhileFar: Bool, loops: Int, time: MediaTime) {
+            try withOfflineEngine { engine in
+                let chirp = try VirtualVoiceTests.chirp(sampleRate: 48_000)
+                let n = Int64(chirp.frameCount)
+                let sound = try SoundEffect(
+                    buffer: chirp, name: "chirp", loopPoints: try LoopPoints(start: n / 10, end: n * 9 / 10),
+                    engine: engine)
+                let voice = sound.play(at: nil, position: VirtualVoiceTests.near, looping: .forever)
+                // Away during the intro: it comes back in the region.
+                _ = try engine.render(frames: 960)
+                var virtualWhileFar = false
+                if let away {
+                    voice.position = VirtualVoiceTests.far
+                    _ = try engine.render(frames: away)
+                    virtualWhileFar = voice.state == .virtual
+                    voice.position = VirtualVoiceTests.near
+                }
+                _ = try engine.render(frames: 9_600 + (away == nil ? 48_017 : 0))
+                let out = try engine.render(frames: 24_000)
+                return (out, virtualWhileFar, voice.loopCount, voice.currentTime)
+            }
+        }
+        let reference = try render(away: nil)
+        let returned = try render(away: 48_017)
+        #expect(returned.virtualWhileFar)
+        #expect(returned.loops == reference.loops && reference.loops > 2)
+        let drift = abs((returned.time - reference.time).seconds)
+        #expect(drift < 0.006)
+        let a = SampleAnalysis.channel(reference.out, 0, of: 2), b = SampleAnalysis.channel(returned.out, 0, of: 2)
+        #expect(SampleAnalysis.rms(a) > 0.1)
+        let difference = zip(a, b).map { $0 - $1 }
+        let ratio = 20 * log10(Double(SampleAnalysis.rms(difference)) / Double(SampleAnalysis.rms(a)))
+        #expect(ratio < -60, "difference \(ratio) dB")
+    }
+
+    @Test("Loop points that start past the sound's end: a typed error, from the API and from a file")
+    func badLoopPoints() async throws {
+        try withOfflineEngine { engine in
+            #expect(throws: BackbeatError.self) {
+                _ = try SoundEffect(
+                    buffer: try Self.ramp(4_800), name: "short", loopPoints: try LoopPoints(start: 4_800, end: 9_600),
+                    engine: engine)
+            }
+            do {
+                _ = try SoundEffect(
+                    buffer: try Self.ramp(4_800), name: "short", loopPoints: try LoopPoints(start: 4_800, end: 9_600),
+                    engine: engine)
+            } catch let error as BackbeatError {
+                #expect(error.code == .invalidLoopPoints)
+            }
+            // An end past the sound's end is fitted to it.
+            let fitted = try SoundEffect(
+                buffer: try Self.ramp(4_800), name: "fitted", loopPoints: try LoopPoints(start: 1_000, end: 90_000),
+                engine: engine)
+            #expect(fitted.loopPoints == (try LoopPoints(start: 1_000, end: 4_800)))
+        }
+        try await withTemporaryDirectoryAsync { dir in
+            let url = dir.appendingPathComponent("short.wav")
+            try Songs.write(Songs.sineFrames(0..<4_800, frequency: 480), to: url)
+            let engine = try AudioEngine(output: .offline())
+            defer { engine.shutdown() }
+            let sound = SoundEffect(
+                contentsOf: url, loopPoints: try LoopPoints(start: 4_800, end: 9_600), engine: engine)
+            let error = await #expect(throws: BackbeatError.self) { try await sound.preload() }
+            #expect(error?.code == .invalidLoopPoints)
+            #expect(error?.description.contains("short.wav") == true)
+            #expect(sound.loopPoints == nil)
+        }
+    }
+}
