@@ -136,7 +136,7 @@ bench-compare: release
 	.build/release/backbeat bench $(BENCH_SUITES) --json > .build/bench-new.json
 	.build/release/backbeat bench compare $(BENCH_JSON) .build/bench-new.json
 
-# Regenerates the demo's drums and music library (deterministic; see Assets/README.md).
+# Regenerates the demo's drums, music library and level music (deterministic; see Assets/README.md).
 assets: deps
 	python3 Assets/generate.py
 

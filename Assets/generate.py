@@ -15,6 +15,8 @@ Layout written (relative to this script):
     Music/*.ogg                                 tagged Ogg Vorbis with artwork
     Music/demo-mix.m3u                          a playlist of all six songs
     Music/noartwork.png                         placeholder artwork
+    Level/{explore,combat}-{pads,drums}.ogg     level music: two sections of two stems (loop tags, BPM)
+    Level/stinger.ogg                           a stinger for the level music
 """
 
 import array
@@ -687,6 +689,101 @@ def make_music(tmp):
         f.write("\n".join(playlist) + "\n")
 
 
+# ---------------------------------------------------------------- level music
+#
+# Music for a game level, for AdaptiveMusicPlayer: 120 BPM in 4/4 (a bar is
+# 2 s, 96,000 frames at 48 kHz). "explore" is a one-bar intro and a four-bar
+# loop (LOOPSTART/LOOPLENGTH tags), "combat" a four-bar loop from its start;
+# each section is two stems of the same length, "pads" (chords and bass) and
+# "drums", to be played sample-locked as layers; "stinger" is a crash and a
+# chord stab. A loop's ring past its end is folded back onto its start, so the
+# loop is seamless.
+
+LEVEL = os.path.join(HERE, "Level")
+LEVEL_BPM = 120
+LEVEL_BAR_FRAMES = OUT_RATE * 60 * 4 // LEVEL_BPM
+
+
+def explore_stems():
+    pads, drums = Song(LEVEL_BPM, 5, 201), Song(LEVEL_BPM, 5, 202)
+    prog = [(57, "min"), (53, "maj"), (48, "maj"), (55, "maj")]
+    for n in chord_notes(57, "min"):
+        pads.note("pad", n, 0, 0, 4, 0.1)  # the intro: the first chord alone
+    for bar in range(1, 5):
+        root, q = prog[bar - 1]
+        for n in chord_notes(root, q):
+            pads.note("pad", n, bar, 0, 4, 0.12)
+        for b in range(4):
+            pads.note("synthbass", root - 24, bar, b + 0.5, 0.5, 0.25)
+            drums.drum("kick", bar, b, 0.9)
+            drums.drum("hat", bar, b + 0.5, 0.3)
+        for b in (1, 3):
+            drums.drum("snare", bar, b, 0.6)
+    return pads, drums, 1, 4
+
+
+def combat_stems():
+    pads, drums = Song(LEVEL_BPM, 4, 203), Song(LEVEL_BPM, 4, 204)
+    prog = [(50, "min"), (50, "min"), (46, "maj"), (48, "maj")]
+    for bar, (root, q) in enumerate(prog):
+        notes = chord_notes(root, q)
+        for k in range(16):
+            pads.note("arp", notes[k % 3] + 24, bar, k * 0.25, 0.25, 0.12)
+        for e in range(8):
+            pads.note("synthbass", root - 12, bar, e * 0.5, 0.5, 0.25)
+        drums.drum("crash" if bar == 0 else "ohat", bar, 0, 0.5)
+        for e in range(8):
+            drums.drum("kick" if e % 2 == 0 else "hat", bar, e * 0.5, 0.9 if e % 2 == 0 else 0.3)
+        for b in (1, 3):
+            drums.drum("snare", bar, b, 0.75)
+    return pads, drums, 0, 4
+
+
+def stinger():
+    s = Song(LEVEL_BPM, 1, 205)
+    s.drum("crash", 0, 0, 0.8)
+    for n in chord_notes(62, "maj"):
+        s.note("pad", n, 0, 0, 1, 0.2)
+    s.note("synthbass", 38, 0, 0, 1, 0.3)
+    return s
+
+
+def loop_folded(buf, intro_bars, loop_bars, song):
+    """The intro and loop of `buf`, with what rings past the loop's end added back from its start."""
+    start, end = song.at(intro_bars, 0), song.at(intro_bars + loop_bars, 0)
+    out = list(buf[:end])
+    for i, v in enumerate(buf[end:]):
+        out[start + i % (end - start)] += v
+    return out
+
+
+def encode_level(tmp, name, samples, serial, tags):
+    synth = os.path.join(tmp, name + ".synth.wav")
+    final = os.path.join(tmp, name + ".wav")
+    write_wav(synth, normalise(samples, -6), SYNTH_RATE)
+    run("sox", "-R", "-V1", synth, "-b", "16", final, "rate", "-v", str(OUT_RATE), "gain", "-n", "-3")
+    ogg = os.path.join(LEVEL, name + ".ogg")
+    run("oggenc", "-Q", "-q", "2", "--serial", str(serial), "-o", ogg, final)
+    comments = os.path.join(tmp, name + ".tags")
+    with open(comments, "w", encoding="utf-8") as f:
+        f.write("\n".join([f"TITLE=Level 1 {name}", "ARTIST=Backbeat", f"BPM={LEVEL_BPM}"] + tags) + "\n")
+    run("vorbiscomment", "-w", "-c", comments, ogg)
+    print(f"  Level/{name}.ogg  {len(samples) / SYNTH_RATE:.1f} s  {os.path.getsize(ogg) // 1024} KB")
+
+
+def make_level(tmp):
+    os.makedirs(LEVEL, exist_ok=True)
+    serial = 201
+    for section, make in (("explore", explore_stems), ("combat", combat_stems)):
+        pads, drums, intro, loop = make()
+        for stem, song in (("pads", pads), ("drums", drums)):
+            tags = [f"LOOPSTART={intro * LEVEL_BAR_FRAMES}", f"LOOPLENGTH={loop * LEVEL_BAR_FRAMES}"]
+            encode_level(tmp, f"{section}-{stem}", loop_folded(song.buf, intro, loop, song), serial, tags)
+            serial += 1
+    s = stinger()
+    encode_level(tmp, "stinger", fade_out(s.buf[:int(1.5 * SYNTH_RATE)], 0.3, SYNTH_RATE), serial, [])
+
+
 def main():
     for tool in ("sox", "oggenc", "vorbiscomment"):
         if shutil.which(tool) is None:
@@ -696,6 +793,9 @@ def main():
     print("Music:")
     with tempfile.TemporaryDirectory() as tmp:
         make_music(tmp)
+    print("Level music:")
+    with tempfile.TemporaryDirectory() as tmp:
+        make_level(tmp)
 
 
 if __name__ == "__main__":

@@ -214,6 +214,7 @@ enum Assets {
         .deletingLastPathComponent()
     static let drums = root.appendingPathComponent("Assets/Drums")
     static let music = root.appendingPathComponent("Assets/Music")
+    static let level = root.appendingPathComponent("Assets/Level")
 
     /// A 16-bit PCM WAV: format and samples scaled to -1...1.
     static func readWAV(_ url: URL) throws -> (rate: Int, channels: Int, samples: [Float]) {
@@ -393,5 +394,72 @@ enum Assets {
         }
         let placeholder = try Data(contentsOf: Assets.music.appendingPathComponent("noartwork.png"))
         #expect(Assets.isPNG([UInt8](placeholder)))
+    }
+}
+
+/// The level music: two sections of two sample-locked stems each, loop tags,
+/// a tempo, and a stinger, as `AdaptiveMusicPlayer` takes them.
+@Suite struct LevelMusicAssetTests {
+    static let bar = 96_000  // 120 BPM in 4/4 at 48 kHz
+    /// Each section: its intro and loop, in bars.
+    static let sections: [(String, Int, Int)] = [("explore", 1, 4), ("combat", 0, 4)]
+
+    @Test(arguments: sections)
+    func stemsAreSampleLockedLoopsAtTheTempo(_ section: String, _ introBars: Int, _ loopBars: Int) async throws {
+        var lengths: [Int] = []
+        for stem in ["pads", "drums"] {
+            let url = Assets.level.appendingPathComponent("\(section)-\(stem).ogg")
+            let read = try Media.read(url)
+            #expect(read.format.sampleRate == 48_000)
+            let frames = read.floats.count / read.format.channelCount
+            lengths.append(frames)
+            let tags = try await AudioAsset(url: url).load(.tags)
+            #expect(tags.beatsPerMinute == 120)
+            #expect(TempoMap(tags: tags) == (try TempoMap(beatsPerMinute: 120)))
+            let loop = try #require(tags.loopPoints, "\(section)-\(stem) has loop tags")
+            #expect(loop.start == Int64(introBars * Self.bar) && loop.length == Int64(loopBars * Self.bar))
+            #expect(frames == (introBars + loopBars) * Self.bar, "the file ends where its loop does")
+            // The pads sound from the first bar; the drums come in with the loop (after the intro).
+            let first = try #require(SampleAnalysis.firstAudibleFrame(read.floats, channels: read.format.channelCount))
+            let entry = stem == "drums" ? introBars * Self.bar : 0
+            #expect(abs(first - entry) < 480, "\(section)-\(stem) starts at \(first), not \(entry)")
+        }
+        #expect(lengths[0] == lengths[1], "\(section)'s stems have one length: \(lengths)")
+    }
+
+    @Test(arguments: sections)
+    func drumsHitOnTheEighthNoteGrid(_ section: String, _ introBars: Int, _ loopBars: Int) throws {
+        let read = try Media.read(Assets.level.appendingPathComponent("\(section)-drums.ogg"))
+        let mono = SampleAnalysis.channel(read.floats, 0, of: read.format.channelCount)
+        let loop = Array(mono[(introBars * Self.bar)...])
+        let onsets = SampleAnalysis.onsetFrames(loop, channels: 1, threshold: 0.05, minimumGap: 4_800)
+        // Most beats of the loop are heard as onsets (a kick on each; a crash's ring can hide one).
+        #expect(onsets.count >= 3 * loopBars, "\(onsets)")
+        let eighth = Self.bar / 8
+        for onset in onsets {
+            let offGrid = min(onset % eighth, eighth - onset % eighth)
+            #expect(offGrid <= 240, "\(section) drum onset at \(onset) is \(offGrid) frames off the eighth-note grid")
+        }
+    }
+
+    @Test func stingerIsShortAndTheSectionsMakeAPlayer() throws {
+        let stinger = try Media.read(Assets.level.appendingPathComponent("stinger.ogg"))
+        let frames = stinger.floats.count / stinger.format.channelCount
+        #expect(frames == 72_000)
+        #expect(SampleAnalysis.firstAudibleFrame(stinger.floats, channels: stinger.format.channelCount) ?? .max < 480)
+        #expect(SampleAnalysis.peak(stinger.floats.suffix(96)) < 0.01, "ends in silence")
+        let engine = try AudioEngine(output: .offline())
+        defer { engine.shutdown() }
+        let sections = Self.sections.map { name, _, _ in
+            MusicSection(
+                name: name,
+                stems: ["pads", "drums"].map {
+                    MusicStem(
+                        layer: $0, asset: AudioAsset(url: Assets.level.appendingPathComponent("\(name)-\($0).ogg")))
+                })
+        }
+        let player = try AdaptiveMusicPlayer(engine: engine, sections: sections)
+        #expect(player.sectionNames == ["combat", "explore"])
+        #expect(player.tempo(of: "explore") == (try TempoMap(beatsPerMinute: 120)))
     }
 }
