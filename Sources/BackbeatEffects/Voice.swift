@@ -129,6 +129,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var isCounted = false
     /// The path it moves along over engine time, if any (see ``move(along:duration:)``).
     var glide: Glide?
+    /// Volume, rate and pan glides, if any (Voice+Ramp.swift); nil costs nothing.
+    var volumeRamp: Ramp?
+    var rateRamp: Ramp?
+    var panRamp: Ramp?
     /// Reverb send, obstruction, occlusion and filter, with their glide (Voice+Environment.swift).
     var mix = VoiceMix()
     /// The level the listener hears it at (volume, buses, distance and cone),
@@ -209,19 +213,24 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         if let source, let engine { _ = try? engine.device.withContext { source.setPitch(rateValue) } }
     }
 
-    /// Volume, 0...1. Values outside are clamped; NaN is ignored.
+    /// Volume, 0...1. Values outside are clamped; NaN is ignored. Setting it
+    /// ends a glide (``setVolume(_:over:curve:)``); the change itself ramps
+    /// over one update period.
     public var volume: Float {
         get { locked { gain } }
         set {
-            locked { setVolumeLocked(newValue) }
+            locked { volumeRamp = nil; setVolumeLocked(newValue) }
         }
     }
 
     /// Pan, -1 (left) ... 1 (right). Values outside are clamped; NaN is ignored.
+    /// Setting it ends a glide (``setPan(_:over:curve:)``); the change itself
+    /// ramps over one update period.
     public var pan: Float {
         get { locked { panValue } }
         set {
             locked {
+                panRamp = nil
                 panValue = Voice.clampPan(newValue, else: panValue)
                 if positionValue == nil, let source, let engine {
                     _ = try? engine.device.withContext { applyPlacement(to: source) }
@@ -390,11 +399,12 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         }
     }
 
-    /// Playback rate (and pitch), 0.5...2. Values outside are clamped; NaN is ignored.
+    /// Playback rate (and pitch), 0.5...2. Values outside are clamped; NaN is
+    /// ignored. Setting it ends a glide (``setRate(_:over:curve:)``).
     public var rate: Float {
         get { locked { rateValue } }
         set {
-            locked { setRateLocked(newValue) }
+            locked { rateRamp = nil; setRateLocked(newValue) }
         }
     }
 

@@ -21,7 +21,12 @@ public enum FadeCurve: Sendable, Hashable {
 }
 
 /// A gain moving from one value to another over a span of engine frames.
-package struct Fade: Sendable {
+package typealias Fade = Ramp
+
+/// A parameter (a gain, a rate, a pan) moving from one value to another over
+/// a span of engine frames along a ``FadeCurve``: the one ramp every glide in
+/// the engine evaluates on its update step, so offline renders are exact.
+package struct Ramp: Sendable {
     let from: Float
     let to: Float
     let startFrame: Int64
@@ -36,7 +41,10 @@ package struct Fade: Sendable {
         self.curve = curve
     }
 
-    func isComplete(at frame: Int64) -> Bool { frame >= endFrame }
+    package func isComplete(at frame: Int64) -> Bool { frame >= endFrame }
+
+    /// The value at `frame` (``gain(at:)`` under its general name).
+    package func value(at frame: Int64) -> Float { gain(at: frame) }
 
     /// The gain at `frame`.
     package func gain(at frame: Int64) -> Float {
@@ -45,6 +53,9 @@ package struct Fade: Sendable {
         let t = Float(Double(frame - startFrame) / Double(endFrame - startFrame))
         switch curve {
         case .linear:
+            return from + (to - from) * t
+        case .exponential where from < 0 || to < 0:
+            // A value that crosses zero (a pan) has no decibels: constant rate.
             return from + (to - from) * t
         case .equalPower:
             // Rising: sin from 0 to 1; falling: cos from 1 to 0; scaled between the two gains.

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import Backbeat
+@testable import BackbeatEffects
+import BackbeatTesting
+import BackbeatTestFixtures
+
+/// Volume, rate and pan glides on rendered samples (offline engine, 48 kHz, 240-frame update step).
+@Suite("Smooth parameters")
+struct SmoothParameterTests {
+    /// A looping constant signal: the rendered sample is the voice's gain times a pan factor.
+    private func constant(_ engine: AudioEngine) throws -> Voice {
+        let format = AudioFormat(sampleRate: 48_000, channelCount: 1)
+        let sound = try SoundEffect(
+            buffer: PCMBuffer(format: format, floats: [Float](repeating: 0.5, count: 48_000)), name: "dc",
+            engine: engine)
+        return sound.play(looping: .forever)
+    }
+
+    private func left(_ out: [Float], _ frame: Int) -> Float { out[2 * frame] }
+    private func right(_ out: [Float], _ frame: Int) -> Float { out[2 * frame + 1] }
+
+    @Test("A volume glide follows its curve, linear and exponential, within one update period")
+    func volumeGlide() throws {
+        try withOfflineEngine { engine in
+            let voice = try constant(engine)
+            let level = left(try engine.render(frames: 4_800), 4_799)
+            #expect(level > 0.1)
+            voice.setVolume(0, over: MediaTime(seconds: 0.5))
+            let out = try engine.render(frames: 24_000)
+            let periodStep = level * Float(engine.updateInterval) / 24_000
+            for frame in [1_200, 6_000, 12_000, 18_000, 23_000] {
+                let expected = level * (1 - Float(frame) / 24_000)
+                #expect(
+                    abs(left(out, frame) - expected) <= periodStep, "frame \(frame): \(left(out, frame)) vs \(expected)"
+                )
+            }
+            #expect(voice.volume == 0)
+
+            voice.volume = 1
+            _ = try engine.render(frames: 4_800)
+            voice.setVolume(0.01, over: MediaTime(seconds: 0.5), curve: .exponential)
+            let exp = try engine.render(frames: 24_000)
+            for frame in [6_000, 12_000, 18_000] {
+                // -40 dB over 24 000 frames: a constant rate in decibels.
+                let expected = level * pow(0.01, Float(frame) / 24_000)
+                let ratio = left(exp, frame) / expected
+                #expect(abs(ratio - 1) < 0.05, "frame \(frame): \(left(exp, frame)) vs \(expected)")
+            }
+        }
+    }
+
+    @Test("A new glide starts from where the current one is, without a jump")
+    func glideRestartsFromCurrent() throws {
+        try withOfflineEngine { engine in
+            let voice = try constant(engine)
+            let level = left(try engine.render(frames: 4_800), 4_799)
+            voice.setVolume(0, over: MediaTime(seconds: 0.5))
+            let first = try engine.render(frames: 12_000)
+            voice.setVolume(1, over: MediaTime(seconds: 0.25))
+            let second = try engine.render(frames: 12_000)
+            let periodStep = level * Float(engine.updateInterval) / 12_000
+            #expect(abs(left(second, 0) - left(first, 11_999)) <= periodStep)
+            #expect(abs(left(first, 11_999) - level / 2) <= periodStep)
+            #expect(abs(left(second, 11_999) - level) <= periodStep)
+        }
+    }
+
+    @Test("An abrupt volume change has no sample-to-sample step larger than one update period's ramp")
+    func volumeDezipper() throws {
+        try withOfflineEngine { engine in
+            let voice = try constant(engine)
+            let level = left(try engine.render(frames: 4_800), 4_799)
+            voice.volume = 0.1
+            let out = try engine.render(frames: 2_400)
+            var largest: Float = 0
+            var previous = level
+            for frame in 0..<2_400 {
+                largest = max(largest, abs(left(out, frame) - previous))
+                previous = left(out, frame)
+            }
+            // The whole change spread over one update period, with 5% for rounding.
+            let bound = (level - level * 0.1) / Float(engine.updateInterval) * 1.05
+            #expect(largest <= bound, "largest step \(largest), bound \(bound)")
+            #expect(abs(left(out, 2_399) - level * 0.1) < 1e-4)
+        }
+    }
+
+    @Test("A pan glide moves the level from the left channel to the right")
+    func panGlide() throws {
+        try withOfflineEngine { engine in
+            let voice = try constant(engine)
+            voice.pan = -1
+            let before = try engine.render(frames: 4_800)
+            #expect(left(before, 4_799) > 10 * abs(right(before, 4_799)))
+            voice.setPan(1, over: MediaTime(seconds: 0.5))
+            let out = try engine.render(frames: 26_400)
+            // Pan crosses 0 at frame 12 000; ±0.1 is 1 200 frames either side.
+            #expect(left(out, 10_800) > right(out, 10_800))
+            #expect(right(out, 13_200) > left(out, 13_200))
+            // Stereo panning saturates near the ends: the right channel never
+            // falls, and rises through the middle of the glide.
+            var previous = right(out, 0)
+            for frame in stride(from: 2_400, through: 24_000, by: 2_400) {
+                #expect(right(out, frame) >= previous, "right channel falls at \(frame)")
+                previous = right(out, frame)
+            }
+            #expect(right(out, 7_200) < right(out, 9_600))
+            #expect(right(out, 9_600) < right(out, 12_000))
+            #expect(right(out, 12_000) < right(out, 14_400))
+            #expect(right(out, 14_400) < right(out, 16_800))
+            #expect(right(out, 26_399) > 10 * abs(left(out, 26_399)))
+            #expect(voice.pan == 1)
+        }
+    }
+
+    /// The frequency of the left channel over `frames` from `start`, by counting zero crossings.
+    private func frequency(_ out: [Float], from start: Int, frames: Int) -> Double {
+        var crossings = 0
+        for frame in (start + 1)..<(start + frames) where (left(out, frame - 1) < 0) != (left(out, frame) < 0) {
+            crossings += 1
+        }
+        return Double(crossings) / 2 / (Double(frames) / 48_000)
+    }
+
+    @Test("A rate glide moves a tone's frequency from start to end")
+    func rateGlide() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let voice = sound.play(looping: .forever)
+            let before = try engine.render(frames: 4_800)
+            #expect(abs(frequency(before, from: 0, frames: 4_800) - 480) < 15)
+            voice.setRate(2, over: MediaTime(seconds: 0.5))
+            let out = try engine.render(frames: 33_600)
+            // Rate 1.5 around frame 12 000 (a 50 ms window), 2 once the glide is over.
+            #expect(abs(frequency(out, from: 10_800, frames: 2_400) - 720) < 30)
+            #expect(abs(frequency(out, from: 28_800, frames: 4_800) - 960) < 15)
+            #expect(voice.rate == 2)
+        }
+    }
+}
