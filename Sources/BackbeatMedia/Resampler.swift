@@ -14,7 +14,7 @@ package final class Resampler {
     private var output: [Float] = []
 
     package init(
-        from sourceRate: Int, to targetRate: Int, channelCount: Int, quality: Int32 = Int32(SRC_SINC_MEDIUM_QUALITY)
+        from sourceRate: Int, to targetRate: Int, channelCount: Int, quality: Int32 = Int32(SRC_SINC_FASTEST)
     ) throws {
         self.channelCount = channelCount
         self.ratio = Double(targetRate) / Double(sourceRate)
