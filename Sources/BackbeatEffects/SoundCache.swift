@@ -29,7 +29,7 @@ final class SoundCache: @unchecked Sendable {
     private struct Entry {
         weak var sound: SoundEffect?
         /// Empty while a replacement device waits for the sound to be uploaded
-        /// again: the whole sound's buffer, then a loop's intro, region and tail.
+        /// again: the whole sound's buffer, or a loop's intro, region and tail.
         var buffers: [ALBufferName]
         let bytes: Int
     }
@@ -91,15 +91,15 @@ final class SoundCache: @unchecked Sendable {
         finishLoadLocked(sound, decoded)
     }
 
-    /// Uploads a decoded sound: its whole buffer and, with loop points, its
-    /// intro, region and tail. Nothing stays allocated when one fails.
+    /// Uploads a decoded sound: its whole buffer, or with loop points its
+    /// intro, region and tail (then the first name returned is the region's).
+    /// Nothing stays allocated when one fails.
     private func upload(_ decoded: SoundEffect.Decoded, to device: ALDevice) throws -> (
         ALBufferName, SoundEffect.LoopBuffers?
     ) {
         let pcm = decoded.pcm
-        let whole = try device.generateBuffer(pcm)
-        guard let points = decoded.loop else { return (whole, nil) }
-        var made = [whole]
+        guard let points = decoded.loop else { return (try device.generateBuffer(pcm), nil) }
+        var made: [ALBufferName] = []
         do {
             let channels = pcm.format.channelCount
             let samples = pcm.interleavedFloats
@@ -117,7 +117,7 @@ final class SoundCache: @unchecked Sendable {
                 throw BackbeatError(.invalidLoopPoints, operation: "upload")
             }
             let tail = try part(end, pcm.frameCount)
-            return (whole, .init(points: points, intro: intro, region: region, tail: tail))
+            return (region, .init(points: points, intro: intro, region: region, tail: tail))
         } catch {
             for name in made { device.deleteBuffer(name) }
             throw error
@@ -130,10 +130,7 @@ final class SoundCache: @unchecked Sendable {
         do {
             let decodedSound = try decoded.get()
             let pcm = decodedSound.pcm
-            // A sound with loop points holds its frames twice: whole, and as intro, region and tail.
-            let bytes =
-                pcm.frameCount * pcm.format.channelCount * pcm.format.bytesPerSample
-                * (decodedSound.loop == nil ? 1 : 2)
+            let bytes = pcm.frameCount * pcm.format.channelCount * pcm.format.bytesPerSample
             guard bytes <= budget else {
                 throw BackbeatError(
                     .cacheBudgetExceeded, operation: "load \(sound.name)",
@@ -148,7 +145,7 @@ final class SoundCache: @unchecked Sendable {
                     loopPoints: decodedSound.loop))
             usedBytes += bytes
             resident[ObjectIdentifier(sound)] = Entry(
-                sound: sound, buffers: [buffer] + (loop?.all ?? []), bytes: bytes)
+                sound: sound, buffers: loop?.all ?? [buffer], bytes: bytes)
             touch(sound)
             engine.postLocked(.soundLoaded(sound: sound.name))
             outcome = .success(())
@@ -253,7 +250,7 @@ final class SoundCache: @unchecked Sendable {
             let (buffer, loop) = try? upload(decoded, to: engine.device)
         {
             sound.loadState = .loaded(old.withBuffer(buffer, loop: loop))
-            resident[id]?.buffers = [buffer] + (loop?.all ?? [])
+            resident[id]?.buffers = loop?.all ?? [buffer]
         } else {
             sound.loadState = .unloaded
             usedBytes -= entry.bytes

@@ -62,8 +62,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     /// A decoded sound in an OpenAL buffer.
     struct Resident {
-        /// Nil while a replacement device waits for the sound to be uploaded
-        /// again (its voices stay virtual, keeping their place, until then).
+        /// The whole sound (the loop region's buffer for a sound with loop
+        /// points, which voices play as intro, region and tail). Nil while a
+        /// replacement device waits for the sound to be uploaded again (its
+        /// voices stay virtual, keeping their place, until then).
         let buffer: ALBufferName?
         let frames: Int
         let sampleRate: Int

@@ -209,8 +209,12 @@ struct EffectLoopPointsTests {
             let ramp = try PCMBuffer(
                 format: AudioFormat(sampleRate: 48_000, channelCount: 1),
                 floats: (0..<9_600).map { Float($0 + 1) / 9_600 })
+            let start = engine.device.liveBuffers.count
             let sound = try SoundEffect(
                 buffer: ramp, name: "ramp", loopPoints: try LoopPoints(start: 2_400, end: 7_200), engine: engine)
+            // Intro, region and tail: three buffers, the sound's bytes once.
+            #expect(engine.device.liveBuffers.count == start + 3)
+            #expect(engine.withLock { engine.effectCacheLocked.usedBytes } == 9_600 * MemoryLayout<Float>.size)
             let voice = sound.play(volume: 0.5, looping: .forever)
             // t = 13,200: the intro, two loops, then 1,200 into the region (frame 3,600).
             let before = SampleAnalysis.channel(try engine.render(frames: 13_200), 0, of: 2).last!
