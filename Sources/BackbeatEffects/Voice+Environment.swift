@@ -23,6 +23,9 @@ struct VoiceMix {
     var appliedDirect: FilterGains?
     var appliedSend: FilterGains?
     var appliedSlot: ALEffectSlot?
+    /// The bus effect send as last set on the source (auxiliary send 1).
+    var appliedBusSlot: ALEffectSlot?
+    var appliedBusSend: FilterGains?
 
     /// The voice's own direct-path and send gains for its settings at `sampleRate`.
     func targets(sampleRate: Int) -> (direct: FilterGains, send: FilterGains) {
@@ -131,10 +134,15 @@ extension Voice {
             voice.mix.appliedDirect = nil
             voice.mix.appliedSend = nil
             voice.mix.appliedSlot = nil
+            voice.mix.appliedBusSlot = nil
+            voice.mix.appliedBusSend = nil
         }
+        let busEffect = voice.bus?.stepEffect
         let busFilter = voice.bus?.stepFilter ?? .open
         let slot = engine.existingAttachmentLocked(EnvironmentMixer.self)?.slot
-        if !voice.mix.isUsed && busFilter == .open && voice.mix.appliedDirect == nil && voice.mix.appliedSlot == nil {
+        if !voice.mix.isUsed && busFilter == .open && busEffect == nil && voice.mix.appliedDirect == nil
+            && voice.mix.appliedSlot == nil && voice.mix.appliedBusSlot == nil
+        {
             return false
         }
         var mix = voice.mix
@@ -161,9 +169,22 @@ extension Voice {
                 mix.from.send.moved(toward: targets.send, fraction: t)
             )
         }
-        let direct = mix.current.direct.then(busFilter)
+        // A bus effect takes `wet` of the voice through send 1 and leaves
+        // `1 - wet` on the direct path (see Bus.setEffect).
+        // A device that grants one send keeps it for the reverb: the bus
+        // effect is skipped and the voice stays dry.
+        let wet = busEffect.map { engine.device.auxiliarySendCount > 1 ? $0.wet : 0 } ?? 0
+        let dry = FilterGains(gain: 1 - wet, gainLF: 1, gainHF: 1)
+        let direct = mix.current.direct.then(busFilter).then(dry)
         let send = mix.current.send.then(busFilter)
+        let busSend = mix.current.direct.then(busFilter).then(FilterGains(gain: wet, gainLF: 1, gainHF: 1))
         let device = engine.device
+        let busSlot = busSend.gain > 0 ? busEffect?.slot : nil
+        if busSlot != mix.appliedBusSlot || (busSlot != nil && busSend != mix.appliedBusSend) {
+            device.setSend(1, of: source, to: busSlot, filter: busSend.alParameters)
+            mix.appliedBusSlot = busSlot
+            mix.appliedBusSend = busSend
+        }
         if direct != mix.appliedDirect {
             device.setDirectFilter(direct.alParameters, on: source)
             mix.appliedDirect = direct

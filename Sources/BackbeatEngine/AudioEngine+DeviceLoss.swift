@@ -128,6 +128,8 @@ extension AudioEngine {
         for component in components.compactMap(\.component) {
             component.deviceWillBeReplaced(readPositions: readPositions)
         }
+        // Bus effect slots belong to the old device: the next step makes new ones.
+        for bus in buses { bus.effectState.slot = nil; bus.effectState.loaded = nil }
         // A device still playing falls silent now, though it closes later.
         old.stopAllSources()
         device = replacement

@@ -405,7 +405,11 @@ public final class AudioEngine: @unchecked Sendable {
             }
         }
         var changed = false
+        for bus in buses { bus.stepEffectSlot(at: frame, device: device) }
         for bus in buses {
+            let effect = bus.effectiveEffect(at: frame)
+            if effect?.slot != bus.stepEffect?.slot || effect?.wet != bus.stepEffect?.wet { changed = true }
+            bus.stepEffect = effect
             let gain = bus.effectiveGain(at: frame), paused = bus.isEffectivelyPaused
             let filter = bus.effectiveFilter(at: frame)
             if gain != bus.stepGain || paused != bus.stepPaused || filter != bus.stepFilter { changed = true }

@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import BackbeatMedia
+import BackbeatOpenAL
 
 /// A group of voices with one volume, mute and pause: the master bus, the
 /// music and effects buses, and any groups a game defines.
@@ -47,6 +48,10 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     package var stepFilter = FilterGains.open
     /// The bus's own filter and its glide (Bus+Filter.swift).
     var filterState = BusFilterState()
+    /// The bus's effect (``Bus/setEffect(_:wetDryMix:)``).
+    var effectState = BusEffectState()
+    /// The effect slot and send gain for this update step.
+    package var stepEffect: (slot: ALEffectSlot, wet: Float)?
     /// The session's silent-switch mute, kept apart from the game's own mute.
     var sessionMuted = false
     /// The session's interruption pause, kept apart from the game's own pause.

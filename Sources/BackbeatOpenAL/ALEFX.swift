@@ -315,7 +315,7 @@ extension ALDevice {
         return f
     }
 
-    private func scratchEffectName() throws -> ALuint {
+    func scratchEffectName() throws -> ALuint {
         if scratchEffect == 0 {
             alGenEffects(1, &scratchEffect)
             if alGetError() != AL_NO_ERROR {
