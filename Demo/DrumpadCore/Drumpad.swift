@@ -34,6 +34,8 @@ public final class Drumpad: @unchecked Sendable {
     /// The pad each variation's sound belongs to, by sound name (for the status line).
     let padBySoundName: [String: DrumpadCommand.Pad]
     let say: @Sendable (String) -> Void
+    /// The level music (an adaptive music player), when the assets have it.
+    let level: LevelMusic?
     let commandLock = Lock()
     let quitRequested = Atomic<Bool>(false)
     let statusBox = LockedValueBox(DrumpadStatus())
@@ -116,6 +118,8 @@ public final class Drumpad: @unchecked Sendable {
             }
         }
         self.padBySoundName = padBySoundName
+        level = try LevelMusic(
+            engine: engine, folder: drums.deletingLastPathComponent().appendingPathComponent("Level"))
         self.pads = pads
         statusBox.withLockedValue { $0.quantize = quantize }
 
@@ -247,6 +251,9 @@ public final class Drumpad: @unchecked Sendable {
                     ? "\(pad.rawValue): clear" : "\(pad.rawValue): occluded by \(DrumpadCommand.number(decibels)) dB")
         case let .menu(on): setMenu(on)
         case let .wait(duration): wait(duration, interruptible: true)
+        case let .intensity(value): setIntensity(value)
+        case let .section(name): changeSection(to: name)
+        case .stinger: playStinger()
         case .quit:
             finishLocked()
             return false
@@ -278,6 +285,7 @@ public final class Drumpad: @unchecked Sendable {
         // curve shutdown uses) and the same curve on the effects bus for the pads,
         // over the same second, so the sum falls monotonically to silence.
         music?.fadeOut(duration: Self.fadeOutDuration)
+        level?.fadeOut()
         engine.effectsBus.fade(to: 0, duration: Self.fadeOutDuration, curve: .equalPower)
         // One more update and the output latency, so the last frame of the fade is out.
         wait(
@@ -330,6 +338,50 @@ public final class Drumpad: @unchecked Sendable {
     private func placeInEnvironment(_ voice: Voice, _ pad: DrumpadCommand.Pad) {
         if reverbOn { voice.reverbBlend = Self.reverbBlend }
         if let decibels = occlusions[pad] { voice.occlusion = decibels }
+    }
+
+    // MARK: Level music
+
+    private func setIntensity(_ value: Float) {
+        guard let level else { return report("intensity: no level music in the assets") }
+        level.intensity.value = value
+        updateStatus { $0.intensity = value }
+        report(
+            "intensity: \(DrumpadCommand.number(value)), drums layer at \(DrumpadCommand.number(LevelMusic.drumsGain(value)))"
+        )
+    }
+
+    private func changeSection(to name: String) {
+        guard let level else { return report("section: no level music in the assets") }
+        guard level.player.sectionNames.contains(name) else {
+            return report(
+                "section: no section named \"\(name)\" (have \(level.player.sectionNames.joined(separator: ", ")))")
+        }
+        do {
+            let starting = level.player.currentSection == nil
+            let time =
+                starting
+                ? try level.player.play(section: name) : try level.player.transition(to: name, quantization: .bar)
+            updateStatus { $0.section = name }
+            report(
+                "section: \(name) \(starting ? "starts" : "on the next bar") at "
+                    + "\(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s")
+        } catch {
+            report("section: \(error)")
+        }
+    }
+
+    private func playStinger() {
+        guard let level else { return report("stinger: no level music in the assets") }
+        guard level.player.currentSection != nil else {
+            return report("stinger: no level music playing (start it with section explore)")
+        }
+        do {
+            let time = try level.player.playStinger(level.stinger, quantization: .beat)
+            report("stinger: on the next beat at \(DrumpadCommand.seconds(time.converted(to: 1_000_000))) s")
+        } catch {
+            report("stinger: \(error)")
+        }
     }
 
     // MARK: Pads

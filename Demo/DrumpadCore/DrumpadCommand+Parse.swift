@@ -29,6 +29,7 @@ extension DrumpadCommand {
     ///     quantize off|on|1/4|1/8|1/16
     ///     place PAD X Y Z | place PAD off      turn DEGREES      hrtf on|off
     ///     reverb PRESET|off     occlude PAD DB     menu on|off
+    ///     intensity 0…1         section NAME       stinger
     ///     wait DURATION
     ///
     /// `place` puts a pad (by name or number) at a point in metres, each
@@ -181,6 +182,16 @@ extension DrumpadCommand {
             case "off": return .menu(false)
             default: throw bad(expected)
             }
+        case "intensity":
+            let expected = "a level from 0 to 1"
+            guard let word = try single(expected), let value = decimal(word, within: 1), value >= 0
+            else { throw bad(expected) }
+            return .intensity(value)
+        case "section":
+            let expected = "a section name, like explore or combat"
+            guard let word = try single(expected) else { throw bad(expected) }
+            return .section(asciiLowercased(word))
+        case "stinger": return try none(.stinger)
         case "env":
             return .environment(try environment(arguments.map(asciiLowercased), bad))
         default:

@@ -61,6 +61,12 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     case menu(Bool)
     /// Lets engine time pass before the next command.
     case wait(MediaTime)
+    /// `intensity 0…1`: the level music's "intensity" game parameter (brings in the drums layer).
+    case intensity(Float)
+    /// `section NAME`: start the level music's section, or change to it on the next bar.
+    case section(String)
+    /// `stinger`: the level music's stinger on the next beat.
+    case stinger
     /// Fades the music out and ends the demo.
     case quit
 
@@ -94,6 +100,9 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
         case let .occlude(pad, decibels): "occlude \(pad.rawValue) \(Self.number(decibels))"
         case let .menu(on): on ? "menu on" : "menu off"
         case let .wait(time): "wait \(Self.seconds(time))s"
+        case let .intensity(value): "intensity \(Self.number(value))"
+        case let .section(name): "section \(name)"
+        case .stinger: "stinger"
         case .quit: "quit"
         }
     }

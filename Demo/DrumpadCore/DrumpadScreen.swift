@@ -33,6 +33,8 @@ public enum DrumpadScreen {
             lines.append("  last pad: none yet")
         }
         lines.append(fit("  music: \(status.playbackState?.rawValue ?? "not available")"))
+        lines.append(
+            fit("  level music: \(status.section ?? "off")   intensity: \(DrumpadCommand.number(status.intensity))"))
         if let item = status.nowPlaying {
             lines.append(fit("  now playing: \(item.title) — \(item.album) — \(item.artist) (\(item.artwork))"))
         } else {

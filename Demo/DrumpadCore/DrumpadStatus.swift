@@ -26,6 +26,10 @@ public struct DrumpadStatus: Sendable, Equatable {
     public var placements: [DrumpadCommand.Pad: Audio3DPoint] = [:]
     /// The listener's heading from `turn`, in degrees right of -Z.
     public var heading: Float = 0
+    /// The level music's section asked for last (nil: not started).
+    public var section: String?
+    /// The level music's "intensity" parameter.
+    public var intensity: Float = 0
 
     /// The lines that describe a now-playing item.
     public struct NowPlaying: Sendable, Equatable {
