@@ -86,6 +86,32 @@ struct SmoothParameterTests {
         }
     }
 
+    @Test("An abrupt filter change glides over the de-zipper time: no step larger than its dB glide allows")
+    func filterDezipper() throws {
+        try withOfflineEngine { engine in
+            let voice = try constant(engine)
+            let level = left(try engine.render(frames: 4_800), 4_799)
+            voice.filter = .gains(gain: 0.1, gainLF: 1, gainHF: 1)
+            let out = try engine.render(frames: 4_800)
+            var largest: Float = 0
+            var previous = level
+            for frame in 0..<4_800 {
+                largest = max(largest, abs(left(out, frame) - previous))
+                previous = left(out, frame)
+            }
+            // -20 dB in equal dB steps, one per update period across the de-zipper
+            // time; the first (largest) step spread over one period, with 5% for
+            // rounding. Stepping the filter at once would be 0.9 × level in one period.
+            let interval = engine.updateInterval
+            let periods = Float(engine.dezipperDuration.frames(atSampleRate: engine.sampleRate)) / Float(interval)
+            #expect(periods >= 2)
+            let firstStep = level * (1 - pow(10, -1 / periods))
+            let bound = firstStep / Float(interval) * 1.05
+            #expect(largest <= bound, "largest step \(largest), bound \(bound)")
+            #expect(abs(left(out, 4_799) - level * 0.1) < 1e-3)
+        }
+    }
+
     @Test("A pan glide moves the level from the left channel to the right")
     func panGlide() throws {
         try withOfflineEngine { engine in
