@@ -52,6 +52,21 @@ package final class ThreadSafeData: @unchecked Sendable {
 }
 
 package enum Fixtures {
+    /// Writes `seconds` of ``music(seconds:sampleRate:channels:)`` at 48 kHz
+    /// to `url` as Ogg Vorbis tagged with `loop`, and returns the file as
+    /// decoded, whole: the loop tests' reference.
+    package static func loopTaggedOgg(at url: URL, seconds: Double, loop: LoopPoints) async throws -> [Float] {
+        var tags = AudioTags()
+        tags.loopPoints = loop
+        try await Media.write(music(seconds: seconds, sampleRate: 48_000), to: url, as: .oggVorbis, tags: tags)
+        let frames = Int(seconds * 48_000)
+        let decoder = try AudioDecoders.open(url)
+        defer { decoder.close() }
+        var file: [Float] = []
+        #expect(try decoder.read(frames: frames, into: &file) == frames)
+        return file
+    }
+
     /// A stereo test signal: a different sine in each channel plus a little deterministic noise.
     package static func music(seconds: Double, sampleRate: Int = 44_100, channels: Int = 2) -> PCMBuffer {
         let frames = Int((seconds * Double(sampleRate)).rounded())

@@ -34,15 +34,8 @@ struct EffectLoopPointsTests {
     func loopsFromTags() async throws {
         try await withTemporaryDirectoryAsync { dir in
             let url = dir.appendingPathComponent("engine-hum.ogg")
-            var tags = AudioTags()
-            tags.loopPoints = try LoopPoints(start: 6_000, length: 12_000)
-            try await Media.write(
-                Fixtures.music(seconds: 0.5, sampleRate: 48_000), to: url, as: .oggVorbis, tags: tags)
-            // The file as decoded (the test's reference).
-            let decoder = try AudioDecoders.open(url)
-            var file: [Float] = []
-            #expect(try decoder.read(frames: 24_000, into: &file) == 24_000)
-            decoder.close()
+            let file = try await Fixtures.loopTaggedOgg(
+                at: url, seconds: 0.5, loop: LoopPoints(start: 6_000, length: 12_000))
             let engine = try AudioEngine(output: .offline())
             defer { engine.shutdown() }
             do {

@@ -127,15 +127,9 @@ struct LoopPointsTests {
     func streamedForeverFromTags() async throws {
         try await withTemporaryDirectoryAsync { dir in
             let url = dir.appendingPathComponent("level.ogg")
-            var tags = AudioTags()
-            tags.loopPoints = try LoopPoints(start: 12_000, length: 24_000)
-            try await Media.write(
-                Fixtures.music(seconds: 1, sampleRate: 48_000), to: url, as: .oggVorbis, tags: tags)
             // The file as decoded, whole (the test's reference; the player never does this).
-            let decoder = try AudioDecoders.open(url)
-            var file: [Float] = []
-            #expect(try decoder.read(frames: 48_000, into: &file) == 48_000)
-            decoder.close()
+            let file = try await Fixtures.loopTaggedOgg(
+                at: url, seconds: 1, loop: LoopPoints(start: 12_000, length: 24_000))
             try withOfflineEngine { engine in
                 let player = try QueuePlayer(engine: engine, items: [PlayerItem(url: url)])
                 player.play()
