@@ -69,14 +69,14 @@ extension SoundBank {
         }
 
         /// The asset of the sound `key` names; `fail` words a missing or unreadable one.
-        func asset(key: String, fail: (String) -> BackbeatError) throws -> AudioAsset {
+        func asset(key: String, loopPoints: LoopPoints? = nil, fail: (String) -> BackbeatError) throws -> AudioAsset {
             switch kind {
             case .directory:
                 guard FileManager.default.fileExists(atPath: key) else { throw fail("file not found") }
-                return AudioAsset(url: URL(fileURLWithPath: key))
+                return AudioAsset(url: URL(fileURLWithPath: key), loopPoints: loopPoints)
             case .archive(let archive, _):
                 do {
-                    return try archive.asset(path: key)
+                    return try archive.asset(path: key, loopPoints: loopPoints)
                 } catch let error as BackbeatError {
                     if error.code == .entryNotFound {
                         throw fail("no entry \"\(key)\" in the archive \(archive.url.path)")
@@ -93,7 +93,7 @@ extension SoundBank {
                     throw fail("the game's resolver failed: \(error)")
                 }
                 guard let source else { throw fail("the game's resolver has no such sound") }
-                return AudioAsset(source: source, name: key)
+                return AudioAsset(source: source, name: key, loopPoints: loopPoints)
             }
         }
     }

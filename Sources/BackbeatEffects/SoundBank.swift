@@ -86,7 +86,7 @@ public final class SoundBank: @unchecked Sendable {
     ///   decoder gives it), an unknown key, mode or steal policy, a bad range
     ///   (min above max, not a number, out of bounds), a missing or unreadable
     ///   sound file, an unknown bus, a duplicate name, a sound larger than the
-    ///   cache budget.
+    ///   cache budget, a bad loop region (see Docs/Events.md).
     public convenience init(contentsOf url: URL, engine: AudioEngine, buses: [Bus] = []) throws {
         let definition = try BankDefinition.load(url, budget: engine.effectCacheBudget)
         try self.init(definition: definition, url: url, engine: engine, buses: buses)
@@ -162,8 +162,9 @@ public final class SoundBank: @unchecked Sendable {
         var events: [SoundEvent] = []
         for e in definition.events {
             let event = try SoundEvent(
-                name: e.name, sounds: e.sounds.map { soundByKey[$0.key]! }, mode: e.mode,
+                name: e.name, sounds: e.sounds.map { soundByKey[$0.soundKey]! }, mode: e.mode,
                 weights: e.sounds.map(\.weight), seed: e.seed)
+            event.soundLooping = e.sounds.map { $0.loop == nil ? .once : .forever }
             event.avoidRepeatingLast = e.avoidLast
             event.volume = e.volume
             event.randomization = e.randomization
@@ -433,9 +434,13 @@ enum BankJSON {
 struct BankDefinition {
     struct Sound {
         let path: String
-        /// What the resolver makes of the path: the same key is the same sound.
+        /// What the resolver makes of the path: the same key is the same file.
         let key: String
         let weight: Double
+        /// The loop region its `"loop"` names (nil: none; the file's tags apply).
+        let loop: LoopPoints?
+        /// What identifies the sound: the same file with the same loop region.
+        var soundKey: String { loop.map { "\(key)\u{0}loop \($0)" } ?? key }
     }
 
     struct Event {
@@ -616,9 +621,9 @@ struct BankDefinition {
         var files: [File] = []
         var seen = Set<String>()
         for event in events {
-            for sound in event.sounds where seen.insert(sound.key).inserted {
+            for sound in event.sounds where seen.insert(sound.soundKey).inserted {
                 let prefix = "event \"\(event.name)\": sound \"\(sound.path)\""
-                let asset = try resolver.asset(key: sound.key) { fail("\(prefix): \($0)") }
+                let asset = try resolver.asset(key: sound.key, loopPoints: sound.loop) { fail("\(prefix): \($0)") }
                 let decoder: any AudioDecoder
                 do { decoder = try AudioDecoders.open(asset) } catch let error as BackbeatError {
                     throw fail("\(prefix): \(BankDefinition.describe(error))")
@@ -628,11 +633,17 @@ struct BankDefinition {
                     throw fail("\(prefix): \(decoder.channelCount) channels (mono or stereo only)")
                 }
                 let frames = min(max(0, decoder.frameCount), Int64(Int32.max))
+                if let loop = sound.loop, loop.start >= frames {
+                    // The rule SoundEffect(loopPoints:) applies: the region must start inside
+                    // the sound; an end past the sound's end is moved to the end.
+                    throw fail(
+                        "\(prefix): loop: start \(loop.start) is not before the sound's end (\(frames) frames)")
+                }
                 let bytes = Int(frames) * decoder.channelCount * MemoryLayout<Float>.size
                 guard bytes <= budget else {
                     throw fail("\(prefix): \(bytes) bytes decoded, more than the cache budget of \(budget)")
                 }
-                files.append(File(key: sound.key, asset: asset, bytes: bytes))
+                files.append(File(key: sound.soundKey, asset: asset, bytes: bytes))
             }
         }
         return BankDefinition(buses: buses, events: events, files: files)
@@ -687,6 +698,29 @@ private struct EventReader {
         return parsed
     }
 
+    /// A sound's `{"start": N, "end": N}` loop region: whole frames, 0 <= start < end
+    /// (checked against the sound's length once its header is read).
+    func loopPoints(_ value: BankJSON, field: String) throws -> LoopPoints {
+        guard case .object(let o) = value else {
+            throw problem(field, "\(value.kind), not {\"start\": frames, \"end\": frames}")
+        }
+        for key in o.keys.sorted() where key != "start" && key != "end" {
+            throw problem(field, "unknown key \"\(key)\" (start, end)")
+        }
+        func frames(_ key: String) throws -> Int64 {
+            guard case .number(let n)? = o[key] else {
+                throw problem(field, "\"\(key)\" must be a whole number of frames")
+            }
+            guard n == n.rounded(), n >= 0, n <= 9_007_199_254_740_991 else {
+                throw problem(field, "\(key) \(n) is not a whole number of frames in 0...2^53-1")
+            }
+            return Int64(n)
+        }
+        let start = try frames("start"), end = try frames("end")
+        guard start < end else { throw problem(field, "start \(start) is not before end \(end)") }
+        return try LoopPoints(start: start, end: end)
+    }
+
     func read(resolver: SoundBank.SoundResolver, buses: [String]) throws -> BankDefinition.Event {
         for key in fields.keys.sorted() where !BankDefinition.eventKeys.contains(key) {
             throw problem(key, "unknown key")
@@ -699,6 +733,7 @@ private struct EventReader {
         for (i, item) in list.enumerated() {
             let path: String
             var weight = 1.0
+            var loop: LoopPoints?
             switch item {
             case .string(let p):
                 path = p
@@ -711,15 +746,16 @@ private struct EventReader {
                     }
                     weight = n
                 }
-                for key in o.keys.sorted() where key != "file" && key != "weight" {
-                    throw problem("sounds[\(i)]", "unknown key \"\(key)\" (file, weight)")
+                if let l = o["loop"] { loop = try loopPoints(l, field: "sounds[\(i)]: loop") }
+                for key in o.keys.sorted() where !["file", "weight", "loop"].contains(key) {
+                    throw problem("sounds[\(i)]", "unknown key \"\(key)\" (file, weight, loop)")
                 }
             default:
-                throw problem("sounds[\(i)]", "\(item.kind), not a file path or {\"file\", \"weight\"}")
+                throw problem("sounds[\(i)]", "\(item.kind), not a file path or {\"file\", \"weight\", \"loop\"}")
             }
             guard !path.isEmpty else { throw problem("sounds[\(i)]", "empty path") }
             let key = try resolver.key(path: path) { problem("sounds[\(i)]", "\"\(path)\": \($0)") }
-            sounds.append(.init(path: path, key: key, weight: weight))
+            sounds.append(.init(path: path, key: key, weight: weight, loop: loop))
         }
         guard sounds.contains(where: { $0.weight > 0 }) else { throw problem("sounds", "every weight is 0") }
         var bus = "effects"

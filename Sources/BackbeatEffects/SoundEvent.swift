@@ -148,6 +148,9 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     var cooldownValue: MediaTime = .zero
     var instanceLimit: Int?
     var stealPolicyValue: StealPolicy = .oldest
+    /// How each sound plays: `.forever` for a bank sound with a loop region
+    /// (its voice loops until stopped), else once. Set before the event is shared.
+    package var soundLooping: [Looping] = []
 
     var generator: SplitMix64
     /// Most recent picks last (random mode's "avoid the last N").
@@ -350,7 +353,8 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
             var started: [Voice] = []
             for index in pick.indices {
                 let voice = Voice(
-                    sound: sounds[index], volume: pick.gain, pan: pick.pan, rate: pick.rate, looping: .once,
+                    sound: sounds[index], volume: pick.gain, pan: pick.pan, rate: pick.rate,
+                    looping: index < soundLooping.count ? soundLooping[index] : .once,
                     priority: priorityValue, completion: nil)
                 if let placed, placed.isFinite { voice.positionValue = placed }
                 pool.startLocked(voice, at: start, bus: target)

@@ -173,6 +173,34 @@ struct SoundBankTests {
             #"{"events": [{"name": "a", "sounds": ["sfx/tone0.wav"], "cooldown": 1e999}]}"#,
             "bad JSON: number 1e999 is out of range"
         ),
+        (
+            #"{"events": [{"name": "a", "sounds": [{"file": "sfx/tone0.wav", "loop": {"start": 100, "end": 100}}]}]}"#,
+            #"event "a": sounds[0]: loop: start 100 is not before end 100"#
+        ),
+        (
+            #"{"events": [{"name": "a", "sounds": [{"file": "sfx/tone0.wav", "loop": {"start": -1, "end": 100}}]}]}"#,
+            #"event "a": sounds[0]: loop: start -1.0 is not a whole number of frames"#
+        ),
+        (
+            #"{"events": [{"name": "a", "sounds": [{"file": "sfx/tone0.wav", "loop": {"start": 0.5, "end": 100}}]}]}"#,
+            #"event "a": sounds[0]: loop: start 0.5 is not a whole number of frames"#
+        ),
+        (
+            #"{"events": [{"name": "a", "sounds": [{"file": "sfx/tone0.wav", "loop": {"start": 10}}]}]}"#,
+            #"event "a": sounds[0]: loop: "end" must be a whole number of frames"#
+        ),
+        (
+            #"{"events": [{"name": "a", "sounds": [{"file": "sfx/tone0.wav", "loop": {"start": 0, "length": 9}}]}]}"#,
+            #"event "a": sounds[0]: loop: unknown key "length" (start, end)"#
+        ),
+        (
+            #"{"events": [{"name": "a", "sounds": [{"file": "sfx/tone0.wav", "loop": [0, 9]}]}]}"#,
+            #"event "a": sounds[0]: loop: an array, not {"start": frames, "end": frames}"#
+        ),
+        (
+            #"{"events": [{"name": "a", "sounds": [{"file": "sfx/tone0.wav", "loop": {"start": 4800, "end": 9000}}]}]}"#,
+            #"event "a": sound "sfx/tone0.wav": loop: start 4800 is not before the sound's end (4800 frames)"#
+        ),
         (String(repeating: "[", count: 100_000), "bad JSON: nested more than 64 deep"),
         ("", "bad JSON: unexpected end of file at line 1, column 1"),
     ]
@@ -194,6 +222,57 @@ struct SoundBankTests {
                 }
                 #expect(again == error)
             }
+        }
+    }
+
+    @Test(
+        "A bank sound's loop region: the event plays the intro once, then loops the region to the sample until stopped")
+    func loopRegion() async throws {
+        try await withTemporaryDirectoryAsync { dir in
+            // The file's own tags say 6,000..<18,000; the bank's region replaces them.
+            let file = try await Fixtures.loopTaggedOgg(
+                at: dir.appendingPathComponent("hum.ogg"), seconds: 0.5, loop: LoopPoints(start: 6_000, length: 12_000))
+            let url = dir.appendingPathComponent("bank.json")
+            try Data(
+                #"""
+                {"events": [
+                  {"name": "hum", "sounds": [{"file": "hum.ogg", "loop": {"start": 3000, "end": 14500}}]},
+                  {"name": "tail", "sounds": [{"file": "hum.ogg", "loop": {"start": 20000, "end": 99999}}]},
+                  {"name": "plain", "sounds": ["hum.ogg"]}
+                ]}
+                """#.utf8
+            ).write(to: url)
+            #expect(try SoundBank.check(contentsOf: url).soundFileCount == 3, "one file, three loop regions")
+            let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+            defer { engine.shutdown() }
+            let bank = try SoundBank(contentsOf: url, engine: engine)
+            try await bank.preload()
+            #expect(
+                bank.sounds.map(\.loopPoints) == [
+                    try LoopPoints(start: 3_000, end: 14_500),
+                    try LoopPoints(start: 20_000, end: 24_000),  // an end past the sound's end moves to the end
+                    try LoopPoints(start: 6_000, end: 18_000),  // no "loop": the file's tags
+                ])
+            let voice = try #require(bank["hum"]?.play().first)
+            voice.renderingAlgorithm = .stereoPassThrough
+            #expect(voice.looping == .forever)
+            let out = try engine.render(frames: 3_000 + 11_500 * 4 + 4_800)
+            let first = EffectLoopPointsTests.lag(of: file, in: out)
+            #expect(
+                EffectLoopPointsTests.worst(out, first, file, 0, count: 14_500) < 1e-4, "the intro and the first loop")
+            for n in 1...3 {
+                let seam = first + 3_000 + 11_500 * n
+                #expect(
+                    EffectLoopPointsTests.worst(out, seam, file, 3_000, count: 11_500) < 1e-4,
+                    "loop \(n + 1) is the region again, from its first frame")
+                // The frame after the loop end is the frame at the loop start, not the one after the end.
+                #expect(abs(out[seam * 2] - file[3_000 * 2]) < 1e-4)
+                #expect(abs(out[seam * 2] - file[14_500 * 2]) > 1e-3)
+            }
+            #expect(voice.loopCount == 4 && !voice.isFinished, "still looping")
+            // An event's sound without "loop" plays once, as before.
+            let once = try #require(bank["plain"]?.play().first)
+            #expect(once.looping == .once)
         }
     }
 
