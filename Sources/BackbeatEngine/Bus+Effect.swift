@@ -28,6 +28,35 @@ public enum BusEffect: Equatable, Sendable {
     /// below 200 Hz, a peak at 500 Hz and one at 3 kHz (each one octave
     /// wide), a high shelf above 6 kHz.
     case equalizer(lowGain: Float = 0, mid1Gain: Float = 0, mid2Gain: Float = 0, highGain: Float = 0)
+    /// OpenAL's compressor, on or off (OpenAL Soft 1.19 has no threshold or
+    /// ratio): an automatic gain control that pulls the wet signal's level
+    /// toward full scale, lowering loud passages and raising quiet ones
+    /// (by at most 6 dB either way). Off passes the wet signal unchanged.
+    case compressor(enabled: Bool = true)
+    /// A waveshaping distortion: `edge` (0...1) is how hard it clips, `gain`
+    /// (-40...0 dB) the output level, then a low-pass at `lowPassCutoff` and a
+    /// band-pass around `eqCenter` `eqBandwidth` wide (each 80...24000 Hz).
+    /// A pure tone gains odd harmonics (3f, 5f...).
+    case distortion(
+        edge: Float = 0.2, gain: Float = -26, lowPassCutoff: Float = 8_000, eqCenter: Float = 3_600,
+        eqBandwidth: Float = 3_600)
+    /// A pitch shifter: every frequency times 2^(semitones/12), with
+    /// `semitones` -12.5...+12.5 in steps of a cent (EFX's coarse tune in
+    /// semitones plus fine tune in cents).
+    case pitchShifter(semitones: Float = 12)
+    /// A frequency shifter: every frequency moves by `frequency` Hz
+    /// (0...24000), up or down (not a ratio, so harmonics stop being harmonic).
+    case frequencyShifter(frequency: Float, direction: FrequencyShiftDirection = .up)
+
+    /// Which way ``BusEffect/frequencyShifter(frequency:direction:)`` moves frequencies.
+    public enum FrequencyShiftDirection: String, CaseIterable, Codable, Sendable {
+        /// f becomes f - shift.
+        case down
+        /// f becomes f + shift.
+        case up
+        /// No shift.
+        case off
+    }
 
     /// The EFX values, or `.invalidArgument` naming the value out of range.
     func parameters() throws -> ALEffectParameters {
@@ -58,6 +87,32 @@ public enum BusEffect: Equatable, Sendable {
                 mid1Gain: try gain(mid1, "equalizer mid1 gain"), mid1Center: 500, mid1Width: 1,
                 mid2Gain: try gain(mid2, "equalizer mid2 gain"), mid2Center: 3_000, mid2Width: 1,
                 highGain: try gain(high, "equalizer high gain"), highCutoff: 6_000)
+        case .compressor(let enabled):
+            return .compressor(on: enabled)
+        case .distortion(let edge, let level, let cutoff, let center, let bandwidth):
+            let db = try check(level, -40...0, "distortion gain (dB)")
+            return .distortion(
+                edge: try check(edge, 0...1, "distortion edge"),
+                gain: min(max(Float(pow(10.0, Double(db) / 20)), 0.01), 1),
+                lowPassCutoff: try check(cutoff, 80...24_000, "distortion low-pass cutoff (Hz)"),
+                eqCenter: try check(center, 80...24_000, "distortion EQ center (Hz)"),
+                eqBandwidth: try check(bandwidth, 80...24_000, "distortion EQ bandwidth (Hz)"))
+        case .pitchShifter(let semitones):
+            let cents = Int32((try check(semitones, -12.5...12.5, "pitch shift (semitones)") * 100).rounded())
+            // Coarse -12...12 semitones, fine -50...50 cents.
+            let coarse = min(max((Float(cents) / 100).rounded(), -12), 12)
+            let fine = cents - Int32(coarse) * 100
+            return .pitchShifter(coarseTune: Int32(coarse), fineTune: min(max(fine, -50), 50))
+        case .frequencyShifter(let frequency, let direction):
+            let code: Int32
+            switch direction {
+            case .down: code = 0
+            case .up: code = 1
+            case .off: code = 2
+            }
+            return .frequencyShifter(
+                frequency: try check(frequency, 0...24_000, "frequency shift (Hz)"), leftDirection: code,
+                rightDirection: code)
         }
     }
 }

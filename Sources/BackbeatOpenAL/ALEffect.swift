@@ -7,6 +7,11 @@ package enum ALEffectParameters: Equatable, Sendable {
     case equalizer(
         lowGain: Float, lowCutoff: Float, mid1Gain: Float, mid1Center: Float, mid1Width: Float,
         mid2Gain: Float, mid2Center: Float, mid2Width: Float, highGain: Float, highCutoff: Float)
+    case compressor(on: Bool)
+    case distortion(edge: Float, gain: Float, lowPassCutoff: Float, eqCenter: Float, eqBandwidth: Float)
+    case pitchShifter(coarseTune: Int32, fineTune: Int32)
+    /// Directions: 0 down, 1 up, 2 off (`AL_FREQUENCY_SHIFTER_DIRECTION_*`).
+    case frequencyShifter(frequency: Float, leftDirection: Int32, rightDirection: Int32)
 }
 
 extension ALDevice {
@@ -38,6 +43,25 @@ extension ALDevice {
             alEffectf(e, AL_EQUALIZER_MID2_WIDTH, m2w)
             alEffectf(e, AL_EQUALIZER_HIGH_GAIN, hg)
             alEffectf(e, AL_EQUALIZER_HIGH_CUTOFF, hc)
+        case .compressor(let on):
+            alEffecti(e, AL_EFFECT_TYPE, AL_EFFECT_COMPRESSOR)
+            alEffecti(e, AL_COMPRESSOR_ONOFF, on ? 1 : 0)
+        case .distortion(let edge, let gain, let cutoff, let center, let bandwidth):
+            alEffecti(e, AL_EFFECT_TYPE, AL_EFFECT_DISTORTION)
+            alEffectf(e, AL_DISTORTION_EDGE, edge)
+            alEffectf(e, AL_DISTORTION_GAIN, gain)
+            alEffectf(e, AL_DISTORTION_LOWPASS_CUTOFF, cutoff)
+            alEffectf(e, AL_DISTORTION_EQCENTER, center)
+            alEffectf(e, AL_DISTORTION_EQBANDWIDTH, bandwidth)
+        case .pitchShifter(let coarse, let fine):
+            alEffecti(e, AL_EFFECT_TYPE, AL_EFFECT_PITCH_SHIFTER)
+            alEffecti(e, AL_PITCH_SHIFTER_COARSE_TUNE, coarse)
+            alEffecti(e, AL_PITCH_SHIFTER_FINE_TUNE, fine)
+        case .frequencyShifter(let frequency, let left, let right):
+            alEffecti(e, AL_EFFECT_TYPE, AL_EFFECT_FREQUENCY_SHIFTER)
+            alEffectf(e, AL_FREQUENCY_SHIFTER_FREQUENCY, frequency)
+            alEffecti(e, AL_FREQUENCY_SHIFTER_LEFT_DIRECTION, left)
+            alEffecti(e, AL_FREQUENCY_SHIFTER_RIGHT_DIRECTION, right)
         }
         try check("alEffect (bus effect)")
         alAuxiliaryEffectSloti(slot.name, AL_EFFECTSLOT_EFFECT, ALint(bitPattern: e))

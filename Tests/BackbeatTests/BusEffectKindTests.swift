@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import Backbeat
+import BackbeatTesting
+
+/// The bus effects beyond echo, ring modulator and equalizer, on rendered samples.
+@Suite("Bus effect kinds")
+struct BusEffectKindTests {
+    private func db(_ a: Float, _ b: Float) -> Double { 20 * log10(Double(a) / Double(b)) }
+
+    /// The left channel of a looping tone (peak `amplitude`) on a bus carrying
+    /// `effect` (nil: no bus effect) after it settles.
+    private func tone(
+        _ frequency: Double, amplitude: Float = 0.5, _ effect: BusEffect?, frames: Int = 24_000
+    ) throws -> [Float] {
+        try withOfflineEngine { engine in
+            let bus = engine.makeBus(named: "fx")
+            if let effect { try bus.setEffect(effect) }
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: frequency, duration: MediaTime(seconds: 1), amplitude: amplitude),
+                name: "tone", engine: engine)
+            sound.play(looping: .forever, bus: bus)
+            _ = try engine.render(frames: 9_600)
+            return SampleAnalysis.channel(try engine.render(frames: frames), 0, of: 2)
+        }
+    }
+
+    private func at(_ out: [Float], _ f: Double) -> Float {
+        SampleAnalysis.level(of: out, atFrequency: f, sampleRate: 48_000)
+    }
+
+    /// The frequency (to 1 Hz) of the strongest component within `band`.
+    private func peakFrequency(_ out: [Float], in band: ClosedRange<Int>) -> Int {
+        band.max { at(out, Double($0)) < at(out, Double($1)) } ?? band.lowerBound
+    }
+
+    @Test("The compressor raises a quiet tone by 6 dB and lowers two loud tones in phase, against compressor off")
+    func compressor() throws {
+        // OpenAL Soft 1.19's compressor is an automatic gain control: the gain
+        // is the inverse of the wet signal's envelope, held within 0.5...2.
+        func level(_ amplitude: Float, voices: Int, _ enabled: Bool) throws -> Float {
+            try withOfflineEngine { engine in
+                let bus = engine.makeBus(named: "fx")
+                try bus.setEffect(.compressor(enabled: enabled))
+                let sound = try SoundEffect(
+                    buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1), amplitude: amplitude),
+                    name: "tone", engine: engine)
+                for _ in 0..<voices { sound.play(looping: .forever, bus: bus) }
+                _ = try engine.render(frames: 9_600)
+                return SampleAnalysis.rms(SampleAnalysis.channel(try engine.render(frames: 24_000), 0, of: 2))
+            }
+        }
+        let quietOn = try level(0.1, voices: 1, true), quietOff = try level(0.1, voices: 1, false)
+        #expect(abs(db(quietOn, quietOff) - 6.02) < 0.5, "quiet: \(db(quietOn, quietOff)) dB")
+        let loudOn = try level(0.8, voices: 2, true), loudOff = try level(0.8, voices: 2, false)
+        #expect(db(loudOn, loudOff) < -2, "loud: \(db(loudOn, loudOff)) dB")
+        // Off, the slot passes the wet signal unchanged: the level of no bus effect.
+        let dry = SampleAnalysis.rms(try tone(1_000, amplitude: 0.1, nil))
+        #expect(abs(db(quietOff, dry)) < 0.1, "off vs no effect: \(db(quietOff, dry)) dB")
+    }
+
+    @Test("Distortion puts energy at three times a pure tone's frequency, where the dry tone has none")
+    func distortion() throws {
+        let dry = try tone(1_000, nil)
+        let wet = try tone(1_000, .distortion())
+        let loud = try tone(1_000, .distortion(gain: 0))
+        #expect(at(dry, 3_000) < at(dry, 1_000) / 10_000, "dry 3 kHz \(at(dry, 3_000))")
+        #expect(at(wet, 3_000) > at(wet, 1_000) / 4, "3 kHz \(at(wet, 3_000)) vs 1 kHz \(at(wet, 1_000))")
+        // gain is the output level: -26 dB (EFX's default 0.05) against 0 dB.
+        #expect(abs(db(SampleAnalysis.rms(loud), SampleAnalysis.rms(wet)) - 26) < 1)
+    }
+
+    @Test("A pitch shifter at +12 semitones moves a 440 Hz tone's peak to 880 Hz, at +7 to 659 Hz, at -3 to 370 Hz")
+    func pitchShifter() throws {
+        for (semitones, expected) in [(Float(12), 880), (7, 659), (-3, 370)] {
+            let out = try tone(440, .pitchShifter(semitones: semitones))
+            let peak = peakFrequency(out, in: (expected - 40)...(expected + 40))
+            #expect(abs(peak - expected) <= 2, "\(semitones) semitones: peak at \(peak) Hz")
+            #expect(at(out, Double(expected)) > 10 * at(out, 440), "\(semitones): 440 Hz remains")
+        }
+    }
+
+    @Test("A frequency shifter by 100 Hz moves 1000 Hz up to 1100 Hz, or down to 900 Hz, within OpenAL's 11.7 Hz step")
+    func frequencyShifter() throws {
+        let up = try tone(1_000, .frequencyShifter(frequency: 100))
+        let peakUp = peakFrequency(up, in: 1_050...1_150)
+        #expect(abs(peakUp - 1_100) <= 12, "up: peak at \(peakUp) Hz")
+        #expect(at(up, Double(peakUp)) > 10 * at(up, 1_000))
+        let down = try tone(1_000, .frequencyShifter(frequency: 100, direction: .down))
+        let peakDown = peakFrequency(down, in: 850...950)
+        #expect(abs(peakDown - 900) <= 12, "down: peak at \(peakDown) Hz")
+        let off = try tone(1_000, .frequencyShifter(frequency: 100, direction: .off))
+        #expect(peakFrequency(off, in: 850...1_150) == 1_000)
+    }
+
+    @Test("Out-of-range values of the new kinds are typed errors naming the value, and NaN never reaches OpenAL")
+    func badParameters() throws {
+        try withOfflineEngine { engine in
+            let bus = engine.makeBus(named: "fx")
+            let bad: [BusEffect] = [
+                .distortion(edge: 1.5), .distortion(gain: 3), .distortion(gain: .nan), .distortion(lowPassCutoff: 20),
+                .distortion(eqCenter: 30_000), .distortion(eqBandwidth: .infinity), .pitchShifter(semitones: 13),
+                .pitchShifter(semitones: .nan), .frequencyShifter(frequency: -1), .frequencyShifter(frequency: .nan),
+                .frequencyShifter(frequency: 30_000),
+            ]
+            for effect in bad {
+                do {
+                    try bus.setEffect(effect)
+                    Issue.record("\(effect) was accepted")
+                } catch let error as BackbeatError {
+                    #expect(error.code == .invalidArgument)
+                    #expect(!error.description.contains("\n"))
+                    #expect(error.description.contains("outside"), "\(error)")
+                }
+                #expect(bus.effect == nil)
+            }
+        }
+    }
+}
