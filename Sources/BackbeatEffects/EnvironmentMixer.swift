@@ -11,6 +11,8 @@ final class EnvironmentMixer: EngineComponent {
     weak var engine: AudioEngine?
     var global = AudioEnvironmentReverbParameters()
     var zones: [ReverbZone] = []
+    /// Active mix snapshots' reverbs, lowest priority first (MixSnapshot.swift).
+    var snapshotReverbs: [(envelope: SnapshotEnvelope, reverb: AudioEnvironmentReverbParameters)] = []
     private(set) var slot: ALEffectSlot?
     /// What the slot holds now (properties and gain).
     private var current: (properties: ALReverbProperties, gain: Float)?
@@ -42,7 +44,9 @@ final class EnvironmentMixer: EngineComponent {
     /// fade distance; the game-wide reverb takes what the zones leave (weights
     /// above 1 in total are scaled down). Properties blend over the enabled
     /// reverbs only; the level blends over all, so a disabled one fades out.
-    func reverb(at point: Audio3DPoint) -> (properties: ALReverbProperties, gain: Float) {
+    /// Active mix snapshots' reverbs then override the result, from the lowest
+    /// priority up, each taking its progress's share of the weight.
+    func reverb(at point: Audio3DPoint, frame: Int64 = 0) -> (properties: ALReverbProperties, gain: Float) {
         var entries: [(AudioEnvironmentReverbParameters, Float)] = []
         var total: Float = 0
         for zone in zones {
@@ -54,6 +58,11 @@ final class EnvironmentMixer: EngineComponent {
             total = 1
         }
         if total < 1 { entries.append((global, 1 - total)) }
+        for layer in snapshotReverbs {
+            let share = layer.envelope.smoothAmount(at: frame)
+            guard share > 0 else { continue }
+            entries = entries.map { ($0.0, $0.1 * (1 - share)) }.filter { $0.1 > 0 } + [(layer.reverb, share)]
+        }
         var gain: Float = 0
         var properties: ALReverbProperties?
         var weightSoFar: Float = 0
@@ -72,7 +81,8 @@ final class EnvironmentMixer: EngineComponent {
 
     func update(at frame: Int64) throws {
         guard let engine, let slot else { return }
-        let wanted = reverb(at: engine.listenerLocked.position)
+        if !snapshotReverbs.isEmpty { snapshotReverbs.removeAll { $0.envelope.isFinished(at: frame) } }
+        let wanted = reverb(at: engine.listenerLocked.position, frame: frame)
         if let target, target.properties == wanted.properties, target.gain == wanted.gain {
         } else {
             from = current ?? (wanted.properties, 0)

@@ -173,8 +173,10 @@ extension Bus {
     package func stepEffectSlot(at frame: Int64, device: ALDevice) {
         var state = effectState
         defer { effectState = state }
-        let wet = state.wet(at: frame)
-        if state.effect == nil && wet == 0 {
+        // Active mix snapshots may set the effect's parameters and mix (Bus+Snapshot.swift).
+        let snapshot = snapshotEffect(at: frame)
+        let wet = snapshot?.wet ?? state.wet(at: frame)
+        if (snapshot?.effect ?? state.effect) == nil && wet == 0 {
             if let slot = state.slot, state.loaded != nil {
                 device.clearEffect(of: slot)
                 state.loaded = nil
@@ -182,7 +184,7 @@ extension Bus {
             state.parameters = nil
             return
         }
-        guard let parameters = state.parameters else { return }
+        guard let parameters = (snapshot?.effect).flatMap({ try? $0.parameters() }) ?? state.parameters else { return }
         if state.slot == nil { state.slot = try? device.generateEffectSlot() }
         guard let slot = state.slot else { return }
         if state.loaded != parameters {
@@ -200,7 +202,7 @@ extension Bus {
         var bus: Bus? = self
         while let b = bus {
             if let slot = b.effectState.slot, b.effectState.loaded != nil {
-                return (slot, b.effectState.wet(at: frame))
+                return (slot, b.snapshotEffect(at: frame)?.wet ?? b.effectState.wet(at: frame))
             }
             bus = b.parent
         }

@@ -39,9 +39,12 @@ extension Bus {
 
     /// This bus's filter and its parents', in series, at `frame`.
     package func effectiveFilter(at frame: Int64) -> FilterGains {
-        var gains = filterState.gains(at: frame)
+        var gains = snapshotFilter(over: filterState.gains(at: frame), at: frame)
         var bus = parent
-        while let b = bus { gains = gains.then(b.filterState.gains(at: frame)); bus = b.parent }
+        while let b = bus {
+            gains = gains.then(b.snapshotFilter(over: b.filterState.gains(at: frame), at: frame))
+            bus = b.parent
+        }
         return gains
     }
 }

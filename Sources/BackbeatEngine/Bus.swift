@@ -52,6 +52,8 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     var effectState = BusEffectState()
     /// The effect slot and send gain for this update step.
     package var stepEffect: (slot: ALEffectSlot, wet: Float)?
+    /// The active mix snapshots' settings for this bus, lowest priority first (Bus+Snapshot.swift).
+    package var snapshotLayers: [BusSnapshotLayer] = []
     /// The session's silent-switch mute, kept apart from the game's own mute.
     var sessionMuted = false
     /// The session's interruption pause, kept apart from the game's own pause.
@@ -161,7 +163,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// This bus's own gain at `frame`: level or fade, times ducks, times mute.
     func ownGain(at frame: Int64) -> Float {
         if muted || sessionMuted { return 0 }
-        let base = fade?.gain(at: frame) ?? level
+        let base = snapshotVolume(over: fade?.gain(at: frame) ?? level, at: frame)
         let duckGain = ducks.reduce(Float(1)) { min($0, $1.gain(at: frame)) }
         return base * duckGain
     }
@@ -184,6 +186,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Advances fades and ducks; returns the completion to run, if a fade ended.
     func update(at frame: Int64) -> (@Sendable () -> Void)? {
         ducks.removeAll { $0.isFinished(at: frame) }
+        removeFinishedSnapshotLayers(at: frame)
         for duck in ducks { duck.update(at: frame) }
         guard let current = fade, current.isComplete(at: frame) else { return nil }
         fade = nil
