@@ -281,11 +281,11 @@ public final class Drumpad: @unchecked Sendable {
         guard !isFinished else { return }
         isFinished = true
         report("quit: fading out over \(DrumpadCommand.seconds(Self.fadeOutDuration)) s")
-        // One fade, the demo's: the music player's own equal-power fade-out (the
+        // One fade, the demo's: the music players' own equal-power fade-outs (the
         // curve shutdown uses) and the same curve on the effects bus for the pads,
         // over the same second, so the sum falls monotonically to silence.
         music?.fadeOut(duration: Self.fadeOutDuration)
-        level?.fadeOut()
+        level?.fadeOut(duration: Self.fadeOutDuration)
         engine.effectsBus.fade(to: 0, duration: Self.fadeOutDuration, curve: .equalPower)
         // One more update and the output latency, so the last frame of the fade is out.
         wait(

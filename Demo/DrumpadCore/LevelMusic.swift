@@ -14,8 +14,6 @@ final class LevelMusic: @unchecked Sendable {
 
     let player: AdaptiveMusicPlayer
     let intensity: GameParameter
-    /// Falls from 1 to 0 over a second at quit (the player's volume follows it).
-    let volume: GameParameter
     let stinger: AudioAsset
 
     /// The drums layer's gain at `intensity`.
@@ -37,12 +35,11 @@ final class LevelMusic: @unchecked Sendable {
         }
         player = try AdaptiveMusicPlayer(engine: engine, sections: sections)
         intensity = try GameParameter(name: "intensity", engine: engine)
-        volume = try GameParameter(name: "level volume", initialValue: 1, slewPerSecond: 1, engine: engine)
         stinger = AudioAsset(url: stingerURL)
         player.bindLayer("drums", to: intensity, curve: Self.drumsCurve)
-        player.bindVolume(to: volume)
     }
 
-    /// Fades the level music out over a second (the demo's quit fade).
-    func fadeOut() { volume.value = 0 }
+    /// Fades the level music out over `duration` (the demo's quit fade), on the
+    /// equal-power curve the other music and the pads fade on.
+    func fadeOut(duration: MediaTime) { player.fadeOut(duration: duration) }
 }

@@ -10,6 +10,7 @@ import Musl
 #endif
 import BackbeatSupport
 import BackbeatMedia
+import BackbeatSession
 import BackbeatEngine
 
 /// Where a change of section, or a stinger, starts.
@@ -83,7 +84,7 @@ public struct MusicSection: Sendable {
 /// try music.playStinger(AudioAsset(url: hit), quantization: .beat)
 /// music.setLayerGain("drums", to: 1, duration: MediaTime(seconds: 2))
 /// ```
-public final class AdaptiveMusicPlayer: @unchecked Sendable {
+public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer {
     // @unchecked: every mutable member is touched only under the engine lock.
 
     /// A section with what scheduling needs, in engine frames.
@@ -123,6 +124,15 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable {
     private var layerGains: [String: Ramp] = [:]
     private var volumeValue: Float = 1
     private var component: Component?
+    /// Where a paused player resumes: the section and the file frame its stems continue from.
+    private var suspended: (name: String, position: Int64)?
+    /// Paused by an interruption (it resumes when the session says so), not by a route change or the game.
+    private var interrupted = false
+    /// Muted by the session (silent switch, other audio in an ambient session), time running.
+    private var sessionMuted = false
+    /// The engine's shutdown fade, once begun.
+    private var shutdownFade: Ramp?
+    package let sessionPlayerID = SessionPlayerID.next()
 
     /// A player of `sections` on `engine`; nothing plays until ``play(section:)``.
     /// Each stem is opened once now, to learn its length, rate and loop points.
@@ -167,6 +177,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable {
         engine.withLock {
             component.player = self
             engine.registerLocked(component)
+            engine.registerMusicPlayerLocked(self)
         }
     }
 
@@ -205,6 +216,29 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable {
         try transition(to: section, quantization: .immediate, style: .cut)
     }
 
+    /// Whether the music is paused (by ``pause()``, or by the audio session: an
+    /// interruption or the headphones going away), to go on with ``resume()``.
+    public var isPaused: Bool { locked { suspended != nil } }
+
+    /// Pauses the section heard now where it is (a ramp of one update step);
+    /// stingers and a change not yet heard are dropped. Nothing when nothing plays.
+    public func pause() {
+        locked {
+            guard let engine else { return }
+            suspendLocked(engine: engine)
+        }
+    }
+
+    /// Goes on with the section where ``pause()`` (or the session) left it,
+    /// ramped in over one update step; its beats follow it. Nothing when not paused.
+    public func resume() {
+        engine?.session.playRequested(by: sessionPlayerID)
+        locked {
+            guard let engine else { return }
+            resumeLocked(engine: engine)
+        }
+    }
+
     /// Changes to `section` on the next `quantization` boundary of the section heard
     /// now, by `style`; with `transitionSegment`, that file plays from the boundary
     /// (the old section leaving by `style`) and the new section starts, cut in, when it ends.
@@ -227,8 +261,12 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable {
             return MediaTime(frames: info.frameCount, sampleRate: info.format.sampleRate).frames(
                 atSampleRate: engine?.sampleRate ?? info.format.sampleRate)
         }
+        engine?.session.playRequested(by: sessionPlayerID)
         return try locked {
             guard let engine else { throw BackbeatError(.engineShutDown, operation: "AdaptiveMusicPlayer.transition") }
+            // A paused player started again by the game forgets where it was.
+            suspended = nil
+            interrupted = false
             let boundary = boundaryLocked(quantization, engine: engine)
             dropPendingLocked()
             // Gains act on the mix, which the output hears its latency later: ramps are placed in mix frames.
@@ -315,10 +353,33 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable {
     public func stop() {
         locked {
             guard let engine else { return }
+            suspended = nil
+            interrupted = false
             dropPendingLocked()
             let boundary = boundaryLocked(.immediate, engine: engine)
             cutLocked(generation: heard?.generation, at: boundary, engine: engine)
             heard = nil
+        }
+    }
+
+    /// Fades everything heard (the section, a change under way, stingers) to
+    /// silence over `duration` of engine time, from now, with the equal-power
+    /// curve the other players' `fadeOut(duration:)` and bus fades use, then
+    /// stops. A game's quit fade: music, players and buses fade as one.
+    public func fadeOut(duration: MediaTime) {
+        locked {
+            guard let engine else { return }
+            let start = engine.currentFrameLocked
+            let frames = max(1, duration.frames(atSampleRate: engine.sampleRate))
+            suspended = nil
+            interrupted = false
+            for p in active where p.retireAt.map({ $0 > start + frames }) ?? true {
+                let from = p.fade.value(at: start)
+                p.fade = Ramp(from: from, to: 0, start: start, end: start + frames, shape: .equalPowerOut)
+                p.retireAt = start + frames + 1
+            }
+            heard = nil
+            pending = nil
         }
     }
 
@@ -481,8 +542,10 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable {
         stream.gain = { [weak self, unowned playing] frame in
             guard let self else { return 0 }
             let layerGain = playing.layer.flatMap { self.layerGains[$0]?.value(at: frame) } ?? 1
-            return self.volumeValue * playing.fade.value(at: frame) * layerGain
+            let shutdown = self.shutdownFade?.value(at: frame) ?? 1
+            return self.volumeValue * playing.fade.value(at: frame) * layerGain * shutdown
         }
+        stream.isMuted = sessionMuted
         stream.onEvent = { [unowned playing] event in
             if case .drained = event { playing.drained = true }
         }
@@ -509,6 +572,103 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable {
             return true
         }
     }
+
+    /// Pauses where the section is heard at the next update step: remembers
+    /// the file frame heard there, then cuts everything (sections and stingers).
+    /// Returns whether something was playing.
+    @discardableResult
+    private func suspendLocked(engine: AudioEngine) -> Bool {
+        guard suspended == nil else { return false }
+        let boundary = boundaryLocked(.immediate, engine: engine)
+        let scheduled = pending
+        dropPendingLocked()
+        // A section asked for but not heard yet is paused at its start.
+        guard let now = heard ?? scheduled, let section = sections[now.name] else { return false }
+        suspended = (now.name, Self.position(elapsed: boundary - now.start, in: section))
+        cutLocked(generation: now.generation, at: boundary, engine: engine)
+        let interval = Int64(engine.updateInterval)
+        let step = (max(0, boundary - engine.latencyFrames) + interval - 1) / interval * interval
+        for p in active where p.retireAt == nil {
+            if case .stinger = p.kind {
+                p.fade = Ramp(from: 1, to: 0, start: step, end: step + interval)
+                p.retireAt = step + interval + 1
+            }
+        }
+        heard = nil
+        return true
+    }
+
+    /// Starts the paused section again from where it was, as a seek does, ramped in over one update step.
+    private func resumeLocked(engine: AudioEngine) {
+        guard let (name, position) = suspended, let section = sections[name] else { return }
+        suspended = nil
+        interrupted = false
+        let boundary = boundaryLocked(.immediate, engine: engine)
+        let interval = Int64(engine.updateInterval)
+        let step = (max(0, boundary - engine.latencyFrames) + interval - 1) / interval * interval
+        generation += 1
+        for stem in section.section.stems {
+            try? startStreamLocked(
+                asset: stem.asset, layer: stem.layer, kind: .section(generation), at: boundary,
+                fade: Ramp(from: 0, to: 1, start: step, end: step + interval), engine: engine, startFrame: position)
+        }
+        pending = (name, boundary - position, generation)
+    }
+
+    /// The file frame heard `elapsed` frames after a section started: in the
+    /// loop region once past its first pass (the passes are counted afresh
+    /// on resuming), in the tail after the last pass of a finite loop.
+    static func position(elapsed: Int64, in section: Resolved) -> Int64 {
+        let elapsed = max(0, elapsed)
+        guard let loop = section.loop, loop.length > 0, elapsed >= loop.intro + loop.length else {
+            return min(elapsed, section.frames)
+        }
+        if let passes = loop.passes, elapsed >= loop.intro + Int64(passes) * loop.length {
+            return min(elapsed - Int64(passes - 1) * loop.length, section.frames)
+        }
+        return loop.intro + (elapsed - loop.intro) % loop.length
+    }
+
+    // MARK: Session and shutdown (under the engine lock)
+
+    /// The game's adaptive music: muted by the silent switch and other audio like ``QueuePlayer``.
+    package var isGameMusic: Bool { true }
+
+    package func sessionInterrupt(reason: String) -> Bool {
+        guard let engine, suspendLocked(engine: engine) else { return false }
+        interrupted = true
+        return true
+    }
+
+    package func sessionPause(reason: String) {
+        guard let engine else { return }
+        suspendLocked(engine: engine)
+        interrupted = false
+    }
+
+    package func sessionResume(reason: String) {
+        guard interrupted, let engine else { return }
+        resumeLocked(engine: engine)
+    }
+
+    package func sessionKeepPaused(reason: String) { interrupted = false }
+
+    package func setGameMusicMuted(_ muted: Bool) {
+        sessionMuted = muted
+        for p in active { p.stream.isMuted = muted }
+    }
+
+    /// Held back arrives through ``setGameMusicMuted(_:)``, with the silent switch.
+    package func setHeldBack(_ heldBack: Bool) {}
+
+    package func beginShutdownFade(at frame: Int64, frames: Int64) {
+        shutdownFade = Ramp(from: 1, to: 0, start: frame, end: frame + frames, shape: .equalPowerOut)
+    }
+
+    /// It reports no events.
+    package func finishEventStreams() {}
+
+    package var isAudible: Bool { engine != nil && suspended == nil && (heard != nil || pending != nil) }
 
     private func update(at frame: Int64) {
         if let pending, frame >= pending.start {

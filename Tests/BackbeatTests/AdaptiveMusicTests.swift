@@ -200,6 +200,98 @@ struct AdaptiveMusicTests {
         }
     }
 
+    /// Deterministic noise, `frames` long, as a stereo file in `dir`.
+    static func noise(_ frames: Int, _ dir: URL, _ name: String) throws -> (AudioAsset, [Float]) {
+        var seed: UInt64 = 11
+        let noise = (0..<frames).map { _ -> Float in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int64(bitPattern: seed >> 11) % 1_000) / 4_000
+        }
+        let url = dir.appendingPathComponent(name)
+        try Songs.write(noise.flatMap { [$0, $0] }, to: url)
+        return (AudioAsset(url: url), noise)
+    }
+
+    @Test("pause() stops the section's time and resume() goes on from the frame where it paused; the beats follow")
+    func pauseAndResume() throws {
+        try withTemporaryDirectory { dir in
+            let (asset, noise) = try Self.noise(96_000, dir, "level.wav")
+            try withOfflineEngine { engine in
+                let music = try AdaptiveMusicPlayer(
+                    engine: engine, sections: [MusicSection(name: "level", asset: asset, tempo: Self.tempo)])
+                let interval = engine.updateInterval
+                var out: [Float] = []
+                let start = Int(try music.play(section: "level").frames(atSampleRate: Self.rate))
+                try Self.render(engine, 20_000, into: &out)
+                let paused = Int(music.nextBoundary(.immediate).frames(atSampleRate: Self.rate))
+                music.pause()
+                #expect(music.isPaused && music.currentSection == nil)
+                music.pause()  // twice: still where it was
+                try Self.render(engine, 15_000, into: &out)
+                #expect(SampleAnalysis.peak(Array(out[((paused + 2 * interval) * 2)...])) == 0, "paused: silent")
+                let resumed = Int(music.nextBoundary(.immediate).frames(atSampleRate: Self.rate))
+                music.resume()
+                #expect(!music.isPaused && music.currentSection == "level")
+                try Self.render(engine, 20_000, into: &out)
+                // Output frame `resumed` is the frame heard at `paused`; after the ramp-in, sample for sample.
+                var worst: Float = 0
+                for k in interval..<(interval + 10_000) {
+                    worst = max(worst, abs(out[(resumed + k) * 2] - noise[paused - start + k]))
+                }
+                #expect(worst < 1e-4, "resumed where it paused: \(worst)")
+                // The beats moved with it: the next beat is a whole number of beats from the shifted start.
+                let shifted = resumed - (paused - start)
+                let beat = Int(music.nextBoundary(.beat).frames(atSampleRate: Self.rate)) - shifted
+                #expect((1...4).contains { Int(Self.beat(Int64($0))) == beat }, "beat at \(beat) from the start")
+                // No click at either end: nothing jumps more than the noise itself does.
+                #expect(
+                    SampleAnalysis.maxJump(out, channels: 2)
+                        <= SampleAnalysis.maxJump(noise.flatMap { [$0, $0] }, channels: 2) + 1e-3)
+                // resume() without a pause, and a play after a pause, start afresh.
+                music.resume()
+                music.pause()
+                try music.play(section: "level")
+                #expect(!music.isPaused)
+            }
+        }
+    }
+
+    @Test("The session: an interruption pauses the music and its end resumes it; the silent switch mutes it in ambient")
+    func sessionPausesAndMutes() throws {
+        try withTemporaryDirectory { dir in
+            let (asset, noise) = try Self.noise(96_000, dir, "level.wav")
+            try withOfflineEngine { engine in
+                let music = try AdaptiveMusicPlayer(
+                    engine: engine, sections: [MusicSection(name: "level", asset: asset)])
+                let interval = engine.updateInterval
+                var out: [Float] = []
+                let start = Int(try music.play(section: "level").frames(atSampleRate: Self.rate))
+                try Self.render(engine, 10_000, into: &out)
+                let paused = Int(music.nextBoundary(.immediate).frames(atSampleRate: Self.rate))
+                engine.session.post(.interruptionBegan)
+                try Self.render(engine, 10_000, into: &out)
+                #expect(music.isPaused && SampleAnalysis.peak(Array(out[((paused + 2 * interval) * 2)...])) == 0)
+                let resumed = Int(music.nextBoundary(.immediate).frames(atSampleRate: Self.rate))
+                engine.session.post(.interruptionEnded(shouldResume: true))
+                try Self.render(engine, 10_000, into: &out)
+                #expect(!music.isPaused)
+                var worst: Float = 0
+                for k in interval..<(interval + 5_000) {
+                    worst = max(worst, abs(out[(resumed + k) * 2] - noise[paused - start + k]))
+                }
+                #expect(worst < 1e-4, "resumed where the call paused it: \(worst)")
+                // Ambient with the silent switch on: muted, its time running; off again: heard.
+                try engine.session.setCategory(.ambient)
+                engine.session.post(.silentSwitch(on: true))
+                let muted = try engine.render(frames: 5_000)
+                #expect(SampleAnalysis.peak(Array(muted[(2 * interval * 2)...])) == 0 && !music.isPaused)
+                engine.session.post(.silentSwitch(on: false))
+                let heard = try engine.render(frames: 5_000)
+                #expect(SampleAnalysis.rms(Array(heard[(2 * interval * 2)...])) > 0.05)
+            }
+        }
+    }
+
     @Test("Bad input: unknown section, no sections, a section without stems, a missing stem, duplicate names")
     func badInput() throws {
         try withTemporaryDirectory { dir in

@@ -197,6 +197,12 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         #expect(commands[unplug..<plug].contains { if case .pad = $0 { true } else { false } })
         #expect(Set(commands.compactMap { if case let .pad(pad, _) = $0 { pad } else { nil } }).count == 4)
         #expect(commands.contains { if case .wait = $0 { true } else { false } })
+        // The level music: explore, intensity, a stinger, then combat.
+        let explore = try #require(commands.firstIndex(of: .section("explore")))
+        let combat = try #require(commands.firstIndex(of: .section("combat")))
+        let stinger = try #require(commands.firstIndex(of: .stinger))
+        #expect(explore < stinger && stinger < combat)
+        #expect(commands[explore..<combat].contains { if case .intensity = $0 { true } else { false } })
     }
 
     private func expectOneLine(_ error: DrumpadCommandError, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -79,6 +79,76 @@ import Testing
         #expect(abs(heard - reported) <= 1, "the stinger is heard at \(heard), the beat is at \(reported)")
     }
 
+    /// The shift (in `range`) at which `out` from `from` matches `reference` best over `count` stereo frames, and the worst difference there.
+    static func match(_ out: [Float], from: Int, _ reference: [Float], shifts range: ClosedRange<Int>, count: Int)
+        -> (shift: Int, worst: Float)
+    {
+        func worst(_ shift: Int) -> Float {
+            var w: Float = 0
+            for k in 0..<count * 2 { w = max(w, abs(out[from * 2 + k] - reference[(from - shift) * 2 + k])) }
+            return w
+        }
+        let best = range.min { worst($0) < worst($1) }!
+        return (best, worst(best))
+    }
+
+    @Test func callPausesTheLevelMusicAndItsEndResumesItWhereItWas() throws {
+        let lead = ["section explore", "intensity 1", "wait 3"]
+        let reference = try DrumpadDemoTests.render(lead + ["wait 3"], music: false)
+        let resumed = try DrumpadDemoTests.render(
+            lead + ["env call-begin", "wait 1", "env call-end resume", "wait 2"], music: false)
+        let kept = try DrumpadDemoTests.render(
+            lead + ["env call-begin", "wait 1", "env call-end", "wait 2"], music: false)
+        let rate = resumed.sampleRate
+        let settle = 2 * resumed.updateInterval + resumed.latencyFrames
+        let (call, end) = (3 * rate, 4 * rate)
+        // Up to the call, the three renders are the same music.
+        #expect(resumed.samples[..<(call * 2)] == reference.samples[..<(call * 2)])
+        #expect(SampleAnalysis.rms(reference.samples[((call - rate / 2) * 2)..<(call * 2)]) > 0.01)
+        // During the call: silence (the music paused, not muted: its time stops).
+        for r in [resumed, kept] {
+            #expect(DrumpadDemoTests.peak(r.samples[((call + settle) * 2)..<(end * 2)]) == 0)
+        }
+        // Ended with "resume": it goes on from where it was, sample for sample, a call's length later.
+        let from = end + settle
+        let found = Self.match(
+            resumed.samples, from: from, reference.samples, shifts: (rate - settle)...(rate + settle), count: rate / 2)
+        #expect(found.worst < 1e-4, "resumed music against the uninterrupted music \(found.shift) frames earlier")
+        #expect(abs(found.shift - rate) <= resumed.updateInterval, "paused for the call: \(found.shift) frames")
+        // Ended without: it stays paused (the game resumes it).
+        #expect(DrumpadDemoTests.peak(kept.samples[(end * 2)...]) == 0)
+    }
+
+    @Test func quitFadesTheLevelMusicOnceToSilenceWithTheRest() throws {
+        // The level music, the application's music and a tambourine at quit, against the same left to play on.
+        let lead = ["play", "section explore", "intensity 1", "wait 1", "tambourine", "wait 0.05"]
+        let faded = try DrumpadDemoTests.render(lead + ["quit"])
+        let reference = try DrumpadDemoTests.render(lead + ["wait 1.5"])
+        let alone = try DrumpadDemoTests.render(["section explore", "intensity 1", "wait 1.05", "quit"], music: false)
+        let rate = faded.sampleRate
+        let quit = rate + rate / 20, fade = rate
+        #expect(SampleAnalysis.rms(alone.samples[((quit - rate / 4) * 2)..<(quit * 2)]) > 0.01, "level music plays")
+        for (r, name) in [(faded, "all"), (alone, "level music alone")] {
+            // One fade: shutdown adds no second one.
+            #expect(r.frames == quit + fade + r.updateInterval + r.latencyFrames, "\(name)")
+            #expect(
+                DrumpadDemoTests.peak(r.samples[((quit + fade + r.latencyFrames) * 2)...]) < 1e-4,
+                "\(name): silent after the fade")
+        }
+        // Each 50 ms of the fade is quieter, relative to the unfaded render, than the one before.
+        var lastRatio: Float = 1.01
+        for block in stride(from: quit, to: quit + fade - rate / 20, by: rate / 20) {
+            let range = (block * 2)..<((block + rate / 20) * 2)
+            let ratio = SampleAnalysis.rms(faded.samples[range]) / SampleAnalysis.rms(reference.samples[range])
+            #expect(ratio < lastRatio, "fade block at \(block) frames: \(ratio) after \(lastRatio)")
+            lastRatio = ratio
+        }
+        #expect(lastRatio < 0.2)
+        let span = (quit * 2)..<(faded.samples.count)
+        let jump = SampleAnalysis.maxJump(Array(faded.samples[span]), channels: 2)
+        #expect(jump <= SampleAnalysis.maxJump(Array(reference.samples[span]), channels: 2) + 1e-3, "no click")
+    }
+
     @Test(arguments: [
         ("intensity 2", "intensity: expected a level from 0 to 1"),
         ("intensity -0.5", "intensity: expected a level from 0 to 1"),

@@ -75,6 +75,28 @@ import BackbeatTestFixtures
         // And the music renders the same with and without pads before the first hit (deterministic, inline decoding).
         let firstHit = try #require(try Demo.hits(lines, sampleRate: rate).first).frame
         #expect(full.samples[..<(firstHit * 2)] == render.samples[..<(firstHit * 2)])
+
+        // The level music: the stinger on a beat and combat on a bar line of explore, both
+        // after the line that asked; heard from there (the application's music is paused).
+        let level = DrumpadLevelMusicTests.self
+        let explore = try level.reportedFrame(render, "section: explore starts")
+        let stinger = try level.reportedFrame(render, "stinger: on the next beat")
+        let combat = try level.reportedFrame(render, "section: combat on the next bar")
+        let asked = try Self.scriptFrame(of: "section combat", in: lines, sampleRate: rate)
+        #expect((stinger - explore) % level.beat == 0 && stinger > explore, "stinger at \(stinger)")
+        #expect((combat - explore) % level.bar == 0 && combat >= asked && combat - asked <= level.bar)
+        #expect(render.lines.contains("intensity: 1, drums layer at 1"), "\(render.lines)")
+        #expect(SampleAnalysis.rms(render.samples[(combat * 2)..<((combat + rate / 2) * 2)]) > 0.01)
+    }
+
+    /// The engine frame at which the script reaches `line`, by its waits.
+    static func scriptFrame(of line: String, in lines: [String], sampleRate: Int) throws -> Int {
+        var time = MediaTime.zero
+        for l in lines {
+            if l == line { return Int(time.frames(atSampleRate: sampleRate)) }
+            if case let .wait(duration)? = try DrumpadCommand.parse(l) { time += duration }
+        }
+        throw BackbeatError(.invalidArgument, operation: "scriptFrame", reason: "no line \"\(line)\"")
     }
 
     @Test func musicRendersTheSameOnEveryRun() throws {
