@@ -47,6 +47,37 @@ public enum BusEffect: Equatable, Sendable {
     /// A frequency shifter: every frequency moves by `frequency` Hz
     /// (0...24000), up or down (not a ratio, so harmonics stop being harmonic).
     case frequencyShifter(frequency: Float, direction: FrequencyShiftDirection = .up)
+    /// A chorus: copies `delay` late (0...0.016 s), the delay swept by a
+    /// low-frequency oscillator of `waveform` at `rate` (0...10 Hz) over
+    /// `depth` (0...1) of it, the right channel's sweep `phase` degrees
+    /// (-180...180, whole degrees) apart from the left's; `feedback` (-1...1)
+    /// of the output is fed back. Mixed with the dry signal (a wet/dry mix
+    /// below 1), it thickens a sound.
+    case chorus(
+        waveform: Waveform = .triangle, phase: Float = 90, rate: Float = 1.1, depth: Float = 0.1,
+        feedback: Float = 0.25, delay: MediaTime = MediaTime(seconds: 0.016))
+    /// A flanger: the chorus's sweep on a short delay (0...0.004 s), so the
+    /// wet signal mixed with the dry one is a comb filter whose notches move.
+    /// Parameters as ``chorus(waveform:phase:rate:depth:feedback:delay:)``.
+    case flanger(
+        waveform: Waveform = .triangle, phase: Float = 0, rate: Float = 0.27, depth: Float = 1,
+        feedback: Float = -0.5, delay: MediaTime = MediaTime(seconds: 0.002))
+    /// An auto-wah: a resonant band-pass whose centre rises with the
+    /// signal's level, following it over `attackTime` and falling over
+    /// `releaseTime` (each 0.0001...1 s); `resonance` (2...1000) is how sharp
+    /// the peak is and `peakGain` (-90...+90 dB) its gain.
+    case autowah(
+        attackTime: MediaTime = MediaTime(seconds: 0.06), releaseTime: MediaTime = MediaTime(seconds: 0.06),
+        resonance: Float = 1_000, peakGain: Float = 21)
+
+    /// The low-frequency oscillator's shape for ``BusEffect/chorus(waveform:phase:rate:depth:feedback:delay:)``
+    /// and ``BusEffect/flanger(waveform:phase:rate:depth:feedback:delay:)``.
+    public enum Waveform: String, CaseIterable, Codable, Sendable {
+        /// A sine.
+        case sine
+        /// A triangle (EFX's default).
+        case triangle
+    }
 
     /// Which way ``BusEffect/frequencyShifter(frequency:direction:)`` moves frequencies.
     public enum FrequencyShiftDirection: String, CaseIterable, Codable, Sendable {
@@ -113,6 +144,27 @@ public enum BusEffect: Equatable, Sendable {
             return .frequencyShifter(
                 frequency: try check(frequency, 0...24_000, "frequency shift (Hz)"), leftDirection: code,
                 rightDirection: code)
+        case .chorus(let waveform, let phase, let rate, let depth, let feedback, let delay):
+            return .chorus(
+                waveform: waveform == .sine ? 0 : 1,
+                phase: Int32(try check(phase, -180...180, "chorus phase (degrees)").rounded()),
+                rate: try check(rate, 0...10, "chorus rate (Hz)"), depth: try check(depth, 0...1, "chorus depth"),
+                feedback: try check(feedback, -1...1, "chorus feedback"),
+                delay: try check(Float(delay.seconds), 0...0.016, "chorus delay (s)"))
+        case .flanger(let waveform, let phase, let rate, let depth, let feedback, let delay):
+            return .flanger(
+                waveform: waveform == .sine ? 0 : 1,
+                phase: Int32(try check(phase, -180...180, "flanger phase (degrees)").rounded()),
+                rate: try check(rate, 0...10, "flanger rate (Hz)"), depth: try check(depth, 0...1, "flanger depth"),
+                feedback: try check(feedback, -1...1, "flanger feedback"),
+                delay: try check(Float(delay.seconds), 0...0.004, "flanger delay (s)"))
+        case .autowah(let attack, let release, let resonance, let peakGain):
+            let db = try check(peakGain, -90...90, "autowah peak gain (dB)")
+            return .autowah(
+                attackTime: try check(Float(attack.seconds), 0.0001...1, "autowah attack time (s)"),
+                releaseTime: try check(Float(release.seconds), 0.0001...1, "autowah release time (s)"),
+                resonance: try check(resonance, 2...1_000, "autowah resonance"),
+                peakGain: min(max(Float(pow(10.0, Double(db) / 20)), 0.00003), 31_621))
         }
     }
 }

@@ -12,6 +12,12 @@ package enum ALEffectParameters: Equatable, Sendable {
     case pitchShifter(coarseTune: Int32, fineTune: Int32)
     /// Directions: 0 down, 1 up, 2 off (`AL_FREQUENCY_SHIFTER_DIRECTION_*`).
     case frequencyShifter(frequency: Float, leftDirection: Int32, rightDirection: Int32)
+    /// Waveform 0 sine, 1 triangle; phase in degrees; delay in seconds.
+    case chorus(waveform: Int32, phase: Int32, rate: Float, depth: Float, feedback: Float, delay: Float)
+    /// As the chorus.
+    case flanger(waveform: Int32, phase: Int32, rate: Float, depth: Float, feedback: Float, delay: Float)
+    /// Times in seconds, peak gain linear.
+    case autowah(attackTime: Float, releaseTime: Float, resonance: Float, peakGain: Float)
 }
 
 extension ALDevice {
@@ -62,6 +68,28 @@ extension ALDevice {
             alEffectf(e, AL_FREQUENCY_SHIFTER_FREQUENCY, frequency)
             alEffecti(e, AL_FREQUENCY_SHIFTER_LEFT_DIRECTION, left)
             alEffecti(e, AL_FREQUENCY_SHIFTER_RIGHT_DIRECTION, right)
+        case .chorus(let waveform, let phase, let rate, let depth, let feedback, let delay):
+            alEffecti(e, AL_EFFECT_TYPE, AL_EFFECT_CHORUS)
+            alEffecti(e, AL_CHORUS_WAVEFORM, waveform)
+            alEffecti(e, AL_CHORUS_PHASE, phase)
+            alEffectf(e, AL_CHORUS_RATE, rate)
+            alEffectf(e, AL_CHORUS_DEPTH, depth)
+            alEffectf(e, AL_CHORUS_FEEDBACK, feedback)
+            alEffectf(e, AL_CHORUS_DELAY, delay)
+        case .flanger(let waveform, let phase, let rate, let depth, let feedback, let delay):
+            alEffecti(e, AL_EFFECT_TYPE, AL_EFFECT_FLANGER)
+            alEffecti(e, AL_FLANGER_WAVEFORM, waveform)
+            alEffecti(e, AL_FLANGER_PHASE, phase)
+            alEffectf(e, AL_FLANGER_RATE, rate)
+            alEffectf(e, AL_FLANGER_DEPTH, depth)
+            alEffectf(e, AL_FLANGER_FEEDBACK, feedback)
+            alEffectf(e, AL_FLANGER_DELAY, delay)
+        case .autowah(let attack, let release, let resonance, let peakGain):
+            alEffecti(e, AL_EFFECT_TYPE, AL_EFFECT_AUTOWAH)
+            alEffectf(e, AL_AUTOWAH_ATTACK_TIME, attack)
+            alEffectf(e, AL_AUTOWAH_RELEASE_TIME, release)
+            alEffectf(e, AL_AUTOWAH_RESONANCE, resonance)
+            alEffectf(e, AL_AUTOWAH_PEAK_GAIN, peakGain)
         }
         try check("alEffect (bus effect)")
         alAuxiliaryEffectSloti(slot.name, AL_EFFECTSLOT_EFFECT, ALint(bitPattern: e))

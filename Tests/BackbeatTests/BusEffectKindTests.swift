@@ -101,7 +101,12 @@ struct BusEffectKindTests {
                 .distortion(edge: 1.5), .distortion(gain: 3), .distortion(gain: .nan), .distortion(lowPassCutoff: 20),
                 .distortion(eqCenter: 30_000), .distortion(eqBandwidth: .infinity), .pitchShifter(semitones: 13),
                 .pitchShifter(semitones: .nan), .frequencyShifter(frequency: -1), .frequencyShifter(frequency: .nan),
-                .frequencyShifter(frequency: 30_000),
+                .frequencyShifter(frequency: 30_000), .chorus(phase: 200), .chorus(rate: 11), .chorus(depth: .nan),
+                .chorus(feedback: -2), .chorus(delay: MediaTime(seconds: 0.02)), .flanger(phase: .nan),
+                .flanger(rate: -1), .flanger(depth: 2), .flanger(feedback: 1.5),
+                .flanger(delay: MediaTime(seconds: 0.005)), .autowah(attackTime: .zero),
+                .autowah(releaseTime: MediaTime(seconds: 2)), .autowah(resonance: 1), .autowah(peakGain: 100),
+                .autowah(peakGain: .nan),
             ]
             for effect in bad {
                 do {
@@ -115,5 +120,91 @@ struct BusEffectKindTests {
                 #expect(bus.effect == nil)
             }
         }
+    }
+
+    /// The level of each 10 ms window, in dB relative to the loudest.
+    private func envelope(_ out: [Float]) -> [Double] {
+        let levels = stride(from: 0, to: out.count - 479, by: 480).map { SampleAnalysis.rms(out[$0..<($0 + 480)]) }
+        let top = levels.max() ?? 1
+        return levels.map { db($0, top) }
+    }
+
+    /// The amplitude-weighted mean frequency of a 200 Hz sawtooth's first 40 harmonics in `window`.
+    private func centroid(_ window: [Float]) -> Double {
+        var sum = 0.0, weight = 0.0
+        for k in 1...40 {
+            let f = 200.0 * Double(k)
+            let a = Double(at(window, f))
+            sum += f * a
+            weight += a
+        }
+        return weight > 0 ? sum / weight : 0
+    }
+
+    /// Two seconds of the left channel of a looping 1 kHz tone on a bus carrying `effect` at `mix`.
+    private func longTone(_ effect: BusEffect?, mix: Float) throws -> [Float] {
+        try withOfflineEngine { engine in
+            let bus = engine.makeBus(named: "fx")
+            if let effect { try bus.setEffect(effect, wetDryMix: mix) }
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone", engine: engine
+            )
+            sound.play(looping: .forever, bus: bus)
+            _ = try engine.render(frames: 9_600)
+            return SampleAnalysis.channel(try engine.render(frames: 96_000), 0, of: 2)
+        }
+    }
+
+    @Test("A chorus half wet makes a steady tone's level swing over time and, fully wet, spreads it off its frequency")
+    func chorus() throws {
+        let dry = envelope(try longTone(nil, mix: 1))
+        #expect(dry.min()! > -0.1, "dry swings \(dry.min()!) dB")
+        let half = envelope(try longTone(.chorus(), mix: 0.5))
+        #expect(half.min()! < -3, "chorus at 0.5 swings only \(half.min()!) dB")
+        // Fully wet, the swept delay is a vibrato: sidebands 10 Hz either side
+        // are stronger than what is left at 1 kHz.
+        let wet = try longTone(.chorus(), mix: 1)
+        #expect(at(wet, 990) > at(wet, 1_000) && at(wet, 1_010) > at(wet, 1_000))
+        #expect(SampleAnalysis.rms(wet) > 0.05)
+    }
+
+    @Test(
+        "A flanger half wet sweeps a notch across a steady tone: its level dips by more than 12 dB, the dry tone's not at all"
+    )
+    func flanger() throws {
+        let dry = envelope(try longTone(nil, mix: 1))
+        #expect(dry.min()! > -0.1)
+        let half = envelope(try longTone(.flanger(), mix: 0.5))
+        #expect(half.min()! < -12, "flanger dips only \(half.min()!) dB")
+        let slow = envelope(try longTone(.flanger(rate: 0), mix: 0.5))
+        #expect(slow.min()! > -1, "an unswept flanger is a fixed comb: \(slow.min()!) dB")
+    }
+
+    @Test("An autowah raises a sawtooth's spectral centroid over its attack; dry, the centroid stays put")
+    func autowah() throws {
+        var saw = [Float](repeating: 0, count: 24_000)
+        for i in saw.indices {
+            saw[i] = 0.5 * Float(2 * (Double(i) * 200 / 48_000).truncatingRemainder(dividingBy: 1) - 1)
+        }
+        let buffer = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: saw)
+        func centroids(_ effect: BusEffect?) throws -> (first: Double, settled: Double) {
+            try withOfflineEngine { engine in
+                let bus = engine.makeBus(named: "fx")
+                if let effect { try bus.setEffect(effect) }
+                _ = try engine.render(frames: 4_800)
+                try SoundEffect(buffer: buffer, name: "saw", engine: engine).play(bus: bus)
+                let out = SampleAnalysis.channel(try engine.render(frames: 24_000), 0, of: 2)
+                let start = try #require(SampleAnalysis.firstAudibleFrame(out, channels: 1, threshold: 0.001))
+                // 20 ms windows: the first after the onset, and one 180 ms later.
+                return (
+                    centroid(Array(out[start..<(start + 960)])),
+                    centroid(Array(out[(start + 8_640)..<(start + 9_600)]))
+                )
+            }
+        }
+        let dry = try centroids(nil)
+        #expect(abs(dry.settled / dry.first - 1) < 0.01, "dry centroid \(dry)")
+        let wah = try centroids(.autowah())
+        #expect(wah.settled > 1.1 * wah.first, "autowah centroid \(wah)")
     }
 }
