@@ -9,11 +9,17 @@ public struct BenchOptions: Sendable {
     public var seconds: Double?
     /// Interleaved rounds per figure: each figure is their median, with their min and max.
     public var rounds: Int
+    /// One figure to measure alone, for profiling it (a suite that knows the
+    /// key measures only that figure; nil: every figure).
+    public var only: String?
 
     /// Options for a run.
-    public init(quick: Bool = false, seconds: Double? = nil, rounds: Int = BenchOptions.defaultRounds) {
+    public init(
+        quick: Bool = false, seconds: Double? = nil, rounds: Int = BenchOptions.defaultRounds, only: String? = nil
+    ) {
         self.quick = quick
         self.seconds = seconds
         self.rounds = max(1, rounds)
+        self.only = only
     }
 }

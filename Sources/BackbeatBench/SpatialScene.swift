@@ -50,14 +50,8 @@ public struct SpatialScene: Sendable {
     public init(count: Int, audibleTarget: Int = 50, seed: UInt64 = 0x5A7, sampleRate: Int = 48_000) {
         self.sampleRate = sampleRate
         sounds = SpatialScene.makeSounds()
-        // An emitter at gain g is audible within 1,000 g metres (-60 dB by 1/d):
-        // about log10 = 2.2 for the gains below. It is within that for the
-        // fraction of its swing where sin < s, that is 1/2 + asin(s)/pi.
-        let fraction = min(0.9, max(0.0001, Double(audibleTarget) / Double(max(1, count))))
-        let s = sin(Double.pi * (fraction - 0.5))
-        centre = 2.2 - SpatialScene.swing * s
         var random = SeededRandom(seed: seed)
-        emitters = (0..<count).map { i in
+        let emitters = (0..<count).map { i in
             Emitter(
                 sound: i % 3,
                 gain: Float(0.1 + 0.2 * random.nextUnit()),
@@ -66,6 +60,38 @@ public struct SpatialScene: Sendable {
                 phase: 2 * Double.pi * random.nextUnit(),
                 period: 8 + 16 * random.nextUnit())
         }
+        self.emitters = emitters
+        let fraction = min(0.9, max(0.0001, Double(audibleTarget) / Double(max(1, count))))
+        centre = SpatialScene.centre(for: fraction, of: emitters)
+    }
+
+    /// The centre of log10(distance) at which, on average over time, the
+    /// given fraction of `emitters` is audible. An emitter at gain g is
+    /// audible within 1,000 g metres (-60 dB by 1/d), log10 = 3 + log10(g);
+    /// it is within that for the fraction of its swing where
+    /// `centre + swing * sin < 3 + log10(g)`, that is 1/2 + asin(s)/pi with
+    /// `s = (3 + log10(g) - centre) / swing`. The mean of that over the
+    /// emitters falls as the centre moves out: halving finds the centre.
+    /// (Near the bottom of the swing the gains weigh a great deal: one
+    /// centre for a typical gain would leave 187 of 10,000 emitters audible, not 50.)
+    static func centre(for fraction: Double, of emitters: [Emitter]) -> Double {
+        guard !emitters.isEmpty else { return 2.2 }
+        func audible(_ centre: Double) -> Double {
+            var sum = 0.0
+            for e in emitters {
+                let reach = 3 + log10(Double(e.gain))
+                if reach >= farthest { sum += 1; continue }
+                let s = min(1, max(-1, (reach - centre) / swing))
+                sum += 0.5 + asin(s) / Double.pi
+            }
+            return sum / Double(emitters.count)
+        }
+        var near = -swing, far = 100.0  // audible(near) >= fraction >= audible(far)
+        for _ in 0..<60 {
+            let mid = (near + far) / 2
+            if audible(mid) >= fraction { near = mid } else { far = mid }
+        }
+        return (near + far) / 2
     }
 
     private static func makeSounds() -> [PCMBuffer] {

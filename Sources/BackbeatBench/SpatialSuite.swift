@@ -120,6 +120,13 @@ public struct SpatialSuite: BenchSuite {
         let quick = options.quick
         let seconds = quick ? 0.2 : 10
         let rounds = options.rounds
+        let big = quick ? 500 : 10_000
+        if options.only == "xrealtime_10k" {
+            // Only the large scene (for profiling it).
+            let tenK = try xRealTime(count: big, seconds: seconds, rounds: rounds)
+            log("\(big) emitters: \(tenK.map(fmt).joined(separator: ", "))× real time")
+            return [Figure(key: "xrealtime_10k", rounds: tenK, unit: "× real time, Backbeat, \(big) moving emitters")]
+        }
         let scene = SpatialScene(count: quick ? 40 : 255, audibleTarget: quick ? 8 : 50)
         let audible = stride(from: 0.0, to: 10, by: 0.5).map { scene.audibleCount(at: $0) }
         log(
@@ -129,7 +136,6 @@ public struct SpatialSuite: BenchSuite {
         log("difference from raw OpenAL: \(fmt(error)) dB of the scene's RMS (\(fmt(20 * log10(rms))) dBFS)")
         let plain = try measure(scene, hrtf: false, seconds: seconds, rounds: rounds, log: log)
         let hrtf = try measure(scene, hrtf: true, seconds: seconds, rounds: rounds, log: log)
-        let big = quick ? 500 : 10_000
         let tenK = try xRealTime(count: big, seconds: seconds, rounds: rounds)
         log("\(big) emitters: \(tenK.map(fmt).joined(separator: ", "))× real time")
         let moves = try moveTimes(emitters: quick ? 100 : 1_000, frames: quick ? 20 : 2_000).sorted()

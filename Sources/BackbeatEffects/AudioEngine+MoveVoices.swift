@@ -24,37 +24,35 @@ extension AudioEngine {
         }
         guard !voices.isEmpty else { return }
         try withLock {
+            let pool = voicePoolLocked
             // A game's voices share a few sounds: each sound's engine is checked
-            // once (a weak load per voice would cost more than the move).
-            try withUnsafeTemporaryAllocation(of: ObjectIdentifier.self, capacity: 8) { checked in
-                var count = 0, next = 0
-                for voice in voices {
-                    let sound = ObjectIdentifier(voice.sound)
-                    if checked[0..<count].contains(sound) { continue }
-                    guard voice.sound.engine === self else {
-                        throw BackbeatError(
-                            .invalidArgument, operation: "AudioEngine.moveVoices(_:to:)",
-                            reason: "voice \(voice.id) belongs to another engine")
-                    }
-                    checked[next] = sound
-                    next = (next + 1) % 8
-                    count = min(count + 1, 8)
-                }
+            // once (a weak load per voice would cost more than the move), and
+            // not at all when the batch is the one the pool was given last.
+            if !pool.isCachedBatch(voices) {
+                try checkEngine(of: voices)
             }
             try device.withContext("AudioEngine.moveVoices(_:to:)") {
                 try device.deferUpdates()
                 defer { if openBatches == 0 { device.processUpdates() } }
-                var moved = false
-                voices.withUnsafeBufferPointer { voices in
-                    positions.withUnsafeBufferPointer { positions in
-                        for i in 0..<voices.count {
-                            let p = positions[i]
-                            guard p.isFinite else { continue }
-                            moved = voices[i].moveLocked(to: p) || moved
-                        }
-                    }
+                if pool.moveBatch(voices, to: positions) { pool.audibilityDirty = true }
+            }
+        }
+    }
+
+    private func checkEngine(of voices: [Voice]) throws {
+        try withUnsafeTemporaryAllocation(of: ObjectIdentifier.self, capacity: 8) { checked in
+            var count = 0, next = 0
+            for voice in voices {
+                let sound = ObjectIdentifier(voice.sound)
+                if checked[0..<count].contains(sound) { continue }
+                guard voice.sound.engine === self else {
+                    throw BackbeatError(
+                        .invalidArgument, operation: "AudioEngine.moveVoices(_:to:)",
+                        reason: "voice \(voice.id) belongs to another engine")
                 }
-                if moved { voicePoolLocked.audibilityDirty = true }
+                checked[next] = sound
+                next = (next + 1) % 8
+                count = min(count + 1, 8)
             }
         }
     }

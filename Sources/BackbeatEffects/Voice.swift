@@ -71,8 +71,34 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var isSettled = false
     var gain: Float
     var panValue: Float
-    /// Where the voice is in the world; nil while it is 2D (panned).
-    var positionValue: Audio3DPoint?
+    /// Where the voice is in the world; nil while it is 2D (panned). A
+    /// dormant voice's point lives in the pool's table (see ``isDormant``).
+    var positionValue: Audio3DPoint? {
+        get {
+            if isDormant, let pool { return pool.dormantPoint(slot) }
+            return storedPosition
+        }
+        set {
+            if isDormant, let pool {
+                if let p = newValue {
+                    pool.setDormantPoint(slot, p)
+                    return
+                }
+                pool.wake(self)
+            }
+            storedPosition = newValue
+        }
+    }
+    /// The point of a voice that is not dormant.
+    var storedPosition: Audio3DPoint?
+    /// Its row in the pool's table while it is alive (-1: none).
+    var slot = -1
+    /// Virtual and out of earshot, asleep in the pool's table: no update step
+    /// visits it; its time since ``dormantSince`` is worked out when asked for
+    /// or when it wakes (the pool keeps it, not the list of voices).
+    var isDormant = false
+    /// The update step its ``played`` count was last brought up to before it went dormant.
+    var dormantSince: Int64 = 0
     /// How fast the voice moves, for the Doppler shift while it is positioned.
     var velocityValue = Audio3DPoint.zero
     /// Where the voice faces; nil while it is omnidirectional.
@@ -128,7 +154,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// It is in the pool's list and counted per sound.
     var isCounted = false
     /// The path it moves along over engine time, if any (see ``move(along:duration:)``).
-    var glide: Glide?
+    var glide: Glide? {
+        didSet { if glide != nil, isDormant { pool?.wake(self) } }
+    }
     /// Volume, rate and pan glides, if any (Voice+Ramp.swift); nil costs nothing.
     var volumeRamp: Ramp?
     var rateRamp: Ramp?
@@ -142,7 +170,11 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     weak var pool: VoicePool?
 
     /// Tells the pool to recompute audibility at the next update step. With the lock held.
-    func audibilityChanged() { pool?.audibilityDirty = true }
+    func audibilityChanged() {
+        guard let pool else { return }
+        if isDormant { pool.wake(self) }
+        pool.audibilityDirty = true
+    }
 
     init(
         sound: SoundEffect, volume: Float, pan: Float, rate: Float, looping: Looping, priority: Int,
@@ -207,6 +239,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
 
     /// Sets the rate with the engine lock held (clamped; NaN ignored).
     package func setRateLocked(_ value: Float) {
+        // A dormant voice's time so far went at its old rate.
+        if isDormant { pool?.wake(self) }
         rateValue = Voice.clampRate(value, else: rateValue)
         nextQueueCheck = 0  // the queue now lasts a different time
         isSettled = false
@@ -219,7 +253,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     public var volume: Float {
         get { locked { gain } }
         set {
-            locked { volumeRamp = nil; setVolumeLocked(newValue) }
+            locked {
+                volumeRamp = nil; setVolumeLocked(newValue)
+            }
         }
     }
 
@@ -258,7 +294,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
                 let wasPlaced = positionValue != nil
                 positionValue = newValue
                 glide = nil  // placed by hand: a path it was on stops here
-                audibilityChanged()
+                // A dormant voice stays asleep: the audibility pass looks at its new point.
+                pool?.audibilityDirty = true
                 guard let source, let engine else { return }
                 _ = try? engine.device.withContext {
                     // Moving a placed voice changes only its position; the rest was set when it was placed.
@@ -404,7 +441,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     public var rate: Float {
         get { locked { rateValue } }
         set {
-            locked { rateRamp = nil; setRateLocked(newValue) }
+            locked {
+                rateRamp = nil; setRateLocked(newValue)
+            }
         }
     }
 

@@ -36,7 +36,36 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private let limit: Int?
     /// Frames between setting a gain to zero and stopping the source: at least 5 ms.
     let rampFrames: Int64
+    /// The voices the update step visits: every live voice but the dormant ones.
     private var voices: [Voice] = []
+    /// The table of live voices, one row (slot) each, as flat arrays: what
+    /// the audibility pass and ``moveBatch(_:to:)`` read for the dormant voices
+    /// (virtual, out of earshot) without visiting them. A dormant row has its
+    /// point and the squared distance within which it would be heard; any
+    /// other row has `-1` there, which no squared distance is within.
+    private var slotVoices: [Voice?] = []
+    private var slotX: [Float] = [], slotY: [Float] = [], slotZ: [Float] = []
+    private var slotReach: [Float] = []
+    /// The level (volume times buses) a dormant row's reach was worked out for.
+    private var slotLevel: [Float] = []
+    private var freeSlots: [Int] = []
+    /// Rises whenever a row changes hands (a voice starts or ends).
+    private var slotGeneration: UInt64 = 0
+    private(set) var dormantCount = 0
+    /// The reaches need working out again (threshold or distance curve changed).
+    private var reachesStale = false
+    /// The last two update steps' frames (dormant time is counted up to the last one).
+    private var lastStepFrame: Int64 = 0
+    private var previousStepFrame: Int64 = 0
+    /// The last batch ``moveBatch(_:to:)`` was given, and its voices' rows.
+    private var batchVoices: [Voice] = []
+    private var batchSlots: [Int] = []
+    private var batchGeneration: UInt64 = .max
+    /// Rows moved within their reach since the last pass (maybe stale: checked when woken).
+    private var pendingWake: [Int] = []
+    /// Where the listener was at the last full look at the table: while it
+    /// stays there, only rows that moved need a look, when they move.
+    private var scannedListener = Audio3DPoint(x: .nan, y: .nan, z: .nan)
     /// Sources that ran dry between update steps and were restarted (effect underruns).
     private(set) var restarts = 0
     private var activeBySound: [ObjectIdentifier: Int] = [:]
@@ -94,7 +123,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     func activeVoiceCount(of sound: SoundEffect) -> Int { activeBySound[ObjectIdentifier(sound)] ?? 0 }
 
     /// Logical voices alive (pending, playing, paused or virtual).
-    var liveVoiceCount: Int { voices.count }
+    var liveVoiceCount: Int { voices.count + dormantCount }
 
     /// Voices fading out on their source before giving it up.
     private var stoppingCount = 0
@@ -108,6 +137,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     var stateCounts: [Voice.State: Int] {
         var counts: [Voice.State: Int] = [:]
         for voice in voices { counts[voice.stateLocked, default: 0] += 1 }
+        if dormantCount > 0 { counts[.virtual, default: 0] += dormantCount }
         return counts
     }
 
@@ -140,6 +170,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         }
         sound.lastStartFrame = target
         voices.append(voice)
+        takeSlot(for: voice)
         voice.isCounted = true
         voice.pool = self
         audibilityDirty = true
@@ -402,6 +433,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         guard voice.phase != .finished else { return }
         let wasCounted = voice.isCounted
         voice.isCounted = false
+        releaseSlot(of: voice)
         dropClaim(of: voice)
         if case .stopping = voice.phase, voice.source != nil { stoppingCount -= 1; freeSource(of: voice) }
         voice.phase = .finished
@@ -458,7 +490,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             guard let source = voice.source else { return Int(voice.played) }
             return consumedFrames(voice, source)
         case .paused, .virtual:
-            return Int(voice.played)
+            return Int(voice.played + dormantTime(of: voice))
         default:
             return 0
         }
@@ -470,6 +502,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         thresholdDecibels = decibels
         thresholdGain = decibels == -.infinity ? 0 : powf(10, decibels / 20)
         audibilityDirty = true
+        reachesStale = true
         return true
     }
 
@@ -615,6 +648,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         // The engine computed bus gains and pauses once for this step, before any component.
         let busesChanged = engine.busesChangedThisStep
         let updateInterval = engine.updateInterval, outputRate = engine.sampleRate
+        previousStepFrame = lastStepFrame
+        lastStepFrame = frame
         for voice in voices {
             // The common case costs nothing: a playing voice whose queue lasts
             // past this step, with no change to its gain, pause or buses.
@@ -707,7 +742,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 break  // handled above
             }
         }
-        if audibilityDirty || busesChanged { updateAudibility(at: frame) }
+        if audibilityDirty || busesChanged { updateAudibility(at: frame, busesChanged: busesChanged) }
         removeFinished()
     }
 
@@ -751,12 +786,34 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// less audible voices when the audible set is larger than the sources.
     /// Runs on the update steps after something it depends on changed; sorts
     /// only when there are more audible voices than sources.
-    private func updateAudibility(at frame: Int64) {
+    private func updateAudibility(at frame: Int64, busesChanged: Bool) {
         guard let engine else { return }
         audibilityDirty = false
         let listener = engine.listenerLocked
+        if dormantCount == 0 {
+            // An empty table is looked at from anywhere: the moves and sleeps
+            // from here on are checked against this listener.
+            scannedListener = listener.position
+            reachesStale = false
+        } else {
+            if busesChanged || reachesStale {
+                refreshDormant(listener: listener, busesChanged: busesChanged, at: frame)
+                scannedListener = Audio3DPoint(x: .nan, y: .nan, z: .nan)
+            }
+            if scannedListener != listener.position {
+                pendingWake.removeAll(keepingCapacity: true)
+                scanDormant(listener: listener.position)
+                scannedListener = listener.position
+            }
+        }
+        if !pendingWake.isEmpty {
+            for s in pendingWake { if let voice = slotVoices[s], voice.isDormant { wake(voice) } }
+            pendingWake.removeAll(keepingCapacity: true)
+            audibilityDirty = false  // this pass looks at the woken voices
+        }
         waiting.removeAll(keepingCapacity: true)
         var holdingCount = 0
+        var slept = false
         for voice in voices {
             switch voice.phase {
             case .playing:
@@ -771,7 +828,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 let a = audibility(of: voice, listener: listener)
                 voice.audibility = a
                 guard !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
-                guard !voice.isPlacedInWorld || a >= thresholdGain else { continue }
+                if voice.isPlacedInWorld && a < thresholdGain {
+                    if canSleep(voice) {
+                        sleep(voice, listener: listener)
+                        slept = true
+                    }
+                    continue
+                }
                 // A sound a replacement device does not have yet keeps its voices virtual.
                 guard case .loaded(let r) = voice.sound.loadState, r.buffer != nil else { continue }
                 waiting.append(voice)
@@ -781,6 +844,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 break
             }
         }
+        if slept { voices.removeAll { $0.isDormant } }
         guard !waiting.isEmpty else { return }
         if waiting.count > max(0, capacity - audibleCount) {
             waiting.sort {
@@ -841,6 +905,279 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         }
     }
 
+    // MARK: Dormant voices
+
+    /// Gives `voice` a row of the table.
+    private func takeSlot(for voice: Voice) {
+        guard voice.slot < 0 else { return }
+        let s: Int
+        if let free = freeSlots.popLast() {
+            s = free
+            slotVoices[s] = voice
+        } else {
+            s = slotVoices.count
+            slotVoices.append(voice)
+            slotX.append(0)
+            slotY.append(0)
+            slotZ.append(0)
+            slotReach.append(-1)
+            slotLevel.append(0)
+        }
+        voice.slot = s
+        slotGeneration &+= 1
+    }
+
+    /// Gives back the row of a voice that ended (waking it first if it slept).
+    private func releaseSlot(of voice: Voice) {
+        let s = voice.slot
+        guard s >= 0 else { return }
+        if voice.isDormant {
+            voice.storedPosition = dormantPoint(s)
+            voice.isDormant = false
+            dormantCount -= 1
+        }
+        slotReach[s] = -1
+        slotVoices[s] = nil
+        freeSlots.append(s)
+        voice.slot = -1
+        slotGeneration &+= 1
+    }
+
+    /// A dormant voice's point.
+    func dormantPoint(_ slot: Int) -> Audio3DPoint { Audio3DPoint(x: slotX[slot], y: slotY[slot], z: slotZ[slot]) }
+
+    /// Moves a dormant voice (the next audibility pass looks at it).
+    func setDormantPoint(_ slot: Int, _ p: Audio3DPoint) {
+        slotX[slot] = p.x
+        slotY[slot] = p.y
+        slotZ[slot] = p.z
+        let l = scannedListener
+        let tx = l.x - p.x, ty = l.y - p.y, tz = l.z - p.z
+        if tx * tx + ty * ty + tz * tz <= slotReach[slot] { pendingWake.append(slot) }
+    }
+
+    /// Sound frames a dormant voice has played since it went dormant, up to the last update step.
+    private func dormantTime(of voice: Voice) -> Double {
+        guard voice.isDormant, let engine, case .loaded(let r) = voice.sound.loadState else { return 0 }
+        return Double(lastStepFrame - voice.dormantSince) * Self.step(voice, r, outputRate: engine.sampleRate)
+    }
+
+    /// Whether a virtual voice, found out of earshot, can sleep in the table:
+    /// an endless loop, placed in the world, with nothing that needs the
+    /// update step (no pause, glide or ramp) and no cone (its audibility is
+    /// then a matter of distance alone).
+    private func canSleep(_ voice: Voice) -> Bool {
+        guard voice.slot >= 0, !voice.isDormant, voice.numberOfLoops < 0, voice.isPlacedInWorld,
+            !voice.userPaused, !(voice.bus?.stepPaused ?? false), voice.glide == nil,
+            voice.volumeRamp == nil, voice.rateRamp == nil, case .loaded(let r) = voice.sound.loadState,
+            r.buffer != nil
+        else { return false }
+        return voice.directionValue == nil || voice.coneValue.innerAngle >= 360
+    }
+
+    /// Puts a virtual voice to sleep in its row (its time is up to date to its last update step).
+    private func sleep(_ voice: Voice, listener: Listener) {
+        let s = voice.slot
+        let p = voice.storedPosition ?? .zero
+        slotX[s] = p.x
+        slotY[s] = p.y
+        slotZ[s] = p.z
+        let level = voice.gain * (voice.bus?.stepGain ?? 1)
+        slotLevel[s] = level
+        slotReach[s] = reach(of: voice, level: level, listener: listener)
+        voice.dormantSince = voice.lastUpdateFrame
+        voice.isDormant = true
+        dormantCount += 1
+    }
+
+    /// Wakes a dormant voice: back in the list of voices, virtual, its time
+    /// brought up to the engine's current frame at the rate it slept at (so a
+    /// new rate, set after this, counts from this frame on).
+    func wake(_ voice: Voice) {
+        let now = engine?.currentFrameLocked ?? lastStepFrame
+        wake(voice, countingTo: now, resumingAt: now)
+    }
+
+    private func wake(_ voice: Voice, countingTo end: Int64, resumingAt resume: Int64) {
+        guard voice.isDormant, let engine else { return }
+        let s = voice.slot
+        if case .loaded(let r) = voice.sound.loadState {
+            voice.played += Double(end - voice.dormantSince) * Self.step(voice, r, outputRate: engine.sampleRate)
+        }
+        voice.storedPosition = dormantPoint(s)
+        voice.isDormant = false
+        slotReach[s] = -1
+        dormantCount -= 1
+        voice.lastUpdateFrame = resume
+        voices.append(voice)
+        audibilityDirty = true
+    }
+
+    private func wakeAll() {
+        guard dormantCount > 0 else { return }
+        for s in slotVoices.indices { if let voice = slotVoices[s], voice.isDormant { wake(voice) } }
+    }
+
+    /// The squared distance from the listener within which `voice` at
+    /// `level` is heard at or above the threshold, by exactly the test
+    /// ``audibility(of:listener:)`` makes (-1: nowhere; infinity: everywhere).
+    /// Every distance curve falls with distance, so the test holds up to one
+    /// squared distance and fails beyond it: found by halving the range of
+    /// Float bit patterns (positive Floats order as their bits do).
+    private func reach(of voice: Voice, level: Float, listener: Listener) -> Float {
+        let d = voice.distanceValue ?? listener.distanceParameters
+        let threshold = thresholdGain
+        let reference = d.referenceDistance * d.referenceDistance
+        func heard(_ squared: Float) -> Bool {
+            var gain = level
+            if d.rolloffFactor > 0 && squared > reference { gain *= d.gain(atDistance: squared.squareRoot()) }
+            return !(gain < threshold)
+        }
+        guard heard(0) else { return -1 }
+        if heard(.infinity) { return .infinity }
+        var low: UInt32 = 0, high = Float.infinity.bitPattern  // heard(low), not heard(high)
+        // The curve's own inverse lands within a few Floats of the answer:
+        // walk from there while that is short, else halve from the whole range.
+        let estimate = Self.distance(atGain: threshold / level, d)
+        if estimate.isFinite, estimate >= 0 {
+            var bits = min((estimate * estimate).bitPattern, high - 1), steps = 0
+            while steps < 8, bits > 0, !heard(Float(bitPattern: bits)) { bits -= 1; steps += 1 }
+            if heard(Float(bitPattern: bits)) {
+                low = bits
+                while steps < 16, heard(Float(bitPattern: low + 1)) { low += 1; steps += 1 }
+                if !heard(Float(bitPattern: low + 1)) { return Float(bitPattern: low) }
+            } else {
+                high = bits
+            }
+        }
+        while high - low > 1 {
+            let mid = low + (high - low) / 2
+            if heard(Float(bitPattern: mid)) { low = mid } else { high = mid }
+        }
+        return Float(bitPattern: low)
+    }
+
+    /// The distance at which curve `d` gives `gain` (below 1), by its formula (NaN if none).
+    static func distance(atGain gain: Float, _ d: AudioDistanceAttenuationParameters) -> Float {
+        let r = d.referenceDistance, f = d.rolloffFactor
+        guard gain > 0, gain < 1, f > 0, r > 0 else { return .nan }
+        switch d.distanceAttenuationModel {
+        case .inverse: return r + (r / gain - r) / f
+        case .linear: return r + (1 - gain) * (d.maximumDistance - r) / f
+        case .exponential: return r * pow(gain, -1 / f)
+        }
+    }
+
+    /// After a change of threshold, distance curve or bus gains: works out
+    /// the dormant voices' reaches again, and wakes those whose bus paused
+    /// (their time stops at the step before, as a virtual voice's does).
+    private func refreshDormant(listener: Listener, busesChanged: Bool, at frame: Int64) {
+        let all = reachesStale
+        reachesStale = false
+        for s in slotVoices.indices {
+            guard let voice = slotVoices[s], voice.isDormant else { continue }
+            if busesChanged, voice.bus?.stepPaused ?? false {
+                wake(voice, countingTo: previousStepFrame, resumingAt: frame)
+                continue
+            }
+            let level = voice.gain * (voice.bus?.stepGain ?? 1)
+            guard all || level != slotLevel[s] else { continue }
+            slotLevel[s] = level
+            slotReach[s] = reach(of: voice, level: level, listener: listener)
+        }
+    }
+
+    /// Finds every dormant voice within its reach of the listener at `l`
+    /// (woken by the pass): one look at the table's flat arrays, a squared
+    /// distance and a compare per row.
+    private func scanDormant(listener l: Audio3DPoint) {
+        var found = pendingWake
+        pendingWake = []
+        defer { pendingWake = found }
+        slotX.withUnsafeBufferPointer { xs in
+            slotY.withUnsafeBufferPointer { ys in
+                slotZ.withUnsafeBufferPointer { zs in
+                    slotReach.withUnsafeBufferPointer { reach in
+                        for s in 0..<reach.count {
+                            let tx = l.x - xs[s], ty = l.y - ys[s], tz = l.z - zs[s]
+                            if tx * tx + ty * ty + tz * tz <= reach[s] { found.append(s) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Moves `voices[i]` to `positions[i]` (finite points; the caller checked
+    /// the voices are this engine's), with the lock held and the context
+    /// current: a dormant voice's move is a store into its row, found
+    /// without visiting the voice when the batch is the array given last
+    /// time (the pool keeps it, so the same storage means the same voices).
+    /// A dormant voice moved within its reach of the listener is noted for
+    /// the next audibility pass to wake. Returns whether the pass has
+    /// anything to look at (a dormant voice came within reach, or another moved).
+    func moveBatch(_ voices: [Voice], to positions: [Audio3DPoint]) -> Bool {
+        if !isCachedBatch(voices) {
+            batchVoices = voices
+            batchSlots = voices.map { $0.slot }
+            batchGeneration = slotGeneration
+        }
+        var moved = false
+        let slots = batchSlots, reach = slotReach
+        let l = scannedListener
+        var xs = slotX, ys = slotY, zs = slotZ, near = pendingWake
+        // Taken out of the pool while written (no copy: each has one owner then).
+        slotX = []
+        slotY = []
+        slotZ = []
+        pendingWake = []
+        defer {
+            slotX = xs
+            slotY = ys
+            slotZ = zs
+            pendingWake = near
+        }
+        voices.withUnsafeBufferPointer { voices in
+            positions.withUnsafeBufferPointer { positions in
+                slots.withUnsafeBufferPointer { slots in
+                    reach.withUnsafeBufferPointer { reach in
+                        xs.withUnsafeMutableBufferPointer { xs in
+                            ys.withUnsafeMutableBufferPointer { ys in
+                                zs.withUnsafeMutableBufferPointer { zs in
+                                    for i in 0..<voices.count {
+                                        let p = positions[i]
+                                        guard p.isFinite else { continue }
+                                        let s = slots[i]
+                                        // Only a dormant row has a reach of 0 or more.
+                                        if s >= 0, reach[s] >= 0 || voices[i].isDormant {
+                                            xs[s] = p.x
+                                            ys[s] = p.y
+                                            zs[s] = p.z
+                                            // NaN (no scan yet) compares false: the pass scans then.
+                                            let tx = l.x - p.x, ty = l.y - p.y, tz = l.z - p.z
+                                            if tx * tx + ty * ty + tz * tz <= reach[s] { near.append(s) }
+                                        } else {
+                                            moved = voices[i].moveLocked(to: p) || moved
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return moved || !near.isEmpty
+    }
+
+    /// Whether `voices` is the array ``moveBatch(_:to:)`` was given last, and no row changed hands since.
+    func isCachedBatch(_ voices: [Voice]) -> Bool {
+        guard batchGeneration == slotGeneration, voices.count == batchVoices.count else { return false }
+        let a = voices.withUnsafeBufferPointer { $0.baseAddress }
+        let b = batchVoices.withUnsafeBufferPointer { $0.baseAddress }
+        return a != nil && a == b
+    }
+
     /// Makes every voice look at its mix at the next step (the environment's slot changed).
     func unsettleAll() { for voice in voices { voice.isSettled = false } }
 
@@ -851,6 +1188,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// (read from OpenAL while `readPositions`, else as engine time advanced it).
     func deviceWillBeReplaced(readPositions: Bool) {
         let frame = engine?.currentFrameLocked ?? 0
+        wakeAll()
         for voice in voices {
             if readPositions {
                 syncPlayed(voice)
@@ -894,6 +1232,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// distance parameters changed. With the lock held.
     func reapplyPlacementsLocked() {
         guard let engine else { return }
+        reachesStale = true
         _ = try? engine.device.withContext {
             for voice in voices { if let source = voice.source { voice.applyPlacement(to: source) } }
         }
@@ -901,6 +1240,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     /// Stops every voice at once, without ramps (engine shutdown).
     func engineWillShutDown() {
+        wakeAll()
+        batchVoices = []
+        batchSlots = []
         for voice in voices {
             finish(voice, completed: false)
             freeSource(of: voice)

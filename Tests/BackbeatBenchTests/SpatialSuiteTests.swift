@@ -24,6 +24,15 @@ struct SpatialSuiteTests {
         #expect(moved.count == 255)
     }
 
+    @Test("The 10,000-emitter scene keeps about 50 audible too, not a few hundred")
+    func largeSceneAudibility() {
+        let scene = SpatialScene(count: 10_000, audibleTarget: 50)
+        let counts = stride(from: 0.0, to: 10, by: 0.5).map { scene.audibleCount(at: $0) }
+        let mean = Double(counts.reduce(0, +)) / Double(counts.count)
+        #expect(mean > 35 && mean < 65, "mean \(mean) audible")
+        #expect(counts.max()! < 100, "at most \(counts.max()!) audible")
+    }
+
     @Test(
         "Dropping the inaudible emitters and bringing them back in place leaves the render within -40 dB of raw OpenAL's"
     )

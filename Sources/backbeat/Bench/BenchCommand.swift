@@ -37,6 +37,9 @@ struct BenchRunCommand: ParsableCommand {
     @Option(help: "Interleaved rounds per figure (default \(BenchOptions.defaultRounds)).")
     var rounds: Int = BenchOptions.defaultRounds
 
+    @Option(help: .hidden)
+    var only: String?
+
     func validate() throws {
         let known = Set(BenchSuites.all.map(\.name))
         for name in suites where !known.contains(name) {
@@ -52,7 +55,7 @@ struct BenchRunCommand: ParsableCommand {
 
     func run() throws {
         let selected = suites.isEmpty ? BenchSuites.all : BenchSuites.all.filter { suites.contains($0.name) }
-        let options = BenchOptions(quick: quick, seconds: seconds, rounds: rounds)
+        let options = BenchOptions(quick: quick, seconds: seconds, rounds: rounds, only: only)
         var run = BenchRun.current(options)
         FileHandle.standardError.write(Data("[bench] \(run.summary)\n".utf8))
         var results: [(suite: String, figures: [Figure])] = []

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import Backbeat
+import BackbeatSupport
+@testable import BackbeatEffects
+import BackbeatTesting
+
+/// Virtual voices out of earshot sleep in the pool's table (no update step
+/// visits them); these check that they keep their time, their rate, their
+/// place and their moves while asleep.
+@Suite("Spatial: dormant voices")
+struct SpatialDormantTests {
+    static let near = VirtualVoiceTests.near
+    static let far = VirtualVoiceTests.far
+
+    /// Renders a chirp loop at rate 1.25, near for 9,600 frames, then far
+    /// (or near all along) for 96,017 frames, during which its rate goes to
+    /// `rate` after 30,011 of them; then near for 9,600. Returns the 24,000
+    /// frames after that and whether it slept while far.
+    static func render(sampleRate: Int, away: Bool, rate: Float) throws -> (out: [Float], slept: Bool) {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: VirtualVoiceTests.chirp(sampleRate: sampleRate), name: "chirp", engine: engine)
+            let voice = sound.play(at: nil, position: near, rate: 1.25, looping: .forever)
+            _ = try engine.render(frames: 9_600)
+            if away { voice.position = far }
+            _ = try engine.render(frames: 30_011)
+            let slept = engine.withLock { voice.isDormant }
+            voice.rate = rate
+            _ = try engine.render(frames: 66_006)
+            if away { voice.position = near }
+            _ = try engine.render(frames: 9_600)
+            return (try engine.render(frames: 24_000), slept)
+        }
+    }
+
+    @Test(
+        "A dormant loop keeps its time at its rate, and at a rate set while it sleeps: it comes back in phase",
+        arguments: [48_000, 44_100], [Float(1.25), 0.75])
+    func rateWhileDormant(sampleRate: Int, rate: Float) throws {
+        let reference = try Self.render(sampleRate: sampleRate, away: false, rate: rate)
+        let returned = try Self.render(sampleRate: sampleRate, away: true, rate: rate)
+        #expect(!reference.slept)
+        #expect(returned.slept)
+        let a = SampleAnalysis.channel(reference.out, 0, of: 2), b = SampleAnalysis.channel(returned.out, 0, of: 2)
+        #expect(SampleAnalysis.rms(a) > 0.1)
+        let difference = zip(a, b).map { $0 - $1 }
+        let ratio = 20 * log10(Double(SampleAnalysis.rms(difference)) / Double(SampleAnalysis.rms(a)))
+        #expect(ratio < -60, "difference \(ratio) dB")
+    }
+
+    @Test("moveVoices moves the voices the array holds now, after the game reorders the array it keeps")
+    func reorderedBatch() throws {
+        try withOfflineEngine { engine in
+            let tone = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let a = tone.play(at: nil, position: Self.far, looping: .forever)
+            let b = tone.play(at: nil, position: Self.far, looping: .forever)
+            var batch = [a, b]
+            let farA = Audio3DPoint(x: 0, y: 0, z: -6_000), farB = Audio3DPoint(x: 0, y: 0, z: -7_000)
+            try engine.moveVoices(batch, to: [farA, farB])
+            _ = try engine.render(frames: 960)
+            #expect(engine.withLock { a.isDormant && b.isDormant })
+            try engine.moveVoices(batch, to: [farA, farB])  // the pool now knows this array
+            _ = try engine.render(frames: 960)
+            #expect(a.position == farA && b.position == farB)
+            batch.swapAt(0, 1)
+            let right = Audio3DPoint(x: 2, y: 0, z: 0)
+            try engine.moveVoices(batch, to: [right, farA])
+            #expect(b.position == right)
+            #expect(a.position == farA)
+            _ = try engine.render(frames: 2_400)
+            #expect(b.state == .playing)
+            #expect(a.state == .virtual)
+            let out = try engine.render(frames: 4_800)
+            let left = SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2))
+            let rightLevel = SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2))
+            #expect(rightLevel > 0.05 && rightLevel > 2 * left, "left \(left), right \(rightLevel)")
+        }
+    }
+
+    @Test("A dormant voice's time stops while its bus is paused, and it wakes when its volume changes")
+    func busPauseAndWake() throws {
+        try withOfflineEngine { engine in
+            let bus = engine.makeBus(named: "world")
+            let loop = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 48_000), name: "loop", engine: engine)
+            let voice = loop.play(at: nil, position: Self.far, looping: .forever, bus: bus)
+            _ = try engine.render(frames: 24_000)
+            #expect(engine.withLock { voice.isDormant })
+            let before = voice.currentTime
+            #expect(abs(before.seconds - 0.5) < 0.006, "\(before.seconds)")
+            bus.isPaused = true
+            _ = try engine.render(frames: 48_000)
+            #expect(abs((voice.currentTime - before).seconds) < 0.006, "time went on while paused")
+            bus.isPaused = false
+            _ = try engine.render(frames: 12_000)
+            #expect(abs((voice.currentTime - before).seconds - 0.25) < 0.006, "\(voice.currentTime.seconds)")
+            #expect(engine.withLock { voice.isDormant })
+            // A volume change wakes it (its reach changes); the next pass puts it back to sleep, time intact.
+            voice.volume = 0.5
+            #expect(engine.withLock { !voice.isDormant })
+            _ = try engine.render(frames: 2_400)
+            #expect(engine.withLock { voice.isDormant })
+            #expect(abs((voice.currentTime - before).seconds - 0.3) < 0.006, "\(voice.currentTime.seconds)")
+            #expect(voice.state == .virtual)
+        }
+    }
+}
