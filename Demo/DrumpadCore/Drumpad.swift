@@ -53,8 +53,8 @@ public final class Drumpad: @unchecked Sendable {
     var occlusions: [DrumpadCommand.Pad: Float] = [:]
     /// Whether `reverb` set a preset: pad hits then send to it.
     var reverbOn = false
-    /// The pause menu's ducks while it is on.
-    var menuDucks: [Duck] = []
+    /// The pause menu's snapshot while it is on.
+    var menu: ActiveMixSnapshot?
     var tempoCache: [UInt64: Int] = [:]
     var picker: TerminalPicker?
     var isFinished = false
@@ -287,6 +287,17 @@ public final class Drumpad: @unchecked Sendable {
         music?.fadeOut(duration: Self.fadeOutDuration)
         level?.fadeOut(duration: Self.fadeOutDuration)
         engine.effectsBus.fade(to: 0, duration: Self.fadeOutDuration, curve: .equalPower)
+        if menu != nil {
+            // The menu's snapshot holds the pads' volume, over the bus's own fade:
+            // a snapshot above it fades them from the menu's level instead.
+            let silent = MixSnapshot(name: "quit", buses: ["effects": .init(volume: 0)])
+            do {
+                try engine.activate(
+                    silent, over: Self.fadeOutDuration, curve: .equalPower, priority: Self.menuPriority + 1)
+            } catch {
+                report("quit: \(error)")
+            }
+        }
         // One more update and the output latency, so the last frame of the fade is out.
         wait(
             Self.fadeOutDuration + MediaTime(frames: Int64(engine.updateInterval), sampleRate: engine.sampleRate)
@@ -320,16 +331,29 @@ public final class Drumpad: @unchecked Sendable {
         report("reverb: \(preset), \(DrumpadCommand.seconds(reverb.decayTime.converted(to: 1_000_000))) s decay")
     }
 
+    /// The pause menu as a mix snapshot: the pads (the effects bus) and the
+    /// music muffled by a low-pass and 10 dB down.
+    static let pauseMenu: MixSnapshot = {
+        let muffled = MixSnapshot.BusSettings(
+            volume: pow(10, menuDepth / 20), filter: .lowPass(cutoff: menuCutoff))
+        return MixSnapshot(name: "pause menu", buses: ["effects": muffled, "music": muffled])
+    }()
+
+    /// The pause menu's priority, and the quit fade's above it.
+    static let menuPriority = 10
+
     private func setMenu(_ on: Bool) {
-        let filter: AudioFilter? = on ? .lowPass(cutoff: Self.menuCutoff) : nil
-        engine.effectsBus.setFilter(filter, over: Self.menuTransition)
-        engine.musicBus.setFilter(filter, over: Self.menuTransition)
-        for duck in menuDucks { duck.release() }
-        menuDucks = []
-        if on {
-            menuDucks = [engine.effectsBus, engine.musicBus].map {
-                $0.duck(by: Self.menuDepth, attack: Self.menuTransition, release: Self.menuTransition)
+        do {
+            if on, menu == nil {
+                menu = try engine.activate(
+                    Self.pauseMenu, over: Self.menuTransition, curve: .exponential, priority: Self.menuPriority)
+            } else if !on, let active = menu {
+                menu = nil
+                try active.release(over: Self.menuTransition, curve: .exponential)
             }
+        } catch {
+            report("menu: \(error)")
+            return
         }
         report(on ? "menu: on, pads and music muffled and 10 dB down" : "menu: off")
     }

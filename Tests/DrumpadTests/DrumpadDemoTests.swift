@@ -269,6 +269,28 @@ import BackbeatTestFixtures
         #expect(Self.peak(faded.samples[((quit + fade) * 2)...]) < 1e-4, "silent once the fade is over")
     }
 
+    @Test func quitUnderTheMenuStillFadesThePads() throws {
+        // The menu's snapshot holds the pads' volume; quit fades them from there,
+        // against the same hit left to ring under the menu.
+        let faded = try Self.render(["menu on", "wait 0.5", "tambourine", "wait 0.05", "quit", "tambourine"])
+        let ringing = try Self.render(["menu on", "wait 0.5", "tambourine", "wait 1.5"])
+        let rate = faded.sampleRate
+        let quit = rate / 2 + rate / 20, fade = rate
+        // Each 50 ms of the fade is quieter, relative to the hit under the menu alone, than the one before.
+        var lastRatio: Float = 1.01
+        var blocks = 0
+        for block in stride(from: quit, to: quit + fade, by: rate / 20) {
+            let range = (block * 2)..<((block + rate / 20) * 2)
+            let reference = SampleAnalysis.rms(ringing.samples[range])
+            guard reference > 1e-5 else { break }
+            let ratio = SampleAnalysis.rms(faded.samples[range]) / reference
+            #expect(ratio < lastRatio, "fade block at \(block) frames: \(ratio)")
+            lastRatio = ratio
+            blocks += 1
+        }
+        #expect(blocks >= 4, "the hit rings under the menu long enough to hear the fade")
+    }
+
     /// The level of a render's samples from `start` to `end` seconds.
     static func level(_ render: Render, from start: Double, to end: Double) -> Float {
         let a = Int(start * Double(render.sampleRate)) * 2, b = Int(end * Double(render.sampleRate)) * 2
@@ -317,6 +339,15 @@ import BackbeatTestFixtures
                 of: SampleAnalysis.channel(slice, 0, of: 2), inBand: 3_000...12_000, sampleRate: r.sampleRate)
         }
         #expect(Self.decibels(high(menu, from: 0.5) / high(normal, from: 0)) < -20, "the menu muffles the pads")
+        // and lowers them 10 dB: the low band, below the low-pass shelf, shows the volume alone.
+        func low(_ r: Render, from start: Double) -> Float {
+            let a = Int(start * Double(r.sampleRate)) * 2
+            let slice = Array(r.samples[a..<(a + r.sampleRate / 2 * 2)])
+            return SampleAnalysis.level(
+                of: SampleAnalysis.channel(slice, 0, of: 2), inBand: 40...300, sampleRate: r.sampleRate)
+        }
+        let lowDrop = Self.decibels(low(menu, from: 0.5) / low(normal, from: 0))
+        #expect(abs(lowDrop - Double(Drumpad.menuDepth)) < 1.5, "the menu lowers the pads 10 dB: \(lowDrop) dB")
         #expect(abs(Self.decibels(high(back, from: 1) / high(normal, from: 0))) < 0.5, "menu off: as before")
         let music = try Self.render(["play", "wait 1"])
         let musicMenu = try Self.render(["play", "menu on", "wait 1"])
