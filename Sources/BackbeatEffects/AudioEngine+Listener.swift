@@ -33,6 +33,9 @@ final class Listener: EngineComponent {
 
     init(engine: AudioEngine) { self.engine = engine }
 
+    /// Nothing: the listener has no update step (its setters apply at once).
+    func nextDueFrame(after frame: Int64) -> Int64? { nil }
+
     func applyLocked() {
         guard let engine else { return }
         try? engine.device.setListener(

@@ -59,6 +59,9 @@ final class VoiceGlides: EngineComponent {
         }
     }
 
+    /// Every period while a voice glides; nothing otherwise.
+    func nextDueFrame(after frame: Int64) -> Int64? { voices.isEmpty ? nil : frame }
+
     func engineWillShutDown() { voices.removeAll() }
 }
 

@@ -35,6 +35,9 @@ final class VoiceRamps: EngineComponent {
         }
     }
 
+    /// Every period while a voice glides; nothing otherwise.
+    func nextDueFrame(after frame: Int64) -> Int64? { voices.isEmpty ? nil : frame }
+
     func engineWillShutDown() { voices.removeAll() }
 }
 

@@ -643,6 +643,63 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         return max(0, Int64(outputFrames) - Int64(4 * updateInterval))
     }
 
+    /// The earliest engine frame at which a voice needs the update step: a
+    /// scheduled start's lead-in (four periods early, so it starts behind a
+    /// silent lead-in), a queue's next look, a finite voice's estimated end
+    /// (looked at from halfway there, then every period near it, so it is
+    /// reaped on time); every period while a voice ramps, pauses, stops,
+    /// waits for a load or a source, or is unsettled. Endless loops playing
+    /// in place and paused voices ask for nothing.
+    func nextDueFrame(after frame: Int64) -> Int64? {
+        guard let engine else { return nil }
+        if audibilityDirty { return frame }
+        let interval = Int64(engine.updateInterval), outputRate = engine.sampleRate
+        var due: Int64?
+        for voice in voices {
+            let next: Int64
+            switch voice.phase {
+            case .finished:
+                continue
+            case .paused:
+                guard !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
+                return frame
+            case .virtual:
+                guard voice.numberOfLoops >= 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
+                return frame
+            case .scheduled(let target):
+                next = target - 4 * interval
+            case .playing:
+                guard voice.isSettled else { return frame }
+                if voice.nextQueueCheck > frame {
+                    next = voice.nextQueueCheck
+                } else if let end = estimatedEnd(of: voice, after: frame, outputRate: outputRate) {
+                    // From halfway there, then every period over its last 20 ms or so.
+                    next = frame + max(0, (end - frame - 4 * interval) / 2)
+                } else {
+                    return frame
+                }
+            case .waitingForLoad, .waitingForSource, .pausing, .stopping:
+                return frame
+            }
+            if next <= frame { return frame }
+            due = min(due ?? next, next)
+        }
+        return due
+    }
+
+    /// The engine frame a finite playing voice should end on, from what it
+    /// has played by engine time (nil for an endless loop or a sound not loaded).
+    private func estimatedEnd(of voice: Voice, after frame: Int64, outputRate: Int) -> Int64? {
+        guard voice.numberOfLoops >= 0, case .loaded(let r) = voice.sound.loadState, voice.rateValue > 0 else {
+            return nil
+        }
+        let total = Double(r.frames) + Double(voice.numberOfLoops) * Double(r.cycleFrames)
+        let perOutputFrame = Double(voice.rateValue) * Double(r.sampleRate) / Double(outputRate)
+        let remaining = max(0, total - voice.played) / perOutputFrame
+        guard remaining.isFinite, remaining < 1e12 else { return nil }
+        return max(frame, voice.startFrame, voice.lastPlayedFrame) + Int64(remaining)
+    }
+
     func update(at frame: Int64) throws {
         guard let engine else { return }
         // The engine computed bus gains and pauses once for this step, before any component.

@@ -50,7 +50,7 @@ extension AudioEngine {
         // that posting and delivering allocate nothing once both have grown.
         var batch: [PendingDelivery] = []
         var delivery: EventDeliveryQueue?
-        let any = withLock { () -> Bool in
+        let any = withLock(waking: false) { () -> Bool in
             guard !pendingEvents.isEmpty else { return false }
             swap(&batch, &spareEventBatch)
             swap(&batch, &pendingEvents)
@@ -60,7 +60,7 @@ extension AudioEngine {
         guard any else { return }
         defer {
             batch.removeAll(keepingCapacity: true)
-            withLock { if batch.capacity > spareEventBatch.capacity { swap(&batch, &spareEventBatch) } }
+            withLock(waking: false) { if batch.capacity > spareEventBatch.capacity { swap(&batch, &spareEventBatch) } }
         }
         let broadcast = eventBroadcast
         guard let delivery else {

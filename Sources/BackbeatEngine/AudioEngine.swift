@@ -69,6 +69,8 @@ public final class AudioEngine: @unchecked Sendable {
     private var scratch: [Float] = []
     private var realTimeThread: JoinableThread?
     private var realTimeStopping = false
+    /// Whether the update loop sleeps until work is due (a `.device` output), so changes must wake it.
+    private var wakesUpdateLoop = false
     /// Batches (`performBatchUpdates`) under way: while any is, OpenAL holds every change back.
     package var openBatches = 0
     /// The real-time thread's progress and stop request: it wakes for a stop,
@@ -173,6 +175,7 @@ public final class AudioEngine: @unchecked Sendable {
             eventDelivery = EventDeliveryQueue(name: "Backbeat events")
             deliverSessionUpdatesOffTheAudioThread()
             clockOrigin = device.clockNanoseconds() ?? 0
+            wakesUpdateLoop = true
             startRealTimeThread(rendering: false)
             if case .device(let name, _) = output { startDeviceWatch(requestedName: name) }
         } else if case .file(_, _, .realTime) = output {
@@ -209,7 +212,7 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Engine time in frames.
-    package var currentFrame: Int64 { withLock { currentFrameLocked } }
+    package var currentFrame: Int64 { withLock(waking: false) { currentFrameLocked } }
 
     /// Engine time in frames, with the lock held.
     package var currentFrameLocked: Int64 {
@@ -426,9 +429,20 @@ public final class AudioEngine: @unchecked Sendable {
     struct RealTimeProgress {
         /// Engine time as of the thread's last step.
         var frame: Int64 = 0
+        /// Steps the thread has taken (each one a wakeup).
+        var steps = 0
         /// Shutdown asked the thread to end.
         var stopRequested = false
+        /// The game changed something since the thread's last step: a device's
+        /// update loop looks again at what is due.
+        var wakeRequested = false
     }
+
+    /// The longest a device's update loop sleeps with nothing due: it reads
+    /// the device's connection state (ALC_EXT_disconnect) at least this
+    /// often, 20 times a second. Following the default output does not
+    /// depend on it (the device watch hears the sound server's own events).
+    static let devicePollNanoseconds: UInt64 = 50_000_000
 
     private func startRealTimeThread(rendering: Bool) {
         let period = UInt64(Double(updateInterval) / Double(sampleRate) * 1e9)
@@ -438,13 +452,37 @@ public final class AudioEngine: @unchecked Sendable {
         // reference shuts the engine down; if that happens on this thread,
         // shutdown detaches it instead of joining it.
         let thread = JoinableThread(name: "Backbeat engine") { [weak self] in
-            let start = MonotonicClock.now()
+            var start = MonotonicClock.now()
             var steps: UInt64 = 0
+            var lastStep = start
             var buffer = [Float](repeating: 0, count: samplesPerStep)
-            while Self.realTimeStep(of: self, rendering: rendering, buffer: &buffer) {
-                steps += 1
-                // Sleeps until the next step is due, or until shutdown asks it to end.
-                if realTime.wait(until: start + steps * period, for: \.stopRequested) { break }
+            loop: while let next = Self.realTimeStep(of: self, rendering: rendering, buffer: &buffer) {
+                switch next {
+                case .paced:
+                    // Rendering (a paced file, or a lost device's silent stand-in):
+                    // one update period per step, on a fixed schedule.
+                    steps += 1
+                    if realTime.wait(until: start + steps * period, for: \.stopRequested) { break loop }
+                case .due(let nanoseconds):
+                    // A device: sleeps until the next thing is due, or until the
+                    // game changes something; never steps twice within a period.
+                    let now = MonotonicClock.now()
+                    let deadline = now + nanoseconds
+                    let earliest = lastStep + period
+                    if earliest > now, realTime.wait(until: min(earliest, deadline), for: \.stopRequested) {
+                        break loop
+                    }
+                    if deadline > earliest,
+                        realTime.wait(until: deadline, for: { $0.stopRequested || $0.wakeRequested }),
+                        realTime.withLockedValue({ $0.stopRequested })
+                    {
+                        break loop
+                    }
+                    lastStep = MonotonicClock.now()
+                    // Should the device be lost, pacing starts from here.
+                    start = lastStep
+                    steps = 0
+                }
             }
             ALDevice.clearThreadContext()
         }
@@ -459,15 +497,22 @@ public final class AudioEngine: @unchecked Sendable {
     /// events the step queued. Behaviour reads only engine time; the wall clock
     /// only decides when the thread wakes. Returns false once the engine is
     /// gone or stopping.
-    private static func realTimeStep(of engine: AudioEngine?, rendering: Bool, buffer: inout [Float]) -> Bool {
-        guard let engine else { return false }
+    private static func realTimeStep(of engine: AudioEngine?, rendering: Bool, buffer: inout [Float])
+        -> RealTimeWait?
+    {
+        guard let engine else { return nil }
+        // Changes the game makes from here on wake the thread again.
+        engine.realTime.update { progress in
+            progress.wakeRequested = false
+            return false
+        }
         let due = engine.withLock { () -> Int64? in
             guard engine.realTimeRunningLocked else { return nil }
             return rendering || engine.device.isLoopback ? engine.framesRendered : engine.currentFrameLocked
         }
-        guard let due else { return false }
+        guard let due else { return nil }
         engine.notifyStepObservers(at: due)
-        let frame = engine.withLock { () -> (Int64, [@Sendable () -> Void])? in
+        let frame = engine.withLock { () -> (Int64, [@Sendable () -> Void], RealTimeWait)? in
             guard engine.realTimeRunningLocked else { return nil }
             do {
                 if !engine.device.isLoopback, !engine.device.isConnected {
@@ -485,14 +530,68 @@ public final class AudioEngine: @unchecked Sendable {
             } catch let error as BackbeatError {
                 if engine.deferredError == nil { engine.deferredError = error }
             } catch {}
-            return (engine.currentFrameLocked, engine.takeRecoveryWorkLocked())
+            let frame = engine.currentFrameLocked
+            let wait: RealTimeWait =
+                rendering || engine.device.isLoopback ? .paced : .due(engine.sleepNanosecondsLocked(at: frame))
+            return (frame, engine.takeRecoveryWorkLocked(), wait)
         }
-        guard let (frame, recovery) = frame else { return false }
+        guard let (frame, recovery, wait) = frame else { return nil }
         // A replacement's decoding is not for this thread: updates go on meanwhile.
         engine.runRecoveryWork(recovery)
         engine.deliverPendingEvents()
-        engine.realTime.withLockedValue { $0.frame = frame }
-        return true
+        engine.realTime.withLockedValue {
+            $0.frame = frame
+            $0.steps += 1
+        }
+        return wait
+    }
+
+    /// How a real-time thread waits after a step.
+    enum RealTimeWait {
+        /// One update period, on the fixed schedule (the thread renders).
+        case paced
+        /// Until the next thing is due, this many nanoseconds from now, or
+        /// until the game changes something (a device: OpenAL mixes on its own).
+        case due(UInt64)
+    }
+
+    /// How long a device's update loop may sleep after a step at `frame`:
+    /// until the earliest frame a bus or component has work due (never
+    /// before the next update period), and at most ``devicePollNanoseconds``.
+    private func sleepNanosecondsLocked(at frame: Int64) -> UInt64 {
+        let due = max(nextUpdateFrame, nextDueFrameLocked(after: frame) ?? Int64.max)
+        let poll = Self.devicePollNanoseconds
+        guard due < Int64.max, due > frame else { return due == Int64.max ? poll : 0 }
+        let frames = Double(due - frame)
+        return min(poll, UInt64(frames / Double(sampleRate) * 1e9))
+    }
+
+    /// The earliest engine frame after a step at `frame` at which a bus
+    /// (a fade, duck, filter or effect glide under way), a step observer or a
+    /// component has work due; nil when nothing is due until the game
+    /// changes something.
+    package func nextDueFrameLocked(after frame: Int64) -> Int64? {
+        if !stepObservers.isEmpty { return frame }
+        for bus in buses where bus.isChangingLocked(at: frame) { return frame }
+        var due: Int64?
+        for entry in components {
+            guard let component = entry.component, let next = component.nextDueFrame(after: frame) else { continue }
+            if next <= frame { return frame }
+            due = min(due ?? next, next)
+        }
+        return due
+    }
+
+    /// Wakes a device's update loop to look again at what is due: the game
+    /// changed something (a public entry point took the lock). Calls from
+    /// the loop's own thread do not wake it.
+    private func wakeUpdateLoopLocked() {
+        guard let thread = realTimeThread, !thread.isCurrent else { return }
+        realTime.update { progress in
+            guard !progress.wakeRequested else { return false }
+            progress.wakeRequested = true
+            return true
+        }
     }
 
     /// Whether the real-time thread should go on.
@@ -517,8 +616,12 @@ public final class AudioEngine: @unchecked Sendable {
         try renderDiscarding(frames: frames) { try renderSteps(frames: $0, into: &$1) }
     }
 
+    /// Steps a real-time output's thread has taken since the engine opened:
+    /// each is one wakeup (zero on other outputs).
+    package var realTimeSteps: Int { realTime.withLockedValue { $0.steps } }
+
     /// Whether the caller is this engine's real-time thread.
-    var isOnRealTimeThread: Bool { withLock { realTimeThread?.isCurrent ?? false } }
+    var isOnRealTimeThread: Bool { withLock(waking: false) { realTimeThread?.isCurrent ?? false } }
 
     /// Waits until the real-time thread has taken engine time to `frame`, or
     /// until `seconds` of wall time pass. The wall clock only bounds the wait;
@@ -570,9 +673,16 @@ public final class AudioEngine: @unchecked Sendable {
     /// Runs `body` holding the engine lock, with the device's context current,
     /// after any work queued by ``performLocked(_:)``. Never call it from code
     /// that already holds the lock (a debug build traps): call the `…Locked` path.
-    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    ///
+    /// On a device, the update loop sleeps until its next work is due; a
+    /// call wakes it (`waking`) to look again, since the game may have
+    /// changed what is due. Reads that change nothing pass `waking: false`.
+    package func withLock<T>(waking: Bool = true, _ body: () throws -> T) rethrows -> T {
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            if waking && wakesUpdateLoop { wakeUpdateLoopLocked() }
+            lock.unlock()
+        }
         device.makeContextCurrent()
         runQueuedWorkLocked()
         return try body()

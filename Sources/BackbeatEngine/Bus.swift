@@ -183,6 +183,14 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Whether this bus's gain, filter or effect still moves after a step at
+    /// `frame` (a fade, a duck, a glide, a slot still to load or empty): a
+    /// device's update loop then steps every period. Engine lock held.
+    package func isChangingLocked(at frame: Int64) -> Bool {
+        fade != nil || !ducks.isEmpty || frame < filterState.end || frame < effectState.end
+            || effectState.parameters != effectState.loaded
+    }
+
     /// Advances fades and ducks; returns the completion to run, if a fade ended.
     func update(at frame: Int64) -> (@Sendable () -> Void)? {
         ducks.removeAll { $0.isFinished(at: frame) }

@@ -7,6 +7,13 @@
 package protocol EngineComponent: AnyObject {
     /// Does the work due at `frame` (engine time in frames), once per update period.
     func update(at frame: Int64) throws
+    /// The earliest engine frame at which ``update(at:)`` next has work,
+    /// asked after the step at `frame`; nil when nothing is due until the
+    /// game changes something. A device's update loop sleeps until the
+    /// earliest such frame of all components (never less than one update
+    /// period), and any public call wakes it to ask again. The default,
+    /// `frame`, asks for every update period.
+    func nextDueFrame(after frame: Int64) -> Int64?
     /// The output device is about to be replaced: remember positions, since
     /// the old device's objects are about to vanish. `readPositions` says
     /// whether the old device can still be asked where its sources were.
@@ -21,6 +28,7 @@ package protocol EngineComponent: AnyObject {
 
 extension EngineComponent {
     package func update(at frame: Int64) throws {}
+    package func nextDueFrame(after frame: Int64) -> Int64? { frame }
     package func deviceWillBeReplaced(readPositions: Bool) {}
     package func deviceWasReplaced() throws {}
     package func engineWillShutDown() {}

@@ -94,6 +94,8 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     private var heard: Float
     private var lastFrame: Int64?
     private var drivers: [(Float) -> Bool] = []
+    /// Whether the heard value had reached the value set at the last update step.
+    private var restedAtLastStep = true
 
     /// A parameter on `engine`, starting at `initialValue` (default: the range's bottom).
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for a range or value that is not finite,
@@ -144,9 +146,17 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
         if apply(heard) { drivers.append(apply) }
     }
 
+    /// Due every period while the heard value moves toward the value set;
+    /// at rest, nothing is due (setting a value wakes a device's update loop).
+    package func nextDueFrame(after frame: Int64) -> Int64? { heard != target ? frame : nil }
+
     package func update(at frame: Int64) throws {
         guard let engine else { return }
-        let elapsed = lastFrame.map { max(0, frame - $0) } ?? 0
+        var elapsed = lastFrame.map { max(0, frame - $0) } ?? 0
+        // At rest, a device's update loop may have slept for several periods:
+        // the slew starts from the step that sees the new value, as it does offline.
+        if restedAtLastStep { elapsed = min(elapsed, Int64(engine.updateInterval)) }
+        defer { restedAtLastStep = heard == target }
         lastFrame = frame
         if heard != target {
             if let slewPerSecond {

@@ -261,6 +261,44 @@ final class AudioStream: EngineComponent {
 
     /// Called first in every update step, under the engine lock (the player's own timing: seeking slices).
     var onUpdate: (Int64) -> Void = { _ in }
+    /// The engine frame at which ``onUpdate`` next has work (nil: none until
+    /// the game acts), asked after a step at the given frame, under the lock.
+    var onUpdateDue: (Int64) -> Int64? = { _ in nil }
+
+    /// The earliest engine frame at which this stream's update has work:
+    /// the next queued buffer that may have finished (from the frames queued
+    /// and the source's position), the next entry boundary to report, a
+    /// scheduled start's lead-in, the player's own timing; every period while
+    /// the gain moves, a pause or resume ramps, or the decoder is behind;
+    /// nil when it is stopped or paused.
+    func nextDueFrame(after frame: Int64) -> Int64? {
+        guard let engine else { return nil }
+        let interval = Int64(engine.updateInterval)
+        var due = onUpdateDue(frame)
+        func include(_ next: Int64) { due = min(due ?? next, next) }
+        guard wantsPlay else {
+            if running && pausing { return frame }
+            return due
+        }
+        if let start = scheduledStart {
+            // Its lead-in is queued on the step less than one period before it.
+            include(start - engine.latencyFrames - 4 * interval)
+            return due.map { max($0, frame) }
+        }
+        // Drained, with nothing more planned: nothing to do until the player acts.
+        if queued.isEmpty, feed.isExhausted, marks.isEmpty, drainedReported { return due }
+        // Moving: a ramp, a gain that changes over the next period, the decoder behind.
+        if !running || starved || envelope < 1 || queued.isEmpty
+            || (!freeBuffers.isEmpty && !feed.isExhausted)
+            || gain(frame + 2 * interval) != appliedPlayerGain
+        {
+            return frame
+        }
+        let played = playedFrames()
+        include(frame + max(0, consumedFrames + Int64(queued[0].frames) - played))
+        if let mark = marks.first { include(frame + max(0, mark.at - played)) }
+        return due
+    }
 
     func update(at frame: Int64) throws {
         guard let engine else { return }

@@ -136,6 +136,10 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
             self.perform(self.machine.extendPlan())
         }
         stream.onUpdate = { [weak self] frame in self?.scan(at: frame) }
+        stream.onUpdateDue = { [weak self] _ in
+            guard let self, self.isSeeking else { return nil }
+            return self.seekJumpFrame
+        }
     }
 
     private var engine: AudioEngine? { core.engine }

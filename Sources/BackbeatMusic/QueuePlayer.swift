@@ -117,6 +117,10 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
         stream.onUpdate = { [weak self, weak stream] frame in
             if let self, stream === self.stream { self.checkCrossfade(at: frame) }
         }
+        stream.onUpdateDue = { [weak self, weak stream] frame in
+            guard let self, stream === self.stream else { return nil }
+            return self.crossfadeDue(after: frame)
+        }
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T { try core.locked(body) }
@@ -410,6 +414,17 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     }
 
     /// On the current stream's update: start the crossfade when the item is that close to its end.
+    /// When ``checkCrossfade(at:)`` may start a crossfade: the engine frame
+    /// the current item comes within the crossfade of its end (it plays at
+    /// the engine's rate); nil when no crossfade can start.
+    private func crossfadeDue(after frame: Int64) -> Int64? {
+        guard crossfadeFrames > 0, action == .advance, outgoing == nil, status == .playing,
+            let current = machine.current, let length = currentFrameCount
+        else { return nil }
+        guard let position = stream.position, position.entry == current.id else { return frame }
+        return frame + max(0, length - position.frame - crossfadeFrames)
+    }
+
     private func checkCrossfade(at frame: Int64) {
         guard crossfadeFrames > 0, action == .advance, outgoing == nil, status == .playing,
             let current = machine.current, let finished = machine.currentKey, let length = currentFrameCount,

@@ -43,6 +43,15 @@ package final class ConditionLock<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// Runs `body` with the value, holding the lock, and wakes the waiters
+    /// only when it returns true (a change they wait for), so a repeated
+    /// request costs no wakeup.
+    package func update(_ body: (inout Value) -> Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if body(&value) { pthread_cond_broadcast(condition) }
+    }
+
     /// Waits until `isDone` holds for the value, or until `deadline` (in
     /// ``MonotonicClock`` nanoseconds) has passed. Returns whether `isDone` held.
     package func wait(until deadline: UInt64, for isDone: (Value) -> Bool) -> Bool {

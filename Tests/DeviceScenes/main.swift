@@ -131,7 +131,7 @@ struct Scene {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    say("usage: DeviceScenes reopen|frozen|follow|timing|capture|tone|nocapture DIR")
+    say("usage: DeviceScenes reopen|frozen|follow|timing|idle|capture|tone|nocapture DIR")
     exit(64)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -231,6 +231,30 @@ do {
             "timing update=\(engine.updateInterval) period=\(period) rate=\(rate) "
                 + "targets=\(targets.map(String.init).joined(separator: ",")) "
                 + "starts=\(starts.map { String($0!) }.joined(separator: ",")) pairs=\(pairs.joined(separator: ","))")
+        engine.shutdown()
+        say("done")
+    case "idle":
+        // A steady scene (an endless loop, a long voice, a streamed song): the
+        // update loop sleeps until something is due, so over a second of
+        // engine time it wakes far fewer times than the 200 update periods.
+        // Then a short one-shot on the sleeping loop: it is reaped, and its
+        // completion reported, soon after its end.
+        let engine = try AudioEngine(output: .device())
+        let scene = try Scene(engine: engine, directory: directory)
+        scene.waitForEngineTime(0.5, "half a second of play")
+        let (startFrame, startSteps) = (engine.currentFrame, engine.realTimeSteps)
+        wait("a second of engine time") { engine.currentFrame >= startFrame + 48_000 }
+        let (endFrame, endSteps) = (engine.currentFrame, engine.realTimeSteps)
+        let click = try SoundEffect(
+            buffer: stereo(tone(880, seconds: 0.3, from: 0.2, to: 0.2)), name: "shot", engine: engine)
+        let ended = LockedValueBox<Int64?>(nil)
+        let playedAt = engine.currentFrame
+        _ = click.play { _ in ended.withLockedValue { $0 = engine.currentFrame } }
+        wait("the one-shot's completion") { ended.withLockedValue { $0 } != nil }
+        let late = ended.withLockedValue { $0 }! - (playedAt + 14_400)
+        say(
+            "idle frames=\(endFrame - startFrame) steps=\(endSteps - startSteps) update=\(engine.updateInterval) "
+                + "late=\(late) \(scene.states)")
         engine.shutdown()
         say("done")
     case "follow":

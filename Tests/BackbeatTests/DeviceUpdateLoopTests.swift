@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import Backbeat
+import BackbeatTesting
+import BackbeatTestFixtures
+
+/// A device's update loop sleeps until the next thing is due instead of
+/// waking every update period, and still does what is due on time.
+@Suite struct DeviceUpdateLoopTests {
+    @Test(
+        "soundServer: in a steady scene the update loop wakes far fewer times than there are update periods, and a one-shot played on the sleeping loop still completes at its end"
+    )
+    func soundServerUpdateLoopSleepsUntilSomethingIsDue() throws {
+        let server = try PrivateSoundServer(sinks: ["Backbeat-Idle"])
+        defer { server.stop() }
+        try withTemporaryDirectory { dir in
+            let scene = try DeviceScene("idle", server: server, directory: dir)
+            let line = scene.line("idle")
+            let done = scene.line("done")
+            #expect(scene.finish() == 0, "\(scene.all)")
+            try #require(line != nil && done != nil, "\(scene.all)")
+            let frames = try #require(DeviceScene.number("frames", in: line))
+            let steps = try #require(DeviceScene.number("steps", in: line))
+            let update = try #require(DeviceScene.number("update", in: line))
+            let late = try #require(DeviceScene.number("late", in: line))
+            // Over a second of engine time there are 200 update periods; the
+            // stream's buffers (one every 83 ms), the loop's checks and the
+            // 50-ms device poll need about 30 wakeups. Waking every period fails.
+            let periods = frames / update
+            #expect(periods >= 200)
+            #expect(steps <= periods / 4, "\(steps) wakeups over \(periods) update periods: \(line ?? "")")
+            // The 0.3-s one-shot completed, reaped after its end (the mixer runs
+            // a device latency ahead of engine time) and within the 50-ms poll.
+            #expect(late > -2_400 && late <= 2_400, "completion \(late) frames after its end")
+            #expect(line?.contains("loop=playing") == true, "\(line ?? "")")
+        }
+    }
+}
