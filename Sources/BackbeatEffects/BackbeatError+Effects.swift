@@ -12,8 +12,6 @@ extension BackbeatError.Code {
 extension BackbeatError.Code {
     /// A sound event was made without sounds, with sounds of different engines, or with bad weights.
     public static let invalidSoundEvent = Self("invalid sound event")
-    /// A reverb preset name that is not one of `efx-presets.h`'s 113.
-    public static let unknownReverbPreset = Self("unknown reverb preset")
     /// A mix snapshot names a bus the engine has no bus by.
     public static let unknownBus = Self("unknown bus")
 }

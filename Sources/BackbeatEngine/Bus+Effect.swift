@@ -69,6 +69,12 @@ public enum BusEffect: Equatable, Sendable {
     case autowah(
         attackTime: MediaTime = MediaTime(seconds: 0.06), releaseTime: MediaTime = MediaTime(seconds: 0.06),
         resonance: Float = 1_000, peakGain: Float = 21)
+    /// A reverb of the bus's own, with the environment reverb's parameters:
+    /// any of the 113 presets (`try AudioEnvironmentReverbParameters(preset: "hangar")`)
+    /// or the room set parameter by parameter; `level` is the slot's gain and a
+    /// disabled reverb is silent. Its values are clamped to EFX's ranges as
+    /// ``AudioEnvironmentReverbParameters`` does, so it never throws.
+    case reverb(AudioEnvironmentReverbParameters)
 
     /// The low-frequency oscillator's shape for ``BusEffect/chorus(waveform:phase:rate:depth:feedback:delay:)``
     /// and ``BusEffect/flanger(waveform:phase:rate:depth:feedback:delay:)``.
@@ -165,6 +171,8 @@ public enum BusEffect: Equatable, Sendable {
                 releaseTime: try check(Float(release.seconds), 0.0001...1, "autowah release time (s)"),
                 resonance: try check(resonance, 2...1_000, "autowah resonance"),
                 peakGain: min(max(Float(pow(10.0, Double(db) / 20)), 0.00003), 31_621))
+        case .reverb(let reverb):
+            return .reverb(reverb.properties.clamped, slotGain: reverb.slotGain)
         }
     }
 }
@@ -241,7 +249,7 @@ extension Bus {
         guard let slot = state.slot else { return }
         if state.loaded != parameters {
             if (try? device.loadEffect(parameters, into: slot)) != nil {
-                device.setGain(1, of: slot)
+                device.setGain(parameters.slotGain, of: slot)
                 state.loaded = parameters
             }
         }

@@ -18,11 +18,23 @@ package enum ALEffectParameters: Equatable, Sendable {
     case flanger(waveform: Int32, phase: Int32, rate: Float, depth: Float, feedback: Float, delay: Float)
     /// Times in seconds, peak gain linear.
     case autowah(attackTime: Float, releaseTime: Float, resonance: Float, peakGain: Float)
+    /// An EAX reverb (clamped when loaded) and the slot's gain.
+    case reverb(ALReverbProperties, slotGain: Float)
+
+    /// The gain the slot holding this effect plays at.
+    package var slotGain: Float {
+        if case .reverb(_, let gain) = self { return gain.isNaN ? 0 : min(max(gain, 0), 1) }
+        return 1
+    }
 }
 
 extension ALDevice {
     /// Loads `parameters` into `slot`. Context current.
     package func loadEffect(_ parameters: ALEffectParameters, into slot: ALEffectSlot) throws {
+        if case .reverb(let properties, _) = parameters {
+            try loadReverb(properties, into: slot)
+            return
+        }
         let e = try scratchEffectName()
         switch parameters {
         case .echo(let delay, let lrDelay, let damping, let feedback, let spread):
@@ -90,6 +102,8 @@ extension ALDevice {
             alEffectf(e, AL_AUTOWAH_RELEASE_TIME, release)
             alEffectf(e, AL_AUTOWAH_RESONANCE, resonance)
             alEffectf(e, AL_AUTOWAH_PEAK_GAIN, peakGain)
+        case .reverb:
+            break  // loaded above
         }
         try check("alEffect (bus effect)")
         alAuxiliaryEffectSloti(slot.name, AL_EFFECTSLOT_EFFECT, ALint(bitPattern: e))

@@ -57,6 +57,8 @@ extension BackbeatError.Code {
     public static let unsupportedFormat = Self("unsupported output format")
     /// An argument was out of range or malformed.
     public static let invalidArgument = Self("invalid argument")
+    /// A reverb preset name that is not one of `efx-presets.h`'s 113.
+    public static let unknownReverbPreset = Self("unknown reverb preset")
     /// The engine was used after ``AudioEngine/shutdown()``.
     public static let engineShutDown = Self("engine is shut down")
     /// The operation does not apply to this engine's output.

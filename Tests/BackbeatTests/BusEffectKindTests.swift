@@ -207,4 +207,111 @@ struct BusEffectKindTests {
         let wah = try centroids(.autowah())
         #expect(wah.settled > 1.1 * wah.first, "autowah centroid \(wah)")
     }
+
+    /// The left channel of a 100 ms burst of 64 tones between 300 Hz and 2 kHz
+    /// (fixed random phases) on a bus carrying `effect`, from the burst's end
+    /// for `seconds`.
+    private func burstTail(_ effect: BusEffect?, seconds: Double) throws -> [Float] {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func random() -> Double {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(seed >> 11) / Double(1 << 53)
+        }
+        let tones = (0..<64).map { _ in (f: 300 + 1_700 * random(), phase: 2 * Double.pi * random()) }
+        let samples = (0..<4_800).map { i in
+            Float(tones.reduce(0) { $0 + sin(2 * Double.pi * $1.f * Double(i) / 48_000 + $1.phase) } / 16)
+        }
+        let buffer = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: samples)
+        return try withOfflineEngine { engine in
+            let bus = engine.makeBus(named: "fx")
+            if let effect { try bus.setEffect(effect) }
+            _ = try engine.render(frames: 4_800)
+            try SoundEffect(buffer: buffer, name: "burst", engine: engine).play(bus: bus)
+            _ = try engine.render(frames: 4_800)
+            return SampleAnalysis.channel(try engine.render(frames: Int(seconds * 48_000)), 0, of: 2)
+        }
+    }
+
+    /// The time a tail takes to fall 60 dB, from a straight line through its
+    /// 20 ms levels between 5 and 35 dB below its first 100 ms.
+    private func decayTime(_ tail: [Float]) -> Double? {
+        let window = 960
+        let levels = stride(from: 0, to: tail.count - window + 1, by: window).map {
+            20 * log10(max(Double(SampleAnalysis.rms(tail[$0..<($0 + window)])), 1e-12))
+        }
+        guard let top = levels.prefix(5).max() else { return nil }
+        let points = levels.enumerated().filter { $0.element < top - 5 && $0.element > top - 35 }
+            .map { (x: Double($0.offset) * 0.02, y: $0.element) }
+        guard points.count >= 10 else { return nil }
+        let mx = points.map(\.x).reduce(0, +) / Double(points.count)
+        let my = points.map(\.y).reduce(0, +) / Double(points.count)
+        let slope =
+            points.map { ($0.x - mx) * ($0.y - my) }.reduce(0, +)
+            / points.map { ($0.x - mx) * ($0.x - mx) }.reduce(0, +)
+        return slope < 0 ? -60 / slope : nil
+    }
+
+    @Test("A bus reverb's tail decays at its preset's decay time within 20 %, and a dry bus has no tail")
+    func busReverb() throws {
+        let dry = try burstTail(nil, seconds: 0.5)
+        #expect(SampleAnalysis.peak(dry[960...]) < 1e-4, "dry tail \(SampleAnalysis.peak(dry[960...]))")
+        for name in ["generic", "room", "cave", "hangar"] {
+            let preset = try AudioEnvironmentReverbParameters(preset: name)
+            let expected = preset.decayTime.seconds
+            let tail = try burstTail(.reverb(preset), seconds: expected * 0.7 + 0.3)
+            let found = decayTime(tail)
+            guard let measured = found else {
+                Issue.record("\(name): no decay found")
+                continue
+            }
+            #expect(abs(measured / expected - 1) < 0.2, "\(name): \(measured) s against \(expected) s")
+        }
+        // The level is the slot's gain: -12 dB lowers the tail by 12 dB; disabled is silent.
+        var quiet = try AudioEnvironmentReverbParameters(preset: "generic")
+        let full = SampleAnalysis.rms(try burstTail(.reverb(quiet), seconds: 0.5))
+        quiet.level = -12
+        let lowered = SampleAnalysis.rms(try burstTail(.reverb(quiet), seconds: 0.5))
+        #expect(abs(db(lowered, full) + 12) < 0.5, "level -12: \(db(lowered, full)) dB")
+        quiet.enable = false
+        #expect(SampleAnalysis.peak(try burstTail(.reverb(quiet), seconds: 0.5)) < 1e-4)
+    }
+
+    @Test(
+        "A voice on a bus with an effect that also sends to the environment reverb feeds both: the bus effect on its second send, the reverb on its first at full level, and the reverb does not hear the bus effect"
+    )
+    func busEffectAndReverbSends() throws {
+        // Docs/Environments.md: the bus effect takes the voice's second send,
+        // the environment reverb keeps the first; with two or more sends both apply.
+        func run(_ effect: BusEffect?) throws -> (steady: [Float], tail: [Float], sends: Int) {
+            try withOfflineEngine { engine in
+                engine.reverbParameters = try AudioEnvironmentReverbParameters(preset: "generic")
+                let bus = engine.makeBus(named: "fx")
+                if let effect { try bus.setEffect(effect, wetDryMix: 0.5) }
+                let sound = try SoundEffect(
+                    buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
+                    engine: engine)
+                let voice = sound.play(looping: .forever, bus: bus)
+                voice.reverbBlend = 1
+                _ = try engine.render(frames: 24_000)
+                let steady = SampleAnalysis.channel(try engine.render(frames: 24_000), 0, of: 2)
+                voice.stop()
+                _ = try engine.render(frames: 4_800)
+                let tail = SampleAnalysis.channel(try engine.render(frames: 14_400), 0, of: 2)
+                return (steady, tail, engine.auxiliarySendsPerSource)
+            }
+        }
+        let plain = try run(nil)
+        let both = try run(.ringModulator(frequency: 300))
+        try #require(both.sends >= 2, "the device grants \(both.sends) sends")
+        // The ring modulator applies: 700 and 1300 Hz, which the reverb alone never makes.
+        #expect(at(both.steady, 700) > 0.05 && at(both.steady, 1_300) > 0.05)
+        #expect(at(plain.steady, 700) < at(both.steady, 700) / 100)
+        // The reverb applies at its full send: the tail at 1 kHz is as loud as
+        // with no bus effect (the bus effect's wet/dry does not lower the reverb send).
+        let tail = at(both.tail, 1_000), plainTail = at(plain.tail, 1_000)
+        #expect(plainTail > 0.001, "no reverb tail: \(plainTail)")
+        #expect(abs(db(tail, plainTail)) < 1, "tail \(db(tail, plainTail)) dB against no bus effect")
+        // No chaining: the ring modulator's output does not reach the reverb.
+        #expect(at(both.tail, 700) < tail / 30 && at(both.tail, 1_300) < tail / 30)
+    }
 }
