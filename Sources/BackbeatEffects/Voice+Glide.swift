@@ -92,7 +92,14 @@ extension Voice {
     ///   finite, or a duration that is negative or not finite. A zero duration
     ///   puts the voice at the last point.
     public func move(along path: [Audio3DPoint], duration: MediaTime) throws {
-        guard let first = path.first else {
+        try move(along: path, from: nil, duration: duration)
+    }
+
+    /// ``move(along:duration:)``, from where the voice is now when `from` is
+    /// given: the glide under way at the engine's current frame, else its
+    /// position, else `from` (a 2D voice).
+    private func move(along path: [Audio3DPoint], from: Audio3DPoint?, duration: MediaTime) throws {
+        guard let first = from ?? path.first else {
             throw BackbeatError(.invalidArgument, operation: "Voice.move(along:duration:)", reason: "the path is empty")
         }
         guard path.allSatisfy(\.isFinite) else {
@@ -104,7 +111,7 @@ extension Voice {
                 .invalidArgument, operation: "Voice.move(along:duration:)",
                 reason: "duration must be finite and not negative, got \(duration.seconds) s")
         }
-        let points = path.count == 1 ? [first, first] : path
+        let points = from != nil ? [first] + path : path.count == 1 ? [first, first] : path
         var distances: [Float] = [0]
         for (a, b) in zip(points, points.dropFirst()) {
             let (dx, dy, dz) = (b.x - a.x, b.y - a.y, b.z - a.z)
@@ -115,12 +122,30 @@ extension Voice {
                 .invalidArgument, operation: "Voice.move(along:duration:)", reason: "the path is too long to measure")
         }
         guard let engine else { return }
-        engine.withLock {
+        try engine.withLock {
+            var points = points, distances = distances
+            let replacing = from != nil && glide != nil
+            if from != nil {
+                // Where the voice is at this frame: on the path under way (its last
+                // update step may lie up to a step behind), else where it was put.
+                let here = glide?.state(at: engine.currentFrameLocked).position ?? positionValue ?? points[1]
+                points[0] = here
+                let (dx, dy, dz) = (points[1].x - here.x, points[1].y - here.y, points[1].z - here.z)
+                distances = [0, (dx * dx + dy * dy + dz * dz).squareRoot()]
+                guard distances[1].isFinite else {
+                    throw BackbeatError(
+                        .invalidArgument, operation: "Voice.move(to:duration:)",
+                        reason: "the way is too long to measure")
+                }
+            }
             let glide = Glide(
                 points: points, distances: distances, startFrame: engine.currentFrameLocked,
                 frames: duration.frames(atSampleRate: engine.sampleRate, rounding: .nearest),
                 sampleRate: engine.sampleRate)
             self.glide = glide
+            // Replacing a glide under way: the voice stays where its last update
+            // step put it, and the next step places it on the new way.
+            if replacing && glide.frames > 0 { return }
             let (position, velocity, arrived) = glide.state(at: glide.startFrame)
             positionValue = position
             velocityValue = velocity
@@ -134,8 +159,10 @@ extension Voice {
 
     /// Moves the voice in a straight line from where it is (or from `point`,
     /// if it is 2D) to `point`, over `duration` of engine time: see
-    /// ``move(along:duration:)``.
+    /// ``move(along:duration:)``. Started while a glide runs, it replaces
+    /// it from the point that glide has reached at the engine's current
+    /// frame, so the voice goes on from there without a jump or a pause.
     public func move(to point: Audio3DPoint, duration: MediaTime) throws {
-        try move(along: [position ?? point, point], duration: duration)
+        try move(along: [point], from: point, duration: duration)
     }
 }

@@ -31,7 +31,10 @@ struct SpatialMotionTests {
             let voice = try Self.tone(engine).play(looping: .forever)
             // An L-shaped path, 10 m then 10 m, over 2 s: 10 m/s.
             try voice.move(
-                along: [Audio3DPoint(x: -10, y: 0, z: -1), Audio3DPoint(x: 0, y: 0, z: -1), Audio3DPoint(x: 0, y: 0, z: -11)],
+                along: [
+                    Audio3DPoint(x: -10, y: 0, z: -1), Audio3DPoint(x: 0, y: 0, z: -1),
+                    Audio3DPoint(x: 0, y: 0, z: -11),
+                ],
                 duration: MediaTime(seconds: 2))
             #expect(Self.close(voice.position, Audio3DPoint(x: -10, y: 0, z: -1)), "placed at the first point at once")
             // After 0.5 s rendered, the last update step ran 240 frames (one step at
@@ -46,6 +49,55 @@ struct SpatialMotionTests {
             _ = try engine.render(frames: 48_000)  // past the end: there, still
             #expect(Self.close(voice.position, Audio3DPoint(x: 0, y: 0, z: -11)))
             #expect(voice.velocity == .zero)
+        }
+    }
+
+    @Test("move(to:) during a path glide goes on from where the path has got to: no jump, no pause")
+    func straightGlideReplacesPath() throws {
+        // 16 m/s across the listener, 1 m in front: 8 cm per update step, a large change of pan.
+        let a = Audio3DPoint(x: -8, y: 0, z: -1), b = Audio3DPoint(x: 8, y: 0, z: -1)
+        func render(at frames: Int, switching: Bool) throws -> [Float] {
+            try withOfflineEngine { engine in
+                let voice = try Self.tone(engine).play(looping: .forever)
+                try voice.move(along: [a, b], duration: MediaTime(seconds: 1))
+                var out = try engine.render(frames: frames)
+                // The rest of the same way, in the rest of the time: the same speed.
+                if switching {
+                    try voice.move(to: b, duration: MediaTime(frames: Int64(48_000 - frames), sampleRate: 48_000))
+                }
+                out += try engine.render(frames: 48_000 - frames)
+                return out
+            }
+        }
+        // Switched on an update step's boundary (19,200 = 80 steps) and inside one (19,300),
+        // against the path rendered in the same two calls.
+        for frames in [19_200, 19_300] {
+            let path = try render(at: frames, switching: false)
+            let switched = try render(at: frames, switching: true)
+            var worst: Float = 0
+            for (x, y) in zip(path, switched) { worst = max(worst, abs(x - y)) }
+            #expect(worst < 1e-3, "switched at \(frames): the same way at the same speed, \(worst) apart")
+        }
+        // A turn: from where the voice is, each update step moves it no more than one step of the new way.
+        try withOfflineEngine { engine in
+            let voice = try Self.tone(engine).play(looping: .forever)
+            try voice.move(along: [a, b], duration: MediaTime(seconds: 1))
+            _ = try engine.render(frames: 19_300)
+            let turn = Audio3DPoint(x: 4, y: 0, z: -5)
+            try voice.move(to: turn, duration: MediaTime(seconds: 0.5))
+            var last = try #require(voice.position)
+            // The way left: from -1.6 m at 19,300 frames (16 m/s) to the turn point in 24,000 frames.
+            let here = Audio3DPoint(x: -8 + 16 * 19_300 / 48_000, y: 0, z: -1)
+            let way = ((turn.x - here.x) * (turn.x - here.x) + (turn.z - here.z) * (turn.z - here.z)).squareRoot()
+            let perStep = max(way / 100, 16 * 240 / 48_000)
+            for _ in 0..<110 {
+                _ = try engine.render(frames: 240)
+                let p = try #require(voice.position)
+                let moved = ((p.x - last.x) * (p.x - last.x) + (p.z - last.z) * (p.z - last.z)).squareRoot()
+                #expect(moved <= perStep * 1.01, "a step of \(moved) m, one update moves \(perStep) m")
+                last = p
+            }
+            #expect(Self.close(voice.position, turn))
         }
     }
 
@@ -110,7 +162,8 @@ struct SpatialMotionTests {
     @Test("moveListener derives the listener's velocity from its moves over engine time, and hears the Doppler shift")
     func followingListener() throws {
         try withOfflineEngine { engine in
-            let voice = try Self.tone(engine, frequency: 1_000).play(at: nil, position: Audio3DPoint(x: 0, y: 0, z: -60), looping: .forever)
+            let voice = try Self.tone(engine, frequency: 1_000).play(
+                at: nil, position: Audio3DPoint(x: 0, y: 0, z: -60), looping: .forever)
             #expect(voice.isPlaying)
             // The game moves its hero 0.2 m towards the source every 10 ms frame: 20 m/s.
             var z: Float = 0
@@ -121,9 +174,12 @@ struct SpatialMotionTests {
                 out += try engine.render(frames: 480)
                 z -= 0.2
                 engine.moveListener(to: Audio3DPoint(x: 0, y: 0, z: z))
-                if frame == 0 { #expect(Self.close(engine.listenerVelocity, Audio3DPoint(x: 0, y: 0, z: -20), within: 1e-3)) }
+                if frame == 0 {
+                    #expect(Self.close(engine.listenerVelocity, Audio3DPoint(x: 0, y: 0, z: -20), within: 1e-3))
+                }
             }
-            let heard = DopplerTests.frequency(SampleAnalysis.channel(Array(out[9_600...]), 0, of: 2), sampleRate: 48_000)
+            let heard = DopplerTests.frequency(
+                SampleAnalysis.channel(Array(out[9_600...]), 0, of: 2), sampleRate: 48_000)
             let expected = 1_000 * (343.3 + 20) / 343.3
             #expect(abs(heard / expected - 1) < 0.01, "heard \(heard) Hz, formula \(expected) Hz")
             // A respawn 500 m away is not a sonic boom.
@@ -143,7 +199,8 @@ struct SpatialMotionTests {
         try withOfflineEngine { engine in
             // A third-person camera 10 m behind the hero (+Z), looking at -Z; a bell 2 m to the hero's right.
             _ = try Self.tone(engine).play(at: nil, position: Audio3DPoint(x: 2, y: 0, z: 0), looping: .forever)
-            let facing = Audio3DVectorOrientation(forward: Audio3DPoint(x: 0, y: 0, z: -1), up: Audio3DPoint(x: 0, y: 1, z: 0))
+            let facing = Audio3DVectorOrientation(
+                forward: Audio3DPoint(x: 0, y: 0, z: -1), up: Audio3DPoint(x: 0, y: 1, z: 0))
             let camera = Audio3DPoint(x: 0, y: 0, z: 10), hero = Audio3DPoint.zero
             engine.moveListener(camera: camera, orientation: facing, character: hero, ears: .character)
             #expect(engine.listenerPosition == hero)
@@ -163,7 +220,9 @@ struct SpatialMotionTests {
     func batchedMoves() throws {
         try withOfflineEngine { engine in
             let sound = try Self.tone(engine)
-            let voices = (0..<100).map { _ in sound.play(at: nil, position: Audio3DPoint(x: -2, y: 0, z: 0), looping: .forever) }
+            let voices = (0..<100).map { _ in
+                sound.play(at: nil, position: Audio3DPoint(x: -2, y: 0, z: 0), looping: .forever)
+            }
             _ = try engine.render(frames: 4_800)
             let left = Self.levels(try engine.render(frames: 4_800))
             #expect(left.left > left.right * 10)
