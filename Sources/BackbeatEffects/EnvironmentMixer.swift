@@ -22,6 +22,10 @@ final class EnvironmentMixer: EngineComponent {
     private var glideEnd: Int64 = 0
     /// The next change glides over this many frames (nil: the de-zipper).
     var nextGlideFrames: Int64?
+    /// The curve the next change's level glides along.
+    var nextGlideCurve: FadeCurve = .linear
+    /// The curve the level glides along now.
+    private var glideCurve: FadeCurve = .linear
     private var effectLoaded = false
     /// The slot's gain as last set (0 before any).
     var appliedGain: Float { current?.gain ?? 0 }
@@ -89,7 +93,9 @@ final class EnvironmentMixer: EngineComponent {
             target = wanted
             glideStart = frame
             glideEnd = frame + max(engine.dezipperFrames, nextGlideFrames ?? 0)
+            glideCurve = nextGlideFrames == nil ? .linear : nextGlideCurve
             nextGlideFrames = nil
+            nextGlideCurve = .linear
         }
         guard let target, let from else { return }
         let now: (properties: ALReverbProperties, gain: Float)
@@ -100,10 +106,10 @@ final class EnvironmentMixer: EngineComponent {
             now = target
         } else {
             let t = Float(Double(stepEnd - glideStart) / Double(glideEnd - glideStart))
-            now = (
-                ALReverbProperties.blend(from.properties, target.properties, t),
-                from.gain + (target.gain - from.gain) * t
-            )
+            let level = Ramp(
+                from: from.gain, to: target.gain, startFrame: glideStart, frames: glideEnd - glideStart,
+                curve: glideCurve)
+            now = (ALReverbProperties.blend(from.properties, target.properties, t), level.value(at: stepEnd))
         }
         if let current, current.properties == now.properties, current.gain == now.gain, effectLoaded == (now.gain > 0) {
             return
@@ -148,7 +154,7 @@ extension AudioEngine {
     /// `AVAudioEnvironmentNode.reverbParameters`: disabled until set. Voices
     /// feed it by their ``Voice/reverbBlend``; inside ``reverbZones`` the
     /// zones' reverbs take over. A change glides over the de-zipper time;
-    /// ``setReverbParameters(_:over:)`` glides longer.
+    /// ``setReverbParameters(_:over:curve:)`` glides longer.
     public var reverbParameters: AudioEnvironmentReverbParameters {
         get {
             withLock { existingAttachmentLocked(EnvironmentMixer.self)?.global ?? AudioEnvironmentReverbParameters() }
@@ -157,12 +163,19 @@ extension AudioEngine {
     }
 
     /// Glides the game-wide reverb to `parameters` over `duration` of engine
-    /// time (nil: the de-zipper time): its level, and its room parameter by parameter.
-    public func setReverbParameters(_ parameters: AudioEnvironmentReverbParameters, over duration: MediaTime?) {
+    /// time (nil: the de-zipper time): its level along `curve` (the
+    /// ``FadeCurve`` of volume glides and bus fades; `.exponential` falls at a
+    /// constant rate in dB), and its room parameter by parameter, linearly.
+    public func setReverbParameters(
+        _ parameters: AudioEnvironmentReverbParameters, over duration: MediaTime?, curve: FadeCurve = .linear
+    ) {
         withLock {
             let mixer = environmentLocked
             mixer.global = parameters
-            if let duration { mixer.nextGlideFrames = duration.frames(atSampleRate: sampleRate) }
+            if let duration {
+                mixer.nextGlideFrames = duration.frames(atSampleRate: sampleRate)
+                mixer.nextGlideCurve = curve
+            }
         }
     }
 

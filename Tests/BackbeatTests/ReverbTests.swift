@@ -139,6 +139,62 @@ struct ReverbTests {
         }
     }
 
+    @Test("An exponential reverb-level glide falls at a constant rate in dB, on the slot and in the rendered reverb")
+    func exponentialLevelGlide() throws {
+        // The wet level of a steady noise through the reverb alone (the direct path filtered out),
+        // per 50 ms block, while the level glides from 0 dB to -40 dB over one second.
+        func render(_ curve: FadeCurve) throws -> (gains: [Float], blocks: [Float], before: Float) {
+            try withOfflineEngine { engine in
+                var hall = try AudioEnvironmentReverbParameters(preset: "concerthall")
+                engine.reverbParameters = hall
+                var seed: UInt64 = 5
+                let noise = (0..<48_000).map { _ -> Float in
+                    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return Float(Int64(bitPattern: seed >> 11) % 1_000) / 2_000
+                }
+                let sound = try SoundEffect(
+                    buffer: try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: noise),
+                    name: "noise", engine: engine)
+                let voice = sound.play(looping: .forever)
+                voice.reverbBlend = 1
+                voice.filter = .gains(gain: 0, gainLF: 1, gainHF: 1)
+                _ = try engine.render(frames: 93_600)  // the tail builds up to a steady level
+                let before = SampleAnalysis.rms(try engine.render(frames: 2_400))
+                hall.level = -40
+                engine.setReverbParameters(hall, over: MediaTime(seconds: 1), curve: curve)
+                var gains: [Float] = [], blocks: [Float] = []
+                for _ in 0..<(48_000 / engine.updateInterval) {
+                    let block = try engine.render(frames: engine.updateInterval)
+                    gains.append(engine.withLock { engine.environmentLocked.appliedGain })
+                    blocks.append(SampleAnalysis.rms(block))
+                }
+                return (gains, blocks, before)
+            }
+        }
+        let exponential = try render(.exponential), linear = try render(.linear)
+        // The slot: each step's gain is the curve's value at the step's end, in dB a straight line.
+        let steps = exponential.gains.count
+        for (i, g) in exponential.gains.enumerated() {
+            let expected = -40 * Float(i + 1) / Float(steps)
+            #expect(abs(20 * log10(g) - expected) < 0.05, "step \(i): \(20 * log10(g)) dB, the curve says \(expected)")
+        }
+        #expect(abs(linear.gains[steps / 2 - 1] - 0.505) < 0.01, "linear: halfway in gain")
+        // The rendered reverb follows: each 50 ms block against the steady block before the glide,
+        // in dB, within 1.5 dB of the straight line (the reverb's own fluctuation), and well
+        // below the linear glide's level mid-way.
+        let perBlock = 48_000 / 20 / (48_000 / steps)
+        func decibels(_ r: (gains: [Float], blocks: [Float], before: Float), _ b: Int) -> Float {
+            let level = SampleAnalysis.rms(Array(r.blocks[(b * perBlock)..<((b + 1) * perBlock)]))
+            return 20 * log10(level / r.before)
+        }
+        for b in 0..<19 {
+            let expected = -40 * (Float(b) + 0.5) / 20
+            let heard = decibels(exponential, b)
+            #expect(abs(heard - expected) < 1.5, "block \(b): \(heard) dB, the curve says \(expected)")
+        }
+        #expect(decibels(linear, 10) > decibels(exponential, 10) + 10)
+    }
+
     @Test("Overlapping zones and the game-wide reverb share the weight; weights stay within 0...1")
     func zoneWeights() throws {
         let room = try AudioEnvironmentReverbParameters(preset: "room")
