@@ -149,6 +149,41 @@ struct SmoothParameterTests {
         return Double(crossings) / 2 / (Double(frames) / 48_000)
     }
 
+    @Test("A rate change with no glide: OpenAL Soft 1.19 steps the pitch at one update boundary, with no click")
+    func rateChangeStepsAtOnce() throws {
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone", engine: engine
+            )
+            let voice = sound.play(looping: .forever)
+            voice.renderingAlgorithm = .stereoPassThrough
+            var out = try engine.render(frames: 9_600)
+            voice.rate = 1.5
+            out += try engine.render(frames: 9_600)
+            let left = SampleAnalysis.channel(out, 0, of: 2)
+            // Rising zero crossings, placed between frames by linear interpolation.
+            var crossings: [Double] = []
+            for i in 4_801..<left.count where left[i - 1] < 0 && left[i] >= 0 {
+                crossings.append(Double(i - 1) + Double(-left[i - 1] / (left[i] - left[i - 1])))
+            }
+            let periods = zip(crossings, crossings.dropFirst()).map { (start: $0, length: $1 - $0) }
+            // The change is heard on the update step it was sent at (frame 9,600), the output's latency later.
+            let step = Double(9_600 + engine.latencyFrames)
+            // Every period before it is 1,000 Hz's 48 frames and every one after it 1,500 Hz's 32:
+            // OpenAL Soft holds a source's resampling step for a whole mix, so the pitch has no ramp to
+            // follow, not even across one update period.
+            let before = periods.filter { $0.start + $0.length <= step + 0.01 }
+            let after = periods.filter { $0.start >= step - 0.01 }
+            #expect(before.count + after.count == periods.count, "no period spans the step")
+            #expect(before.allSatisfy { abs($0.length - 48) < 0.01 } && after.allSatisfy { abs($0.length - 32) < 0.01 })
+            #expect(after.count > 100 && before.count > 90)
+            // And the step is phase-continuous: no sample-to-sample jump beyond the 1,500 Hz sine's own.
+            let around = Array(out[((Int(step) - 480) * 2)..<((Int(step) + 480) * 2)])
+            let ownStep = SampleAnalysis.peak(around) * 2 * Float.pi * 1_500 / 48_000
+            #expect(SampleAnalysis.maxJump(around, channels: 2) <= ownStep * 1.001)
+        }
+    }
+
     @Test("A rate glide moves a tone's frequency from start to end")
     func rateGlide() throws {
         try withOfflineEngine { engine in
