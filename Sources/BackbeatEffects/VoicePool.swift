@@ -52,6 +52,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Rises whenever a row changes hands (a voice starts or ends).
     private var slotGeneration: UInt64 = 0
     private(set) var dormantCount = 0
+    /// A voice went dormant while still in the list of voices (removed at the end of the update step).
+    private var sleptOutsidePass = false
     /// The reaches need working out again (threshold or distance curve changed).
     private var reachesStale = false
     /// The last two update steps' frames (dormant time is counted up to the last one).
@@ -59,7 +61,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private var previousStepFrame: Int64 = 0
     /// The last batch ``moveBatch(_:to:)`` was given, and its voices' rows.
     private var batchVoices: [Voice] = []
-    private var batchSlots: [Int] = []
+    private var batchSlots: [Int32] = []
     private var batchGeneration: UInt64 = .max
     /// Rows moved within their reach since the last pass (maybe stale: checked when woken).
     private var pendingWake: [Int] = []
@@ -123,7 +125,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     func activeVoiceCount(of sound: SoundEffect) -> Int { activeBySound[ObjectIdentifier(sound)] ?? 0 }
 
     /// Logical voices alive (pending, playing, paused or virtual).
-    var liveVoiceCount: Int { voices.count + dormantCount }
+    var liveVoiceCount: Int {
+        (sleptOutsidePass ? voices.lazy.filter { !$0.isDormant }.count : voices.count) + dormantCount
+    }
 
     /// Voices fading out on their source before giving it up.
     private var stoppingCount = 0
@@ -136,7 +140,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Counts of voices by public state.
     var stateCounts: [Voice.State: Int] {
         var counts: [Voice.State: Int] = [:]
-        for voice in voices { counts[voice.stateLocked, default: 0] += 1 }
+        for voice in voices where !voice.isDormant { counts[voice.stateLocked, default: 0] += 1 }
         if dormantCount > 0 { counts[.virtual, default: 0] += dormantCount }
         return counts
     }
@@ -237,6 +241,12 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.played = 0
             voice.lastUpdateFrame = target
             engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+            // An endless loop goes dormant at once: a world spawning thousands
+            // of far emitters does not walk them at the next update step.
+            if canSleep(voice) {
+                sleep(voice, listener: engine.listenerLocked)
+                if voices.last === voice { voices.removeLast() } else { sleptOutsidePass = true }
+            }
             return
         }
         if !voice.awaitingHandoff && audibleCount >= capacity {
@@ -711,6 +721,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             // The common case costs nothing: a playing voice whose queue lasts
             // past this step, with no change to its gain, pause or buses.
             if voice.isSettled && !busesChanged && frame < voice.nextQueueCheck { continue }
+            if voice.isDormant { continue }
             let elapsed = frame - voice.lastUpdateFrame
             voice.lastUpdateFrame = frame
             if case .virtual = voice.phase {
@@ -799,6 +810,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 break  // handled above
             }
         }
+        removeSleepers()
         if audibilityDirty || busesChanged { updateAudibility(at: frame, busesChanged: busesChanged) }
         removeFinished()
     }
@@ -871,7 +883,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         waiting.removeAll(keepingCapacity: true)
         var holdingCount = 0
         var slept = false
-        for voice in voices {
+        for voice in voices where !voice.isDormant {
             switch voice.phase {
             case .playing:
                 let a = audibility(of: voice, listener: listener)
@@ -1057,6 +1069,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     private func wake(_ voice: Voice, countingTo end: Int64, resumingAt resume: Int64) {
         guard voice.isDormant, let engine else { return }
+        removeSleepers()  // so it is in the list once
         let s = voice.slot
         if case .loaded(let r) = voice.sound.loadState {
             voice.played += Double(end - voice.dormantSince) * Self.step(voice, r, outputRate: engine.sampleRate)
@@ -1068,6 +1081,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voice.lastUpdateFrame = resume
         voices.append(voice)
         audibilityDirty = true
+    }
+
+    /// Takes voices that went dormant outside a pass out of the list of voices.
+    private func removeSleepers() {
+        guard sleptOutsidePass else { return }
+        sleptOutsidePass = false
+        voices.removeAll { $0.isDormant }
     }
 
     private func wakeAll() {
@@ -1176,7 +1196,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     func moveBatch(_ voices: [Voice], to positions: [Audio3DPoint]) -> Bool {
         if !isCachedBatch(voices) {
             batchVoices = voices
-            batchSlots = voices.map { $0.slot }
+            batchSlots = voices.map { Int32(truncatingIfNeeded: $0.slot) }
             batchGeneration = slotGeneration
         }
         var moved = false
@@ -1204,15 +1224,16 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                                     for i in 0..<voices.count {
                                         let p = positions[i]
                                         guard p.isFinite else { continue }
-                                        let s = slots[i]
+                                        let s = Int(slots[i])
                                         // Only a dormant row has a reach of 0 or more.
-                                        if s >= 0, reach[s] >= 0 || voices[i].isDormant {
+                                        let r = s >= 0 ? reach[s] : -1
+                                        if r >= 0 || (s >= 0 && voices[i].isDormant) {
                                             xs[s] = p.x
                                             ys[s] = p.y
                                             zs[s] = p.z
                                             // NaN (no scan yet) compares false: the pass scans then.
                                             let tx = l.x - p.x, ty = l.y - p.y, tz = l.z - p.z
-                                            if tx * tx + ty * ty + tz * tz <= reach[s] { near.append(s) }
+                                            if tx * tx + ty * ty + tz * tz <= r { near.append(s) }
                                         } else {
                                             moved = voices[i].moveLocked(to: p) || moved
                                         }

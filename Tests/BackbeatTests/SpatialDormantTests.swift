@@ -105,4 +105,31 @@ struct SpatialDormantTests {
             #expect(voice.state == .virtual)
         }
     }
+
+    @Test("Loops started out of earshot sleep at once, scheduled or not, are counted once, and wake in place")
+    func startDormant() throws {
+        try withOfflineEngine { engine in
+            let loop = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 4_800), name: "loop", engine: engine)
+            let now = (0..<3).map { _ in loop.play(at: nil, position: Self.far, looping: .forever) }
+            let later = (0..<3).map { _ in
+                loop.play(at: MediaTime(frames: 4_800, sampleRate: 48_000), position: Self.far, looping: .forever)
+            }
+            #expect(engine.withLock { now.allSatisfy(\.isDormant) })
+            _ = try engine.render(frames: 9_600)
+            #expect(engine.withLock { (now + later).allSatisfy(\.isDormant) })
+            let pool = engine.withLock { (engine.voicePoolLocked.liveVoiceCount, engine.voicePoolLocked.stateCounts) }
+            #expect(pool.0 == 6)
+            #expect(pool.1 == [.virtual: 6])
+            // Started at 4,800, a scheduled one is 4,800 frames (one loop) in: back near, it plays on.
+            later[0].position = Self.near
+            _ = try engine.render(frames: 2_400)
+            #expect(later[0].state == .playing)
+            #expect(later[0].loopCount == 1)
+            #expect(now[0].loopCount == 2)
+            let out = try engine.render(frames: 4_800)
+            let level = SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2))
+            #expect(level > 0.03 && level < 0.1, "one voice's level, not two: \(level)")
+            #expect(engine.withLock { engine.voicePoolLocked.liveVoiceCount } == 6)
+        }
+    }
 }
