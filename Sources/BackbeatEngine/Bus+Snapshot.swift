@@ -99,16 +99,19 @@ extension BusEffect {
     /// The effect `fraction` (0...1) of the way from `self` to `other`: each
     /// parameter interpolated when both are the same kind (delays,
     /// frequencies, semitones and gains linearly; the equalizer's and the
-    /// distortion's gains are in decibels already), and otherwise (another
-    /// kind, the compressor's on/off, a frequency shifter's direction)
+    /// distortion's and the autowah's gains are in decibels already), and
+    /// otherwise (another kind, the compressor's on/off, a frequency
+    /// shifter's direction, a chorus's or flanger's waveform)
     /// `self` below the midpoint and `other` from it.
     package func blended(toward other: BusEffect, fraction: Float) -> BusEffect {
         let t = fraction.isNaN ? 1 : min(max(fraction, 0), 1)
         func mix(_ a: Float, _ b: Float) -> Float { a + (b - a) * t }
+        func time(_ a: MediaTime, _ b: MediaTime) -> MediaTime {
+            MediaTime(seconds: a.seconds + (b.seconds - a.seconds) * Double(t))
+        }
         switch (self, other) {
         case (.echo(let d0, let f0, let m0), .echo(let d1, let f1, let m1)):
-            let delay = MediaTime(seconds: d0.seconds + (d1.seconds - d0.seconds) * Double(t))
-            return .echo(delay: delay, feedback: mix(f0, f1), damping: mix(m0, m1))
+            return .echo(delay: time(d0, d1), feedback: mix(f0, f1), damping: mix(m0, m1))
         case (.ringModulator(let f0), .ringModulator(let f1)):
             return .ringModulator(frequency: mix(f0, f1))
         case (.equalizer(let l0, let a0, let b0, let h0), .equalizer(let l1, let a1, let b1, let h1)):
@@ -121,6 +124,25 @@ extension BusEffect {
             return .pitchShifter(semitones: mix(s0, s1))
         case (.frequencyShifter(let f0, let d0), .frequencyShifter(let f1, let d1)) where d0 == d1:
             return .frequencyShifter(frequency: mix(f0, f1), direction: d0)
+        case (
+            .chorus(let w0, let p0, let r0, let a0, let f0, let d0),
+            .chorus(let w1, let p1, let r1, let a1, let f1, let d1)
+        )
+        where w0 == w1:
+            return .chorus(
+                waveform: w0, phase: mix(p0, p1), rate: mix(r0, r1), depth: mix(a0, a1), feedback: mix(f0, f1),
+                delay: time(d0, d1))
+        case (
+            .flanger(let w0, let p0, let r0, let a0, let f0, let d0),
+            .flanger(let w1, let p1, let r1, let a1, let f1, let d1)
+        )
+        where w0 == w1:
+            return .flanger(
+                waveform: w0, phase: mix(p0, p1), rate: mix(r0, r1), depth: mix(a0, a1), feedback: mix(f0, f1),
+                delay: time(d0, d1))
+        case (.autowah(let a0, let r0, let q0, let g0), .autowah(let a1, let r1, let q1, let g1)):
+            return .autowah(
+                attackTime: time(a0, a1), releaseTime: time(r0, r1), resonance: mix(q0, q1), peakGain: mix(g0, g1))
         default:
             // Another kind, an on/off switch (the compressor), or a kind this
             // blend does not know: the whole effect switches at the midpoint.

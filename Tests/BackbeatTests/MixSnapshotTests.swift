@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Backbeat
 import BackbeatTesting
+import BackbeatEngine
 
 /// Mix snapshots on rendered samples (offline engine, 48 kHz, 240-frame update step).
 @Suite("Mix snapshots")
@@ -194,6 +195,64 @@ struct MixSnapshotTests {
                 "after the midpoint: 700 Hz \(at(after, 700)), 1 kHz \(at(after, 1_000))")
             #expect(engine.effectsBus.effect == .equalizer(), "the game's own effect is kept")
         }
+    }
+
+    @Test(
+        "A snapshot's effect comes in on a bus without one and goes with its release; a mix alone dries the bus's own")
+    func effectOnPlainBusAndMixAlone() throws {
+        func at(_ out: [Float], _ f: Double) -> Float {
+            SampleAnalysis.level(of: out, atFrequency: f, sampleRate: 48_000)
+        }
+        let ring = MixSnapshot(name: "ring", buses: ["effects": .init(effect: .ringModulator(frequency: 300))])
+        try withOfflineEngine { engine in
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
+                engine: engine)
+            sound.play(looping: .forever)
+            _ = try engine.render(frames: 4_800)
+            let active = try engine.activate(ring)
+            _ = try engine.render(frames: 4_800)
+            let wet = SampleAnalysis.channel(try engine.render(frames: 9_600), 0, of: 2)
+            #expect(at(wet, 700) > 10 * at(wet, 1_000), "fully wet: 700 Hz \(at(wet, 700)), 1 kHz \(at(wet, 1_000))")
+            try active.release()
+            _ = try engine.render(frames: 4_800)
+            let dry = SampleAnalysis.channel(try engine.render(frames: 9_600), 0, of: 2)
+            #expect(at(dry, 700) < at(dry, 1_000) / 100, "released: 700 Hz \(at(dry, 700)), 1 kHz \(at(dry, 1_000))")
+            #expect(engine.effectsBus.effect == nil)
+        }
+        let dried = try tone(1_000) { engine in
+            try engine.effectsBus.setEffect(.ringModulator(frequency: 300), wetDryMix: 1)
+            try engine.activate(MixSnapshot(name: "dry", buses: ["effects": .init(wetDryMix: 0)]))
+        }
+        #expect(at(dried, 700) < at(dried, 1_000) / 100, "mix 0: 700 Hz \(at(dried, 700)), 1 kHz \(at(dried, 1_000))")
+    }
+
+    @Test("Blending two effects of a kind interpolates each parameter; other kinds switch at the midpoint")
+    func effectBlend() throws {
+        let pairs: [(BusEffect, BusEffect, BusEffect)] = [
+            (
+                .echo(delay: MediaTime(seconds: 0.1), feedback: 0.2),
+                .echo(delay: MediaTime(seconds: 0.2), feedback: 0.4),
+                .echo(delay: MediaTime(seconds: 0.15), feedback: 0.3)
+            ),
+            (.ringModulator(frequency: 100), .ringModulator(frequency: 300), .ringModulator(frequency: 200)),
+            (.equalizer(mid2Gain: 0), .equalizer(mid2Gain: -12), .equalizer(mid2Gain: -6)),
+            (.pitchShifter(semitones: 0), .pitchShifter(semitones: 12), .pitchShifter(semitones: 6)),
+            (.distortion(edge: 0.25), .distortion(edge: 0.75), .distortion(edge: 0.5)),
+            (.autowah(peakGain: 10), .autowah(peakGain: 20), .autowah(peakGain: 15)),
+            (.chorus(rate: 1), .chorus(rate: 3), .chorus(rate: 2)),
+            (.flanger(depth: 0.25), .flanger(depth: 0.75), .flanger(depth: 0.5)),
+        ]
+        for (from, to, half) in pairs {
+            #expect(from.blended(toward: to, fraction: 0.5) == half, "\(from) to \(to)")
+            #expect(from.blended(toward: to, fraction: 0) == from)
+            #expect(from.blended(toward: to, fraction: 1) == to)
+            try from.blended(toward: to, fraction: 0.37).validate()
+        }
+        let eq = BusEffect.equalizer(), echo = BusEffect.echo(delay: MediaTime(seconds: 0.1))
+        #expect(eq.blended(toward: echo, fraction: 0.49) == eq)
+        #expect(eq.blended(toward: echo, fraction: 0.5) == echo)
+        #expect(BusEffect.compressor(enabled: false).blended(toward: .compressor(), fraction: 0.6) == .compressor())
     }
 
     @Test("A snapshot's reverb is heard behind a burst while it is active, and not after its release")
