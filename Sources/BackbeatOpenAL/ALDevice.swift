@@ -29,6 +29,8 @@ package final class ALDevice: @unchecked Sendable {
     /// The attributes after the common ones that a reset must ask for again
     /// (a loopback device's format, a playback device's rate).
     private var formatAttributes: [ALCint] = []
+    /// The auxiliary sends per source a reset asks for (``requestAuxiliarySends(_:)``).
+    private var auxiliarySendRequest = ALDevice.requestedAuxiliarySends
     package let sampleRate: Int
     package let channelCount: Int
     /// The device's name as OpenAL reports it.
@@ -460,7 +462,7 @@ package final class ALDevice: @unchecked Sendable {
         }
         var attributes = [
             ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE), ALCint(ALC_HRTF_SOFT), hrtf,
-            ALCint(ALC_MAX_AUXILIARY_SENDS), Self.requestedAuxiliarySends,
+            ALCint(ALC_MAX_AUXILIARY_SENDS), auxiliarySendRequest,
         ]
         if let dataSet { attributes += [ALCint(ALC_HRTF_ID_SOFT), ALCint(clamping: dataSet)] }
         attributes += formatAttributes + [0]
@@ -469,6 +471,28 @@ package final class ALDevice: @unchecked Sendable {
                 .deviceUnavailable, operation: "alcResetDeviceSOFT", reason: Self.alcErrorString(device))
         }
         return isHRTFEnabled
+    }
+
+    /// Resets the device asking for `count` auxiliary sends per source
+    /// (clamped to 0...16) instead of Backbeat's 16, with HRTF as it is;
+    /// sources and buffers stay, sends past the new count are dropped. For
+    /// checking what Backbeat does on a device that grants fewer sends.
+    /// - Returns: the sends granted.
+    @discardableResult
+    package func requestAuxiliarySends(_ count: Int) throws -> Int {
+        guard let device, context != nil else { throw BackbeatError(.engineShutDown, operation: "alcResetDeviceSOFT") }
+        auxiliarySendRequest = ALCint(min(max(count, 0), Int(Self.requestedAuxiliarySends)))
+        let hrtf = isHRTFEnabled ? ALCint(ALC_TRUE) : ALCint(ALC_FALSE)
+        let attributes =
+            [
+                ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE), ALCint(ALC_HRTF_SOFT), hrtf,
+                ALCint(ALC_MAX_AUXILIARY_SENDS), auxiliarySendRequest,
+            ] + formatAttributes + [0]
+        guard alcResetDeviceSOFT(device, attributes) == ALC_TRUE else {
+            throw BackbeatError(
+                .deviceUnavailable, operation: "alcResetDeviceSOFT", reason: Self.alcErrorString(device))
+        }
+        return auxiliarySendCount
     }
 
     // MARK: Batching

@@ -276,32 +276,40 @@ struct BusEffectKindTests {
         #expect(SampleAnalysis.peak(try burstTail(.reverb(quiet), seconds: 0.5)) < 1e-4)
     }
 
+    /// A looping 1 kHz tone on a bus carrying `effect` at wet/dry 0.5, sending
+    /// all of itself to the `generic` environment reverb, on a device asking
+    /// for `sends` auxiliary sends per source: half a second of it, and 300 ms
+    /// from 100 ms after it stops (left channel), and the sends granted.
+    private func reverbAndBusEffect(_ effect: BusEffect?, sends: Int = 16) throws -> (
+        steady: [Float], tail: [Float], sends: Int
+    ) {
+        try withOfflineEngine { engine in
+            let granted = try engine.withLock { try engine.device.requestAuxiliarySends(sends) }
+            engine.reverbParameters = try AudioEnvironmentReverbParameters(preset: "generic")
+            let bus = engine.makeBus(named: "fx")
+            if let effect { try bus.setEffect(effect, wetDryMix: 0.5) }
+            let sound = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone", engine: engine
+            )
+            let voice = sound.play(looping: .forever, bus: bus)
+            voice.reverbBlend = 1
+            _ = try engine.render(frames: 24_000)
+            let steady = SampleAnalysis.channel(try engine.render(frames: 24_000), 0, of: 2)
+            voice.stop()
+            _ = try engine.render(frames: 4_800)
+            let tail = SampleAnalysis.channel(try engine.render(frames: 14_400), 0, of: 2)
+            return (steady, tail, granted)
+        }
+    }
+
     @Test(
         "A voice on a bus with an effect that also sends to the environment reverb feeds both: the bus effect on its second send, the reverb on its first at full level, and the reverb does not hear the bus effect"
     )
     func busEffectAndReverbSends() throws {
         // Docs/Environments.md: the bus effect takes the voice's second send,
         // the environment reverb keeps the first; with two or more sends both apply.
-        func run(_ effect: BusEffect?) throws -> (steady: [Float], tail: [Float], sends: Int) {
-            try withOfflineEngine { engine in
-                engine.reverbParameters = try AudioEnvironmentReverbParameters(preset: "generic")
-                let bus = engine.makeBus(named: "fx")
-                if let effect { try bus.setEffect(effect, wetDryMix: 0.5) }
-                let sound = try SoundEffect(
-                    buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
-                    engine: engine)
-                let voice = sound.play(looping: .forever, bus: bus)
-                voice.reverbBlend = 1
-                _ = try engine.render(frames: 24_000)
-                let steady = SampleAnalysis.channel(try engine.render(frames: 24_000), 0, of: 2)
-                voice.stop()
-                _ = try engine.render(frames: 4_800)
-                let tail = SampleAnalysis.channel(try engine.render(frames: 14_400), 0, of: 2)
-                return (steady, tail, engine.auxiliarySendsPerSource)
-            }
-        }
-        let plain = try run(nil)
-        let both = try run(.ringModulator(frequency: 300))
+        let plain = try reverbAndBusEffect(nil)
+        let both = try reverbAndBusEffect(.ringModulator(frequency: 300))
         try #require(both.sends >= 2, "the device grants \(both.sends) sends")
         // The ring modulator applies: 700 and 1300 Hz, which the reverb alone never makes.
         #expect(at(both.steady, 700) > 0.05 && at(both.steady, 1_300) > 0.05)
@@ -313,5 +321,23 @@ struct BusEffectKindTests {
         #expect(abs(db(tail, plainTail)) < 1, "tail \(db(tail, plainTail)) dB against no bus effect")
         // No chaining: the ring modulator's output does not reach the reverb.
         #expect(at(both.tail, 700) < tail / 30 && at(both.tail, 1_300) < tail / 30)
+    }
+
+    @Test(
+        "On a device granting one send, the reverb keeps it and the bus effect is skipped: no ring modulation, the direct path at full level, the reverb tail unchanged"
+    )
+    func oneSendKeepsTheReverb() throws {
+        let plain = try reverbAndBusEffect(nil, sends: 1)
+        let both = try reverbAndBusEffect(.ringModulator(frequency: 300), sends: 1)
+        try #require(both.sends == 1, "the device granted \(both.sends) sends")
+        // The bus effect is skipped: nothing at 700 or 1300 Hz.
+        #expect(at(both.steady, 700) < 1e-3 && at(both.steady, 1_300) < 1e-3)
+        // The voice stays fully dry: its 1 kHz (direct and reverb) as with no bus effect.
+        let steady = at(both.steady, 1_000), plainSteady = at(plain.steady, 1_000)
+        #expect(abs(db(steady, plainSteady)) < 0.1, "1 kHz \(db(steady, plainSteady)) dB against no bus effect")
+        // The reverb keeps the one send.
+        let tail = at(both.tail, 1_000), plainTail = at(plain.tail, 1_000)
+        #expect(plainTail > 0.001, "no reverb tail: \(plainTail)")
+        #expect(abs(db(tail, plainTail)) < 0.1, "tail \(db(tail, plainTail)) dB against no bus effect")
     }
 }
