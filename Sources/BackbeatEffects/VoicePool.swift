@@ -221,7 +221,12 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         let target: Int64
         if case .scheduled(let t) = voice.phase { target = t } else { target = now }
         // Far-future starts wait; near ones start now behind a silent lead-in.
-        if target - now > Int64(engine.updateInterval) * 2 {
+        // A device's clock moves in bursts of its mixer's periods, and the
+        // update thread may wake late on a busy machine, so there a start
+        // begins as soon as the update loop wakes for it (four update periods
+        // ahead, see `nextDueFrame`): two were sometimes passed before the next look.
+        let window = Int64(engine.updateInterval) * (device.isLoopback ? 2 : 4)
+        if target - now > window {
             voice.phase = .scheduled(target)
             return
         }
@@ -275,8 +280,11 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         dropClaim(of: voice)
         // The silent lead-in plays at the voice's rate too: a voice at rate 2
         // goes through twice the sound frames in the same output frames.
+        // On a device, the clock is read again here rather than at the update's
+        // start: the mixer may have moved on a period while this update ran.
         let outputToSound = Double(resident.sampleRate) / Double(engine.sampleRate) * Double(voice.rateValue)
-        let leadIn = Int((Double(target - now) * outputToSound).rounded())
+        let leadInFrom = device.isLoopback ? now : engine.currentFrameLocked
+        let leadIn = Int((Double(target - leadInFrom) * outputToSound).rounded())
         attach(voice, to: source, resident: resident, leadIn: leadIn, fadeIn: false)
         voice.startFrame = target
         engine.postLocked(
