@@ -72,15 +72,18 @@ import BackbeatTestFixtures
         let timing = try Timing.run()
         try #require(timing.targets.count == 13 && timing.starts.count == 13, "\(timing.targets) \(timing.starts)")
         #expect(timing.update == 240)
+        // Within one update period; under the thread sanitizer, whose slowed
+        // update thread can wake late, within a few (see `threadSanitizerTimingSlack`).
+        let bound = timing.update * Int64(underThreadSanitizer ? threadSanitizerTimingSlack : 1)
         // On the device clock: where each click's source began, less its silent lead-in.
         let early = zip(timing.starts, timing.targets).map { $0 - $1 }
-        for error in early { #expect(abs(error) <= timing.update, "start − target (frames): \(early)") }
+        for error in early { #expect(abs(error) <= bound, "start − target (frames): \(early)") }
         // In the recording: each click where its target says, counted from the first one.
         try #require(timing.onsets.count == 13, "onsets at \(timing.onsets)")
         let heard = timing.onsets.map { Int64($0 - timing.onsets[0]) }
         let asked = timing.targets.map { $0 - timing.targets[0] }
         let off = zip(heard, asked).map { $0 - $1 }
-        for error in off { #expect(abs(error) <= timing.update, "heard − asked (frames): \(off)") }
+        for error in off { #expect(abs(error) <= bound, "heard − asked (frames): \(off)") }
     }
 
     @Test(
@@ -104,6 +107,7 @@ import BackbeatTestFixtures
         try #require(timing.onsets.count == 13, "onsets at \(timing.onsets)")
         let heard = Int64(timing.onsets.last! - timing.onsets[0])
         let asked = timing.targets.last! - timing.targets[0]
-        #expect(abs(heard - asked) <= timing.update, "heard \(heard) frames for \(asked)")
+        let bound = timing.update * Int64(underThreadSanitizer ? threadSanitizerTimingSlack : 1)
+        #expect(abs(heard - asked) <= bound, "heard \(heard) frames for \(asked)")
     }
 }

@@ -19,12 +19,6 @@ import BackbeatTestFixtures
         var value: String? { lock.lock(); defer { lock.unlock() }; return listing }
     }
 
-    /// Whether this test process runs under the thread sanitizer (`make
-    /// test-tsan` builds the demo with it too). It slows the demo's code
-    /// several times over, so millisecond timing on a real-time device is not
-    /// what that pass checks: it checks races, the plain pass checks timing.
-    static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
-
     /// Frames where a drum hit starts in interleaved stereo: a 1-ms block
     /// louder than 0.2 and than twice the loudest of the 10 ms before the
     /// 2 ms leading up to it, at least 100 ms after the previous hit. The
@@ -117,7 +111,7 @@ import BackbeatTestFixtures
             // after a `wait` is scheduled on the script's own engine time, so
             // the gaps the monitor hears are the scripted 250 ms.
             let gaps = zip(onsets.dropFirst(), onsets).map { Double($0 - $1) / 48.0 }
-            let tolerance = Self.underThreadSanitizer ? 50.0 : 5.0
+            let tolerance = underThreadSanitizer ? 50.0 : 5.0
             for gap in gaps { #expect(abs(gap - 250) <= tolerance, "gaps (ms): \(gaps)") }
         }
     }
