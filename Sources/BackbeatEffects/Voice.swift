@@ -117,6 +117,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var queuedBuffers = 0
     /// The first update step that needs to look at its queue.
     var nextQueueCheck: Int64 = 0
+    /// How much earlier a step may look at its queue: on a device, an endless
+    /// loop counting its wraps (a look per half round) is looked at on any
+    /// step in the last half of that span, so one wakeup serves many voices.
+    var queueCheckSlack: Int64 = 0
     var source: ALSource?
     /// Gain last sent to OpenAL, to skip redundant calls.
     var appliedGain: Float = -1

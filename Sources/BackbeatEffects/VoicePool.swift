@@ -673,7 +673,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         if audibilityDirty { return frame }
         let interval = Int64(engine.updateInterval), outputRate = engine.sampleRate
         var due: Int64?
-        for voice in voices {
+        for voice in voices where !voice.isDormant {
             let next: Int64
             switch voice.phase {
             case .finished:
@@ -728,7 +728,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         for voice in voices {
             // The common case costs nothing: a playing voice whose queue lasts
             // past this step, with no change to its gain, pause or buses.
-            if voice.isSettled && !busesChanged && frame < voice.nextQueueCheck { continue }
+            if voice.isSettled && !busesChanged && frame < voice.nextQueueCheck - voice.queueCheckSlack { continue }
             if voice.isDormant { continue }
             let elapsed = frame - voice.lastUpdateFrame
             voice.lastUpdateFrame = frame
@@ -763,7 +763,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     break
                 }
                 estimatePlayed(voice, to: frame, resident: r, outputRate: outputRate)
-                if frame >= voice.nextQueueCheck {
+                if frame >= voice.nextQueueCheck - voice.queueCheckSlack {
                     if refill(voice, resident: r), source.state == .stopped {
                         if voice.playsToQueue > 0 || voice.introToQueue || voice.tailToQueue {
                             source.play()  // ran dry between updates: restart
@@ -774,11 +774,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                             continue
                         }
                     }
-                    voice.nextQueueCheck =
-                        frame
-                        + safeQueueSpan(
-                            voice, resident: r, updateInterval: updateInterval,
-                            outputRate: outputRate)
+                    let span = safeQueueSpan(
+                        voice, resident: r, updateInterval: updateInterval, outputRate: outputRate)
+                    voice.nextQueueCheck = frame + span
+                    voice.queueCheckSlack = voice.loopsInPlace && !engine.device.isLoopback ? span / 2 : 0
                 }
                 applyGain(voice, busGain: busGain)
                 voice.isSettled = !voice.stepMix(source: source, at: frame, attaching: false, engine: engine)

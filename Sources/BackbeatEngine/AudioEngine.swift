@@ -465,16 +465,12 @@ public final class AudioEngine: @unchecked Sendable {
                     if realTime.wait(until: start + steps * period, for: \.stopRequested) { break loop }
                 case .due(let nanoseconds):
                     // A device: sleeps until the next thing is due, or until the
-                    // game changes something; never steps twice within a period.
-                    let now = MonotonicClock.now()
-                    let deadline = now + nanoseconds
+                    // game changes something (then out the rest of the period:
+                    // it never steps twice within one), or until shutdown.
                     let earliest = lastStep + period
-                    if earliest > now, realTime.wait(until: min(earliest, deadline), for: \.stopRequested) {
-                        break loop
-                    }
-                    if deadline > earliest,
-                        realTime.wait(until: deadline, for: { $0.stopRequested || $0.wakeRequested }),
-                        realTime.withLockedValue({ $0.stopRequested })
+                    let deadline = max(MonotonicClock.now() + nanoseconds, earliest)
+                    if realTime.wait(until: deadline, for: { $0.stopRequested || $0.wakeRequested }),
+                        realTime.wait(until: earliest, for: \.stopRequested)
                     {
                         break loop
                     }

@@ -241,6 +241,14 @@ do {
         // completion reported, soon after its end.
         let engine = try AudioEngine(output: .device())
         let scene = try Scene(engine: engine, directory: directory)
+        // Sixteen more endless loops of different lengths, whose wrap checks fall all over the second.
+        let loops = try (0..<16).map { index in
+            try SoundEffect(
+                buffer: stereo(
+                    tone(200 + 50 * Double(index), seconds: 0.25 + 0.05 * Double(index), from: 0.01, to: 0.01)),
+                name: "loop\(index)", engine: engine)
+        }
+        for loop in loops { loop.play(looping: .forever) }
         scene.waitForEngineTime(0.5, "half a second of play")
         let (startFrame, startSteps) = (engine.currentFrame, engine.realTimeSteps)
         wait("a second of engine time") { engine.currentFrame >= startFrame + 48_000 }
