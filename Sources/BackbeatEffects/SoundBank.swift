@@ -40,7 +40,8 @@ public final class SoundBank: @unchecked Sendable {
         }
         /// The events, in the bank's order.
         public let events: [Event]
-        /// The distinct sound files the bank names.
+        /// The distinct sound files the bank names (a file given two loop
+        /// regions counts twice: it is two sounds, decoded twice).
         public let soundFileCount: Int
         /// Their decoded size, in bytes (what they take in the effect cache).
         public let decodedBytes: Int
