@@ -59,7 +59,8 @@ public struct MixSnapshot: Sendable, Equatable {
 }
 
 /// A snapshot the engine is applying, from ``AudioEngine/activate(_:over:curve:priority:)``
-/// until its release has run out.
+/// until its release has run out. The engine keeps it active until
+/// ``release(over:curve:)``, even if this handle is dropped: keep it to release it.
 public final class ActiveMixSnapshot: @unchecked Sendable {
     // @unchecked: the envelope is read and written only under the engine lock.
 
