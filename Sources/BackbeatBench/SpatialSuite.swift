@@ -96,6 +96,39 @@ public struct SpatialSuite: BenchSuite {
         }
     }
 
+    /// How often, per second of audio, voices of a `count`-emitter scene went
+    /// dormant, woke, got a source and gave one up (after the first game
+    /// frame, where every emitter starts): the churn the audibility threshold causes.
+    public func transitions(count: Int, seconds: Double) throws -> (
+        sleeps: Double, wakes: Double, realized: Double, virtualized: Double
+    ) {
+        let scene = SpatialScene(count: count)
+        let side = try scene.startBackbeat()
+        defer { side.close() }
+        final class Tally: @unchecked Sendable { var realized = 0, virtualized = 0 }
+        let tally = Tally()
+        var samples = [Float](repeating: 0, count: scene.gameFrame * 2)
+        try side.render(frames: scene.gameFrame, into: &samples)
+        let before = side.engine.dormantTransitions
+        let token = side.engine.observe { event in
+            switch event {
+            case .voiceRealized: tally.realized += 1
+            case .voiceVirtualized: tally.virtualized += 1
+            default: break
+            }
+        }
+        defer { token.cancel() }
+        let frames = gameFrames(seconds, scene)
+        samples = [Float](repeating: 0, count: frames * 2)
+        try side.render(frames: frames, into: &samples)
+        let after = side.engine.dormantTransitions
+        let span = Double(frames) / Double(scene.sampleRate)
+        return (
+            Double(after.sleeps - before.sleeps) / span, Double(after.wakes - before.wakes) / span,
+            Double(tally.realized) / span, Double(tally.virtualized) / span
+        )
+    }
+
     /// The time of each of `count` game frames moving a 1,000-emitter scene's
     /// emitters (one batch of 1,000 position changes), in microseconds, with
     /// one update period rendered between frames.
@@ -116,6 +149,13 @@ public struct SpatialSuite: BenchSuite {
         return times
     }
 
+    private func logTransitions(count: Int, seconds: Double, log: (String) -> Void) {
+        guard let t = try? transitions(count: count, seconds: seconds) else { return }
+        log(
+            "\(count) emitters, per second: \(fmt(t.wakes)) wakes, \(fmt(t.sleeps)) sleeps, \(fmt(t.realized)) sources taken, \(fmt(t.virtualized)) given up"
+        )
+    }
+
     public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let quick = options.quick
         let seconds = quick ? 0.2 : 10
@@ -125,6 +165,7 @@ public struct SpatialSuite: BenchSuite {
             // Only the large scene (for profiling it).
             let tenK = try xRealTime(count: big, seconds: seconds, rounds: rounds)
             log("\(big) emitters: \(tenK.map(fmt).joined(separator: ", "))× real time")
+            logTransitions(count: big, seconds: seconds, log: log)
             return [Figure(key: "xrealtime_10k", rounds: tenK, unit: "× real time, Backbeat, \(big) moving emitters")]
         }
         let scene = SpatialScene(count: quick ? 40 : 255, audibleTarget: quick ? 8 : 50)
@@ -138,6 +179,7 @@ public struct SpatialSuite: BenchSuite {
         let hrtf = try measure(scene, hrtf: true, seconds: seconds, rounds: rounds, log: log)
         let tenK = try xRealTime(count: big, seconds: seconds, rounds: rounds)
         log("\(big) emitters: \(tenK.map(fmt).joined(separator: ", "))× real time")
+        logTransitions(count: big, seconds: seconds, log: log)
         let moves = try moveTimes(emitters: quick ? 100 : 1_000, frames: quick ? 20 : 2_000).sorted()
         let p99 = moves[min(moves.count - 1, Int((Double(moves.count) * 0.99).rounded(.up)) - 1)]
         log("moving \(quick ? 100 : 1_000) emitters: median \(fmt(moves[moves.count / 2])) µs, p99 \(fmt(p99)) µs")

@@ -38,6 +38,12 @@ extension AudioEngine {
     /// Times an effect voice's source ran dry between two update steps and had
     /// to be restarted (an effect underrun), since the engine opened.
     package var effectVoiceRestarts: Int { withLock { voicePoolLocked.restarts } }
+
+    /// Times a virtual voice went dormant (out of earshot, off the update
+    /// step's list) and woke again, since the engine opened.
+    package var dormantTransitions: (sleeps: Int, wakes: Int) {
+        withLock { (voicePoolLocked.sleeps, voicePoolLocked.wakes) }
+    }
 }
 
 extension Bus {

@@ -52,6 +52,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Rises whenever a row changes hands (a voice starts or ends).
     private var slotGeneration: UInt64 = 0
     private(set) var dormantCount = 0
+    /// Times a voice went dormant, and woke, since the engine opened.
+    private(set) var sleeps = 0, wakes = 0
     /// A voice went dormant while still in the list of voices (removed at the end of the update step).
     private var sleptOutsidePass = false
     /// The reaches need working out again (threshold or distance curve changed).
@@ -63,6 +65,11 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private var batchVoices: [Voice] = []
     private var batchSlots: [Int32] = []
     private var batchGeneration: UInt64 = .max
+    /// Each row's place in the batch (-1: not in it), the batch's places of
+    /// voices without a row, and its first row when its rows run in order (else -1).
+    private var batchIndexOfSlot: [Int32] = []
+    private var batchUnslotted: [Int32] = []
+    private var batchBase = -1
     /// Rows moved within their reach since the last pass (maybe stale: checked when woken).
     private var pendingWake: [Int] = []
     /// Where the listener was at the last full look at the table: while it
@@ -1064,6 +1071,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voice.dormantSince = voice.lastUpdateFrame
         voice.isDormant = true
         dormantCount += 1
+        sleeps += 1
     }
 
     /// Wakes a dormant voice: back in the list of voices, virtual, its time
@@ -1085,6 +1093,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voice.isDormant = false
         slotReach[s] = -1
         dormantCount -= 1
+        wakes += 1
         voice.lastUpdateFrame = resume
         voices.append(voice)
         audibilityDirty = true
@@ -1194,22 +1203,63 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     /// Moves `voices[i]` to `positions[i]` (finite points; the caller checked
     /// the voices are this engine's), with the lock held and the context
-    /// current: a dormant voice's move is a store into its row, found
-    /// without visiting the voice when the batch is the array given last
-    /// time (the pool keeps it, so the same storage means the same voices).
-    /// A dormant voice moved within its reach of the listener is noted for
-    /// the next audibility pass to wake. Returns whether the pass has
-    /// anything to look at (a dormant voice came within reach, or another moved).
+    /// current. The pool keeps the array it was given last (the same storage
+    /// means the same voices) with each voice's row of the table, so a move
+    /// of that batch never visits a dormant voice: one pass stores every
+    /// point into its row (a dormant voice's place; an awake voice's row is
+    /// not read) and compares its squared distance from the listener with
+    /// the row's squared reach (-1 for an awake voice), noting the rows that
+    /// came within reach for the next audibility pass to wake; then only the
+    /// awake voices (the update step's list) and the voices without a row
+    /// are moved one by one. Returns whether the pass has anything to look
+    /// at (a dormant voice came within reach, or an awake one moved).
     func moveBatch(_ voices: [Voice], to positions: [Audio3DPoint]) -> Bool {
-        if !isCachedBatch(voices) {
-            batchVoices = voices
-            batchSlots = voices.map { Int32(truncatingIfNeeded: $0.slot) }
-            batchGeneration = slotGeneration
-        }
+        if !isCachedBatch(voices) { remember(voices) }
+        let near = storeBatch(positions)
         var moved = false
+        positions.withUnsafeBufferPointer { positions in
+            batchIndexOfSlot.withUnsafeBufferPointer { index in
+                for voice in self.voices where !voice.isDormant {
+                    let s = voice.slot
+                    guard s >= 0, s < index.count else { continue }
+                    let i = Int(index[s])
+                    guard i >= 0, positions[i].isFinite else { continue }
+                    moved = voice.moveLocked(to: positions[i]) || moved
+                }
+            }
+            for i in batchUnslotted {
+                let p = positions[Int(i)]
+                guard p.isFinite else { continue }
+                moved = voices[Int(i)].moveLocked(to: p) || moved
+            }
+        }
+        return moved || near
+    }
+
+    /// Keeps `voices` as the batch, with each one's row, each row's place in
+    /// the batch (its last, when a voice comes twice) and the voices without one.
+    private func remember(_ voices: [Voice]) {
+        batchVoices = voices
+        batchSlots = voices.map { Int32(truncatingIfNeeded: $0.slot) }
+        batchGeneration = slotGeneration
+        batchIndexOfSlot = Array(repeating: -1, count: slotVoices.count)
+        batchUnslotted = []
+        var contiguous = !voices.isEmpty
+        let base = batchSlots.first ?? 0
+        for (i, s) in batchSlots.enumerated() {
+            if s >= 0 { batchIndexOfSlot[Int(s)] = Int32(i) } else { batchUnslotted.append(Int32(i)) }
+            if s != base &+ Int32(truncatingIfNeeded: i) { contiguous = false }
+        }
+        batchBase = contiguous ? Int(base) : -1
+    }
+
+    /// Stores the batch's finite points into their rows; returns whether a
+    /// dormant row came within its reach of the listener (noted in ``pendingWake``).
+    private func storeBatch(_ positions: [Audio3DPoint]) -> Bool {
         let slots = batchSlots, reach = slotReach
         let l = scannedListener
         var xs = slotX, ys = slotY, zs = slotZ, near = pendingWake
+        let before = near.count
         // Taken out of the pool while written (no copy: each has one owner then).
         slotX = []
         slotY = []
@@ -1221,29 +1271,27 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             slotZ = zs
             pendingWake = near
         }
-        voices.withUnsafeBufferPointer { voices in
-            positions.withUnsafeBufferPointer { positions in
-                slots.withUnsafeBufferPointer { slots in
-                    reach.withUnsafeBufferPointer { reach in
-                        xs.withUnsafeMutableBufferPointer { xs in
-                            ys.withUnsafeMutableBufferPointer { ys in
-                                zs.withUnsafeMutableBufferPointer { zs in
-                                    for i in 0..<voices.count {
-                                        let p = positions[i]
-                                        guard p.isFinite else { continue }
+        let base = batchBase
+        positions.withUnsafeBufferPointer { positions in
+            slots.withUnsafeBufferPointer { slots in
+                reach.withUnsafeBufferPointer { reach in
+                    xs.withUnsafeMutableBufferPointer { xs in
+                        ys.withUnsafeMutableBufferPointer { ys in
+                            zs.withUnsafeMutableBufferPointer { zs in
+                                if base >= 0 {
+                                    Self.storeRows(
+                                        positions, base: base, xs, ys, zs, reach: reach, listener: l, near: &near)
+                                } else {
+                                    for i in 0..<positions.count {
                                         let s = Int(slots[i])
-                                        // Only a dormant row has a reach of 0 or more.
-                                        let r = s >= 0 ? reach[s] : -1
-                                        if r >= 0 || (s >= 0 && voices[i].isDormant) {
-                                            xs[s] = p.x
-                                            ys[s] = p.y
-                                            zs[s] = p.z
-                                            // NaN (no scan yet) compares false: the pass scans then.
-                                            let tx = l.x - p.x, ty = l.y - p.y, tz = l.z - p.z
-                                            if tx * tx + ty * ty + tz * tz <= r { near.append(s) }
-                                        } else {
-                                            moved = voices[i].moveLocked(to: p) || moved
-                                        }
+                                        let p = positions[i]
+                                        guard s >= 0, p.isFinite else { continue }
+                                        xs[s] = p.x
+                                        ys[s] = p.y
+                                        zs[s] = p.z
+                                        // NaN (no scan yet) compares false: the pass scans then.
+                                        let tx = l.x - p.x, ty = l.y - p.y, tz = l.z - p.z
+                                        if tx * tx + ty * ty + tz * tz <= reach[s] { near.append(s) }
                                     }
                                 }
                             }
@@ -1252,7 +1300,84 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 }
             }
         }
-        return moved || !near.isEmpty
+        return near.count > before
+    }
+
+    /// The batch whose rows are `base..<base + positions.count`, in order (a
+    /// game's emitters started together): four rows at a time in SIMD lanes,
+    /// blocks of 64 rows stored and compared with no branch, and only a block
+    /// where a row came within reach looked at again for which.
+    private static func storeRows(
+        _ positions: UnsafeBufferPointer<Audio3DPoint>, base: Int,
+        _ xs: UnsafeMutableBufferPointer<Float>, _ ys: UnsafeMutableBufferPointer<Float>,
+        _ zs: UnsafeMutableBufferPointer<Float>, reach: UnsafeBufferPointer<Float>,
+        listener l: Audio3DPoint, near: inout [Int]
+    ) {
+        let count = positions.count
+        guard count > 0, let p = positions.baseAddress, let x = xs.baseAddress, let y = ys.baseAddress,
+            let z = zs.baseAddress, let r = reach.baseAddress
+        else { return }
+        precondition(MemoryLayout<Audio3DPoint>.stride == 12 && base + count <= reach.count)
+        let floats = UnsafeRawPointer(p)
+        let lx = SIMD4<Float>(repeating: l.x), ly = SIMD4<Float>(repeating: l.y), lz = SIMD4<Float>(repeating: l.z)
+        @inline(__always) func load(_ q: UnsafeMutablePointer<Float>, _ s: Int) -> SIMD4<Float> {
+            UnsafeRawPointer(q + s).loadUnaligned(as: SIMD4<Float>.self)
+        }
+        @inline(__always) func store(_ v: SIMD4<Float>, _ q: UnsafeMutablePointer<Float>, _ s: Int) {
+            UnsafeMutableRawPointer(q + s).storeBytes(of: v, as: SIMD4<Float>.self)
+        }
+        let whole = count & ~3
+        var start = 0
+        while start < whole {
+            let end = min(whole, start + 64)
+            var hits = SIMD4<Int32>(repeating: 0)
+            var i = start
+            while i < end {
+                // Four points, x y z x | y z x y | z x y z, into a lane each.
+                let a = floats.loadUnaligned(fromByteOffset: i * 12, as: SIMD4<Float>.self)
+                let b = floats.loadUnaligned(fromByteOffset: i * 12 + 16, as: SIMD4<Float>.self)
+                let c = floats.loadUnaligned(fromByteOffset: i * 12 + 32, as: SIMD4<Float>.self)
+                var px = SIMD4<Float>(a[0], a[3], b[2], c[1])
+                var py = SIMD4<Float>(a[1], b[0], b[3], c[2])
+                var pz = SIMD4<Float>(a[2], b[1], c[0], c[3])
+                // A point with a NaN or infinite coordinate leaves its row as it was.
+                // (x - x is 0 for a finite x, NaN for an infinite or NaN one.)
+                let bad = .!(((px - px) + (py - py) + (pz - pz)) .== .zero)
+                let s = base &+ i
+                px.replace(with: load(x, s), where: bad)
+                py.replace(with: load(y, s), where: bad)
+                pz.replace(with: load(z, s), where: bad)
+                store(px, x, s)
+                store(py, y, s)
+                store(pz, z, s)
+                let tx = lx - px, ty = ly - py, tz = lz - pz
+                let squared = tx * tx + ty * ty + tz * tz
+                let within = squared .<= UnsafeRawPointer(r + s).loadUnaligned(as: SIMD4<Float>.self)
+                hits.replace(with: 1, where: within)
+                i += 4
+            }
+            if hits != .zero { findNear(start..<end) }
+            start = end
+        }
+        // The last rows, one by one.
+        for i in whole..<count {
+            let s = base &+ i
+            let q = p[i]
+            if q.isFinite {
+                x[s] = q.x
+                y[s] = q.y
+                z[s] = q.z
+            }
+        }
+        if whole < count { findNear(whole..<count) }
+
+        func findNear(_ range: Range<Int>) {
+            for i in range {
+                let s = base &+ i
+                let tx = l.x - x[s], ty = l.y - y[s], tz = l.z - z[s]
+                if tx * tx + ty * ty + tz * tz <= r[s] { near.append(s) }
+            }
+        }
     }
 
     /// Whether `voices` is the array ``moveBatch(_:to:)`` was given last, and no row changed hands since.
@@ -1328,6 +1453,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         wakeAll()
         batchVoices = []
         batchSlots = []
+        batchIndexOfSlot = []
+        batchUnslotted = []
         for voice in voices {
             finish(voice, completed: false)
             freeSource(of: voice)
