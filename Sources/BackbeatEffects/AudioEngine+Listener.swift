@@ -255,6 +255,20 @@ extension AudioEngine {
         set { withLock { _ = voicePoolLocked.setThreshold(decibels: newValue) } }
     }
 
+    /// How far, in dB, below ``audibilityThreshold`` a virtual looping voice's
+    /// level must fall before the engine stops visiting it at every update
+    /// step (default 3). Such a voice sleeps in a table of points the engine
+    /// checks against the listener in one pass; it wakes, and takes a source
+    /// back, as soon as its level is above the threshold again. The margin
+    /// keeps a voice that hovers at the threshold from being put to sleep
+    /// and woken over and over; it changes nothing that is heard (a voice
+    /// below the threshold is virtual either way, and a sleeping one keeps
+    /// its time). NaN, negative and infinite values are ignored.
+    public var audibilityMargin: Float {
+        get { withLock { voicePoolLocked.marginDecibels } }
+        set { withLock { _ = voicePoolLocked.setMargin(decibels: newValue) } }
+    }
+
     /// Whether positioned voices are rendered through a head-related transfer
     /// function (OpenAL Soft's HRTF, for headphones): a voice's direction then
     /// sounds from around, above and behind the head, not only between the

@@ -88,6 +88,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// ``AudioEngine/audibilityThreshold`` in decibels, and as a gain.
     private(set) var thresholdDecibels: Float = -60
     private(set) var thresholdGain: Float = 0.001
+    /// ``AudioEngine/audibilityMargin`` in decibels, and the gain below
+    /// which an awake virtual voice goes to sleep (the threshold less the margin).
+    private(set) var marginDecibels: Float = 3
+    private(set) var sleepGain: Float = 0.001 * powf(10, -3 / 20)
     /// Reused by the audibility pass, so an update allocates nothing.
     private var waiting: [Voice] = []
     private var holding: [Voice] = []
@@ -521,11 +525,21 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         }
     }
 
+    /// Sets ``AudioEngine/audibilityMargin``; false if `decibels` is NaN, negative or infinite.
+    func setMargin(decibels: Float) -> Bool {
+        guard decibels.isFinite, decibels >= 0 else { return false }
+        marginDecibels = decibels
+        sleepGain = thresholdGain * powf(10, -decibels / 20)
+        audibilityDirty = true
+        return true
+    }
+
     /// Sets ``AudioEngine/audibilityThreshold``; false if `decibels` is NaN or above 0.
     func setThreshold(decibels: Float) -> Bool {
         guard !decibels.isNaN, decibels <= 0 else { return false }
         thresholdDecibels = decibels
         thresholdGain = decibels == -.infinity ? 0 : powf(10, decibels / 20)
+        sleepGain = thresholdGain * powf(10, -marginDecibels / 20)
         audibilityDirty = true
         reachesStale = true
         return true
@@ -912,7 +926,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 voice.audibility = a
                 guard !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
                 if voice.isPlacedInWorld && a < thresholdGain {
-                    if canSleep(voice) {
+                    // It sleeps only once the margin below the threshold (it
+                    // wakes at the threshold): a voice near the line stays awake.
+                    if a < sleepGain, canSleep(voice) {
                         sleep(voice, listener: listener)
                         slept = true
                     }

@@ -85,6 +85,92 @@ struct SpatialDormantTests {
         }
     }
 
+    /// Moves a tone loop from near to `from` and then five times between
+    /// 900 m (-59 dB, heard) and 1,200 m (-61.6 dB) with the given margin;
+    /// returns the sleeps and wakes after it first went far, its sources
+    /// taken and given up (events), and the RMS of each stay at 900 m and at 1,200 m.
+    static func hover(margin: Float?) throws -> (
+        sleeps: Int, wakes: Int, realized: Int, virtualized: Int, heard: [Float], silent: [Float],
+        dormantAt1200: Bool
+    ) {
+        try withOfflineEngine { engine in
+            if let margin { engine.audibilityMargin = margin }
+            let tone = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            final class Tally: @unchecked Sendable { var realized = 0, virtualized = 0 }
+            let tally = Tally()
+            let token = engine.observe { event in
+                if case .voiceRealized = event { tally.realized += 1 }
+                if case .voiceVirtualized = event { tally.virtualized += 1 }
+            }
+            defer { token.cancel() }
+            let voice = tone.play(at: nil, position: Self.near, looping: .forever)
+            _ = try engine.render(frames: 4_800)
+            voice.position = Audio3DPoint(x: 0, y: 0, z: -1_200)
+            _ = try engine.render(frames: 4_800)
+            let dormant = engine.withLock { voice.isDormant }
+            let before = engine.dormantTransitions
+            let (realized, virtualized) = (tally.realized, tally.virtualized)
+            var heard: [Float] = [], silent: [Float] = []
+            for _ in 0..<5 {
+                voice.position = Audio3DPoint(x: 0, y: 0, z: -900)
+                _ = try engine.render(frames: 2_400)
+                heard.append(SampleAnalysis.rms(try engine.render(frames: 2_400)))
+                voice.position = Audio3DPoint(x: 0, y: 0, z: -1_200)
+                _ = try engine.render(frames: 2_400)
+                silent.append(SampleAnalysis.rms(try engine.render(frames: 2_400)))
+            }
+            let after = engine.dormantTransitions
+            return (
+                after.sleeps - before.sleeps, after.wakes - before.wakes, tally.realized - realized,
+                tally.virtualized - virtualized, heard, silent, dormant
+            )
+        }
+    }
+
+    @Test(
+        "A loop hovering just below the threshold stays awake within the margin (3 dB by default): it gives up and takes back its source at the threshold as before, and sleeps only with no margin"
+    )
+    func marginKeepsHoveringVoiceAwake() throws {
+        let kept = try Self.hover(margin: nil)
+        let none = try Self.hover(margin: 0)
+        #expect(!kept.dormantAt1200, "-61.6 dB is within 3 dB of the threshold")
+        #expect(none.dormantAt1200)
+        #expect(kept.sleeps == 0 && kept.wakes == 0, "\(kept.sleeps) sleeps, \(kept.wakes) wakes")
+        #expect(none.sleeps == 5 && none.wakes == 5, "\(none.sleeps) sleeps, \(none.wakes) wakes")
+        for run in [kept, none] {
+            #expect(
+                run.realized == 5 && run.virtualized == 5, "\(run.realized) realized, \(run.virtualized) virtualized")
+            #expect(run.heard.allSatisfy { $0 > 1e-4 }, "\(run.heard)")
+            #expect(run.silent.allSatisfy { $0 == 0 }, "\(run.silent)")
+        }
+        // Both render the same samples: the margin changes only what the update step visits.
+        #expect(zip(kept.heard, none.heard).allSatisfy { abs($0 - $1) <= 1e-6 * max($0, $1) + 1e-9 })
+    }
+
+    @Test("The margin: NaN, negative and infinite values are ignored; a larger one keeps a voice awake further out")
+    func marginSetting() throws {
+        try withOfflineEngine { engine in
+            #expect(engine.audibilityMargin == 3)
+            engine.audibilityMargin = .nan
+            engine.audibilityMargin = -1
+            engine.audibilityMargin = .infinity
+            #expect(engine.audibilityMargin == 3)
+            engine.audibilityMargin = 20
+            let tone = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let voice = tone.play(at: nil, position: Self.near, looping: .forever)
+            _ = try engine.render(frames: 2_400)
+            voice.position = Audio3DPoint(x: 0, y: 0, z: -5_000)  // -74 dB: 14 dB below, within 20
+            _ = try engine.render(frames: 4_800)
+            #expect(voice.state == .virtual)
+            #expect(!engine.withLock { voice.isDormant })
+            engine.audibilityMargin = 10
+            _ = try engine.render(frames: 2_400)
+            #expect(engine.withLock { voice.isDormant })
+        }
+    }
+
     @Test("moveVoices moves the voices the array holds now, after the game reorders the array it keeps")
     func reorderedBatch() throws {
         try withOfflineEngine { engine in
