@@ -1233,6 +1233,15 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         if !isCachedBatch(voices) { remember(voices) }
         let near = storeBatch(positions)
         var moved = false
+        guard !batchIndexOfSlot.isEmpty else {
+            // A small batch: its own voices, the dormant ones skipped.
+            for i in 0..<voices.count where voices[i].slot < 0 || !voices[i].isDormant {
+                let p = positions[i]
+                guard p.isFinite else { continue }
+                moved = voices[i].moveLocked(to: p) || moved
+            }
+            return moved || near
+        }
         positions.withUnsafeBufferPointer { positions in
             batchIndexOfSlot.withUnsafeBufferPointer { index in
                 for voice in self.voices where !voice.isDormant {
@@ -1252,14 +1261,19 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         return moved || near
     }
 
-    /// Keeps `voices` as the batch, with each one's row, each row's place in
-    /// the batch (its last, when a voice comes twice) and the voices without one.
+    /// Keeps `voices` as the batch, with each one's row and, for a batch of
+    /// more than 256 voices, each row's place in the batch (its last, when a
+    /// voice comes twice) and the voices without one; a smaller batch is
+    /// moved by visiting its own voices (no table-sized index for a few voices).
     private func remember(_ voices: [Voice]) {
         batchVoices = voices
         batchSlots = voices.map { Int32(truncatingIfNeeded: $0.slot) }
         batchGeneration = slotGeneration
-        batchIndexOfSlot = Array(repeating: -1, count: slotVoices.count)
         batchUnslotted = []
+        batchIndexOfSlot = []
+        batchBase = -1
+        guard voices.count > 256 else { return }
+        batchIndexOfSlot = Array(repeating: -1, count: slotVoices.count)
         var contiguous = !voices.isEmpty
         let base = batchSlots.first ?? 0
         for (i, s) in batchSlots.enumerated() {
