@@ -52,6 +52,25 @@ public enum SampleAnalysis {
         return count
     }
 
+    /// The frequency of a steady tone in mono `samples`, in Hz, from the
+    /// median spacing of its rising zero crossings (each placed between its
+    /// two samples by linear interpolation); nil with fewer than three.
+    ///
+    /// The median makes a recording's brief dropout (a real-time device that
+    /// missed a few milliseconds on a busy machine) cost nothing, where
+    /// counting crossings over the whole span would read it as a lower pitch.
+    public static func zeroCrossingFrequency(_ samples: [Float], sampleRate: Int) -> Double? {
+        var crossings: [Double] = []
+        for i in samples.indices.dropFirst() where samples[i - 1] < 0 && samples[i] >= 0 {
+            let a = Double(samples[i - 1]), b = Double(samples[i])
+            crossings.append(Double(i - 1) + (b - a > 0 ? -a / (b - a) : 0))
+        }
+        guard crossings.count >= 3 else { return nil }
+        let spacings = zip(crossings.dropFirst(), crossings).map { $0 - $1 }.sorted()
+        let median = spacings[spacings.count / 2]
+        return median > 0 ? Double(sampleRate) / median : nil
+    }
+
     /// The first frame in which any channel's |sample| exceeds `threshold`, or nil.
     ///
     /// - Parameters:

@@ -27,6 +27,21 @@ import BackbeatTesting
         #expect(SampleAnalysis.onsetFrames([Float](repeating: 0, count: 100), channels: 1).isEmpty)
     }
 
+    @Test("A tone's zero-crossing frequency is its pitch, a dropout in it changes nothing, and silence has none")
+    func zeroCrossingFrequency() {
+        let one = TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 0.9)).interleavedFloats
+        #expect(abs((SampleAnalysis.zeroCrossingFrequency(one, sampleRate: 48_000) ?? 0) - 1_000) < 0.5)
+        // 8 ms silent mid-recording: the crossing count says 991 Hz, the spacing still 1000.
+        var dropped = one
+        for i in 20_000..<20_384 { dropped[i] = 0 }
+        let counted = Double(SampleAnalysis.risingZeroCrossings(dropped)) * 48_000 / Double(dropped.count)
+        #expect(counted < 995)
+        #expect(abs((SampleAnalysis.zeroCrossingFrequency(dropped, sampleRate: 48_000) ?? 0) - 1_000) < 0.5)
+        let other = TestSignal.sine(frequency: 991, duration: MediaTime(seconds: 0.9)).interleavedFloats
+        #expect(abs((SampleAnalysis.zeroCrossingFrequency(other, sampleRate: 48_000) ?? 0) - 991) < 0.5)
+        #expect(SampleAnalysis.zeroCrossingFrequency([Float](repeating: 0, count: 4_800), sampleRate: 48_000) == nil)
+    }
+
     @Test("Onset times of scheduled hits in a render are the times they were scheduled for")
     func onsetsOfScheduledHits() throws {
         try withOfflineEngine { engine in
