@@ -118,10 +118,7 @@ public struct DeviceSuite: BenchSuite {
                 "trigger: \(triggers.calls.count) calls but \(onsets.count) clicks heard (with the reference)")
         }
         let sorted = delays.sorted()
-        func percentile(_ p: Double) -> Double {
-            sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
-        }
-        let (p50, p99) = (percentile(0.5), percentile(0.99))
+        let (p50, p99) = (percentile(sorted, 0.5), percentile(sorted, 0.99))
         log(
             "trigger to sound over \(sorted.count) play() calls: p50 \(String(format: "%.1f", p50)) ms, p99 "
                 + "\(String(format: "%.1f", p99)) ms (min \(String(format: "%.1f", sorted[0])), max "

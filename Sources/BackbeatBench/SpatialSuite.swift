@@ -181,7 +181,7 @@ public struct SpatialSuite: BenchSuite {
         log("\(big) emitters: \(tenK.map(fmt).joined(separator: ", "))× real time")
         logTransitions(count: big, seconds: seconds, log: log)
         let moves = try moveTimes(emitters: quick ? 100 : 1_000, frames: quick ? 20 : 2_000).sorted()
-        let p99 = moves[min(moves.count - 1, Int((Double(moves.count) * 0.99).rounded(.up)) - 1)]
+        let p99 = percentile(moves, 0.99)
         log("moving \(quick ? 100 : 1_000) emitters: median \(fmt(moves[moves.count / 2])) µs, p99 \(fmt(p99)) µs")
         return [
             Figure(

@@ -95,4 +95,19 @@ struct BenchHarnessTests {
                 "| mix.ratio_64 | 0.950 (0.900–0.990) | 0.970 (0.960–1) | +2.1% | ~ noise (ranges overlap) |"))
         #expect(!table.contains("ratio_64_min"))
     }
+
+    @Test("Percentiles follow the nearest-rank rule: the smallest value with at least that fraction at or below it")
+    func percentilesAreNearestRank() {
+        let hundred = (1...100).map(Double.init).shuffled()
+        #expect(percentile(hundred, 0.99) == 99)
+        #expect(percentile(hundred, 0.5) == 50)
+        #expect(percentile(hundred, 1) == 100)
+        #expect(percentile(hundred, 0) == 1)
+        // 96 values, as the device suite's trigger calls: p99 is the largest (rank 96).
+        let triggers = (1...96).map(Double.init)
+        #expect(percentile(triggers, 0.99) == 96)
+        #expect(percentile(triggers, 0.5) == 48)
+        #expect(percentile([2, 1], 0.5) == 1)
+        #expect(percentile([], 0.5) == 0)
+    }
 }
