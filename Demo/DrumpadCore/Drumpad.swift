@@ -397,7 +397,7 @@ public final class Drumpad: @unchecked Sendable {
 
     private func playStinger() {
         guard let level else { return report("stinger: no level music in the assets") }
-        guard level.player.currentSection != nil else {
+        guard level.player.currentSection != nil || level.player.upcomingSection != nil else {
             return report("stinger: no level music playing (start it with section explore)")
         }
         do {

@@ -200,6 +200,15 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer 
     /// The section heard now (nil before the first plays, or after ``stop()``).
     public var currentSection: String? { locked { heardNow()?.name } }
 
+    /// The section scheduled to start and not heard yet (nil when none is):
+    /// right after ``play(section:)`` or a transition.
+    public var upcomingSection: String? {
+        locked {
+            guard let pending, let engine, engine.currentFrameLocked < pending.start else { return nil }
+            return pending.name
+        }
+    }
+
     /// The tempo of a section, if it has one.
     public func tempo(of section: String) -> TempoMap? { sections[section]?.tempo }
 
@@ -312,7 +321,8 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer 
         _ = try asset.schedulingInfo()
         return try locked {
             guard let engine else { throw BackbeatError(.engineShutDown, operation: "AdaptiveMusicPlayer.playStinger") }
-            let boundary = boundaryLocked(quantization, engine: engine)
+            // Right after play(section:), before the section is heard, on its beats.
+            let boundary = boundaryLocked(quantization, engine: engine, orUpcoming: true)
             try startStreamLocked(
                 asset: asset, looping: .once, layer: nil, kind: .stinger, at: boundary,
                 fade: .constant(1), engine: engine)
@@ -464,9 +474,15 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer 
         return next + engine.latencyFrames
     }
 
-    private func boundaryLocked(_ quantization: MusicQuantization, engine: AudioEngine) -> Int64 {
+    /// With `orUpcoming`, a section scheduled but not heard yet counts when
+    /// none is heard: its first frame is its first beat and bar.
+    private func boundaryLocked(
+        _ quantization: MusicQuantization, engine: AudioEngine, orUpcoming: Bool = false
+    ) -> Int64 {
         let earliest = earliestLocked(engine)
-        guard let now = heardNow(), let section = sections[now.name], quantization != .immediate else {
+        guard let now = heardNow() ?? (orUpcoming ? pending : nil), let section = sections[now.name],
+            quantization != .immediate
+        else {
             return earliest
         }
         let elapsed = earliest - now.start

@@ -100,8 +100,17 @@ struct AdaptiveMusicTests {
                         MusicSection(name: "fight", asset: fight, tempo: Self.tempo),
                     ])
                 var out: [Float] = []
+                // Right after play(section:), before calm is heard: its first beat is its first frame.
+                #expect(music.currentSection == nil && music.upcomingSection == nil)
                 let start = Int(try music.play(section: "calm").frames(atSampleRate: Self.rate))
+                #expect(music.currentSection == nil && music.upcomingSection == "calm")
+                let first = Int(try music.playStinger(hit, quantization: .beat).frames(atSampleRate: Self.rate))
+                #expect(first == start)
                 try Self.render(engine, 10_000, into: &out)
+                #expect(
+                    abs(out[(start - 1) * 2]) < 1e-4 && abs(out[start * 2] - 0.3) < 1e-4, "calm and the stinger at once"
+                )
+                #expect(music.currentSection == "calm" && music.upcomingSection == nil)
                 let hitAt = Int(try music.playStinger(hit, quantization: .beat).frames(atSampleRate: Self.rate))
                 #expect(hitAt == start + Int(Self.beat(1)))
                 #expect(music.nextBoundary(.bar).frames(atSampleRate: Self.rate) == Int64(start) + Self.beat(4))

@@ -79,6 +79,17 @@ import Testing
         #expect(abs(heard - reported) <= 1, "the stinger is heard at \(heard), the beat is at \(reported)")
     }
 
+    @Test func aStingerTypedRightAfterTheSectionLandsOnItsFirstBeat() throws {
+        // `section explore` then `stinger` at once: explore is scheduled, not heard yet.
+        let plain = try DrumpadDemoTests.render(["section explore", "wait 2"], music: false)
+        let stung = try DrumpadDemoTests.render(["section explore", "stinger", "wait 2"], music: false)
+        let start = try Self.reportedFrame(stung, "section: explore starts")
+        let reported = try Self.reportedFrame(stung, "stinger: on the next beat")
+        #expect(reported == start, "stinger at \(reported), explore begins at \(start)")
+        let heard = try #require(Self.firstDifference(plain.samples, stung.samples))
+        #expect(abs(heard - reported) <= 1, "the stinger is heard at \(heard), explore begins at \(reported)")
+    }
+
     /// The shift (in `range`) at which `out` from `from` matches `reference` best over `count` stereo frames, and the worst difference there.
     static func match(_ out: [Float], from: Int, _ reference: [Float], shifts range: ClosedRange<Int>, count: Int)
         -> (shift: Int, worst: Float)
