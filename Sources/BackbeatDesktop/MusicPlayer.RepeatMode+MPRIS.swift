@@ -1,6 +1,6 @@
 import BackbeatMusic
 
-extension MusicPlayer.RepeatMode: Codable {
+extension MusicPlayer.RepeatMode {
     /// The MPRIS LoopStatus for a repeat mode: `None`, `Track` or `Playlist`.
     init?(loopStatus: String) {
         switch loopStatus {

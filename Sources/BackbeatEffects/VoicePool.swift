@@ -950,7 +950,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 ($0.priority, $0.audibility, -$0.requestFrame) > ($1.priority, $1.audibility, -$1.requestFrame)
             }
         }
-        var next = realize(from: 0, at: frame)
+        let next = realize(from: 0, at: frame)
         guard next < waiting.count, holdingCount > 0 else { return }
         // More audible voices than sources: the least audible voices holding
         // one (lowest priority first) go virtual for the most audible waiting ones.

@@ -59,8 +59,8 @@ import BackbeatTestFixtures
     /// out at 48 kHz as the ideal tones, within -80 dB; a 21-kHz tone, past
     /// the passband, is cut by more than 20 dB.
     @Test("Resampling 44.1 to 48 kHz keeps tones to 10 kHz within -80 dB of the ideal and cuts 21 kHz", arguments: [1_000.0, 10_000.0, 21_000.0])
-    func resamplingQuality(frequency: Double) async throws {
-        try await withTemporaryDirectory { dir in
+    func resamplingQuality(frequency: Double) throws {
+        try withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("tone.wav")
             let frames = 44_100
             var samples = [Float](repeating: 0, count: frames * 2)

@@ -241,9 +241,9 @@ struct SoundEventTests {
                 return SampleAnalysis.peak(try engine.render(frames: 4_800))
             }
         }
-        let full = try peak(volume: 1), half = try peak(volume: 0.5), nan = try peak(volume: .nan)
+        let full = try peak(volume: 1), half = try peak(volume: 0.5), fromNaN = try peak(volume: .nan)
         #expect(full > 0.05 && abs(half / full - 0.5) < 0.01)
-        #expect(nan == full, "NaN means 1")
+        #expect(fromNaN == full, "NaN means 1")
     }
 
     /// Renders twelve varied plays of an event seeded with `seed`.
