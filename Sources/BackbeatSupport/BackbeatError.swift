@@ -32,10 +32,11 @@ public struct BackbeatError: Error, Sendable, Equatable, CustomStringConvertible
         self.reason = reason
     }
 
-    /// One line: `path: operation: code (reason)`.
+    /// One line: `path: operation: code (reason)`. An archive entry's path
+    /// is written as the command line takes it, `ARCHIVE:ENTRY`.
     public var description: String {
         var line = ""
-        if let url { line += url.isFileURL ? url.path : url.absoluteString; line += ": " }
+        if let url { line += url.isFileURL || url.scheme == "zip" ? url.path : url.absoluteString; line += ": " }
         line += "\(operation): \(code)"
         if let reason, !reason.isEmpty { line += " (\(reason))" }
         return line

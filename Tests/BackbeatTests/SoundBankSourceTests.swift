@@ -148,7 +148,7 @@ struct SoundBankSourceTests {
             #expect(missing.code == .invalidSoundBank)
             #expect(
                 missing.description
-                    == "zip://\(zipPath):sfx/bank.json: SoundBank: invalid sound bank (event \"hit\": sound \"hits/tone9.wav\": no entry \"sfx/hits/tone9.wav\" in the archive \(zipPath))"
+                    == "\(zipPath):sfx/bank.json: SoundBank: invalid sound bank (event \"hit\": sound \"hits/tone9.wav\": no entry \"sfx/hits/tone9.wav\" in the archive \(zipPath))"
             )
             #expect(!missing.description.contains("\n"))
 
@@ -194,7 +194,7 @@ struct SoundBankSourceTests {
             #expect(bad.status == 1 && bad.stdout.isEmpty)
             #expect(
                 bad.stderr
-                    == "backbeat: zip://\(zip.path):sfx/missing.json: SoundBank: invalid sound bank (the bank entry is not in the archive \(zip.path))\n"
+                    == "backbeat: \(zip.path):sfx/missing.json: SoundBank: invalid sound bank (the bank entry is not in the archive \(zip.path))\n"
             )
         }
     }
