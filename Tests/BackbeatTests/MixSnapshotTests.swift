@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BackbeatTestFixtures
 import Backbeat
 import BackbeatTesting
 import BackbeatEngine
@@ -8,15 +9,6 @@ import BackbeatEngine
 @Suite("Mix snapshots")
 struct MixSnapshotTests {
     private func db(_ a: Float, _ b: Float) -> Double { 20 * log10(Double(a) / Double(b)) }
-
-    /// A looping constant signal on the effects bus: the rendered sample is the bus's gain times a fixed level.
-    private func constant(_ engine: AudioEngine) throws -> Voice {
-        let format = AudioFormat(sampleRate: 48_000, channelCount: 1)
-        let sound = try SoundEffect(
-            buffer: PCMBuffer(format: format, floats: [Float](repeating: 0.5, count: 48_000)), name: "dc",
-            engine: engine)
-        return sound.play(looping: .forever)
-    }
 
     private func left(_ out: [Float], _ frame: Int) -> Float { out[2 * frame] }
 
@@ -33,7 +25,7 @@ struct MixSnapshotTests {
     @Test("A snapshot's volume transition follows its curve, linear and exponential, within one update period")
     func transitionFollowsCurve() throws {
         try withOfflineEngine { engine in
-            _ = try constant(engine)
+            _ = try playLoopingConstant(on: engine)
             let level = left(try engine.render(frames: 4_800), 4_799)
             #expect(level > 0.1)
             let linear = try engine.activate(volume(0), over: MediaTime(seconds: 0.5), curve: .linear)
@@ -66,7 +58,7 @@ struct MixSnapshotTests {
     @Test("The higher priority wins; releasing it glides to the lower one's value, then to the base")
     func priorityAndRelease() throws {
         try withOfflineEngine { engine in
-            _ = try constant(engine)
+            _ = try playLoopingConstant(on: engine)
             let level = left(try engine.render(frames: 4_800), 4_799)
             let low = try engine.activate(volume(0.5), priority: 1)
             // Activated later but at a lower priority, and with a higher one above: it does not win.
@@ -98,7 +90,7 @@ struct MixSnapshotTests {
             #expect(abs(left(under, 2_399) / level - 0.9) < 1e-3)
         }
         try withOfflineEngine { engine in
-            _ = try constant(engine)
+            _ = try playLoopingConstant(on: engine)
             let level = left(try engine.render(frames: 4_800), 4_799)
             engine.effectsBus.volume = 0.8
             let only = try engine.activate(volume(0.3), over: MediaTime(seconds: 0.1))
@@ -288,7 +280,7 @@ struct MixSnapshotTests {
     @Test("Bad snapshots and durations are typed errors naming the value, and change nothing")
     func badInput() throws {
         try withOfflineEngine { engine in
-            _ = try constant(engine)
+            _ = try playLoopingConstant(on: engine)
             let level = left(try engine.render(frames: 4_800), 4_799)
             func code(_ body: () throws -> Void) -> BackbeatError.Code? {
                 do { try body() } catch let error as BackbeatError { return error.code } catch { return nil }

@@ -8,22 +8,13 @@ import BackbeatTestFixtures
 /// Volume, rate and pan glides on rendered samples (offline engine, 48 kHz, 240-frame update step).
 @Suite("Smooth parameters")
 struct SmoothParameterTests {
-    /// A looping constant signal: the rendered sample is the voice's gain times a pan factor.
-    private func constant(_ engine: AudioEngine) throws -> Voice {
-        let format = AudioFormat(sampleRate: 48_000, channelCount: 1)
-        let sound = try SoundEffect(
-            buffer: PCMBuffer(format: format, floats: [Float](repeating: 0.5, count: 48_000)), name: "dc",
-            engine: engine)
-        return sound.play(looping: .forever)
-    }
-
     private func left(_ out: [Float], _ frame: Int) -> Float { out[2 * frame] }
     private func right(_ out: [Float], _ frame: Int) -> Float { out[2 * frame + 1] }
 
     @Test("A volume glide follows its curve, linear and exponential, within one update period")
     func volumeGlide() throws {
         try withOfflineEngine { engine in
-            let voice = try constant(engine)
+            let voice = try playLoopingConstant(on: engine)
             let level = left(try engine.render(frames: 4_800), 4_799)
             #expect(level > 0.1)
             voice.setVolume(0, over: MediaTime(seconds: 0.5))
@@ -53,7 +44,7 @@ struct SmoothParameterTests {
     @Test("A new glide starts from where the current one is, without a jump")
     func glideRestartsFromCurrent() throws {
         try withOfflineEngine { engine in
-            let voice = try constant(engine)
+            let voice = try playLoopingConstant(on: engine)
             let level = left(try engine.render(frames: 4_800), 4_799)
             voice.setVolume(0, over: MediaTime(seconds: 0.5))
             let first = try engine.render(frames: 12_000)
@@ -69,7 +60,7 @@ struct SmoothParameterTests {
     @Test("An abrupt volume change has no sample-to-sample step larger than one update period's ramp")
     func volumeDezipper() throws {
         try withOfflineEngine { engine in
-            let voice = try constant(engine)
+            let voice = try playLoopingConstant(on: engine)
             let level = left(try engine.render(frames: 4_800), 4_799)
             voice.volume = 0.1
             let out = try engine.render(frames: 2_400)
@@ -89,7 +80,7 @@ struct SmoothParameterTests {
     @Test("An abrupt filter change glides over the de-zipper time: no step larger than its dB glide allows")
     func filterDezipper() throws {
         try withOfflineEngine { engine in
-            let voice = try constant(engine)
+            let voice = try playLoopingConstant(on: engine)
             let level = left(try engine.render(frames: 4_800), 4_799)
             voice.filter = .gains(gain: 0.1, gainLF: 1, gainHF: 1)
             let out = try engine.render(frames: 4_800)
@@ -115,7 +106,7 @@ struct SmoothParameterTests {
     @Test("A pan glide moves the level from the left channel to the right")
     func panGlide() throws {
         try withOfflineEngine { engine in
-            let voice = try constant(engine)
+            let voice = try playLoopingConstant(on: engine)
             voice.pan = -1
             let before = try engine.render(frames: 4_800)
             #expect(left(before, 4_799) > 10 * abs(right(before, 4_799)))
