@@ -236,7 +236,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         // update thread may wake late on a busy machine, so there a start
         // begins as soon as the update loop wakes for it (four update periods
         // ahead, see `nextDueFrame`): two were sometimes passed before the next look.
-        let window = Int64(engine.updateInterval) * (device.isLoopback ? 2 : 4)
+        let window = Int64(engine.updateInterval) * (device.isLoopback ? 2 : Self.startLeadPeriods)
         if target - now > window {
             voice.phase = .scheduled(target)
             return
@@ -689,6 +689,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// reaped on time); every period while a voice ramps, pauses, stops,
     /// waits for a load or a source, or is unsettled. Endless loops playing
     /// in place and paused voices ask for nothing.
+    /// How many update periods ahead of its target a scheduled start wakes
+    /// the update loop, and, on a device, begins behind its silent lead-in.
+    static let startLeadPeriods: Int64 = 4
+
     func nextDueFrame(after frame: Int64) -> Int64? {
         guard let engine else { return nil }
         if audibilityDirty { return frame }
@@ -706,7 +710,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 guard voice.numberOfLoops >= 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
                 return frame
             case .scheduled(let target):
-                next = target - 4 * interval
+                next = target - Self.startLeadPeriods * interval
             case .playing:
                 guard voice.isSettled else { return frame }
                 if voice.nextQueueCheck > frame {
