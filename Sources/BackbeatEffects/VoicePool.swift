@@ -24,7 +24,9 @@ import BackbeatEngine
 /// Every stop, pause and steal ramps the gain to zero first (OpenAL Soft 1.19
 /// stops a source dead): the gain goes to zero on one update step, OpenAL
 /// interpolates it over its mixing quantum, and the source is stopped
-/// ``rampFrames`` later.
+/// ``rampFrames`` later. A positioned voice the audibility pass finds
+/// below the threshold is the exception: it is inaudible already, and gives
+/// its source back at once.
 final class VoicePool: EngineComponent, @unchecked Sendable {
     // @unchecked: every field is read and written only under the engine lock.
     private weak var engine: AudioEngine?
@@ -434,6 +436,24 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         // Its time goes on from here: the update steps advance it through the ramp.
         voice.lastUpdateFrame = now
         stoppingCount += 1
+    }
+
+    /// Gives back the source of a playing voice the audibility pass found
+    /// below the threshold, at once, with no fade-out: what the listener
+    /// hears of it is already below the threshold (inaudible by definition,
+    /// -60 dB by default), so stopping it is a step no larger than that,
+    /// and the source is not mixed through a ramp for nothing. Its time is
+    /// read from the source, as a fade-out would, and goes on while virtual.
+    private func giveBack(_ voice: Voice, now: Int64) {
+        guard voice.phase == .playing, voice.source != nil else {
+            release(voice, now: now, becomeVirtual: true)
+            return
+        }
+        syncPlayed(voice)
+        freeSource(of: voice)
+        voice.phase = .virtual
+        voice.lastUpdateFrame = now
+        engine?.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
     }
 
     private func dropClaim(of voice: Voice) {
@@ -921,7 +941,14 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 let a = audibility(of: voice, listener: listener)
                 voice.audibility = a
                 if a < thresholdGain && voice.isPlacedInWorld {
-                    release(voice, now: frame, becomeVirtual: true)
+                    giveBack(voice, now: frame)
+                    // Virtual from here: it sleeps now if it is the margin below.
+                    if a < sleepGain, voice.phase == .virtual, !voice.userPaused,
+                        !(voice.bus?.stepPaused ?? false), canSleep(voice)
+                    {
+                        sleep(voice, listener: listener)
+                        slept = true
+                    }
                 } else {
                     holdingCount += 1
                 }

@@ -151,6 +151,36 @@ struct SpatialDormantTests {
         #expect(zip(kept.heard, none.heard).allSatisfy { abs($0 - $1) <= 1e-6 * max($0, $1) + 1e-9 })
     }
 
+    @Test(
+        "A playing loop found below the threshold gives its source back on that update step, with no fade-out: it is virtual (and asleep) within one period and the rest of that period (past the output's lookahead) is silent"
+    )
+    func inaudibleVoiceGivesBackAtOnce() throws {
+        try withOfflineEngine { engine in
+            let tone = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            final class Tally: @unchecked Sendable { var virtualized = 0 }
+            let tally = Tally()
+            let token = engine.observe { event in
+                if case .voiceVirtualized = event { tally.virtualized += 1 }
+            }
+            defer { token.cancel() }
+            let voice = tone.play(at: nil, position: Self.near, looping: .forever)
+            // A whole number of update periods, so the next render starts on a step.
+            let period = engine.updateInterval
+            _ = try engine.render(frames: period * 20)
+            #expect(voice.state == .playing)
+            #expect(SampleAnalysis.rms(try engine.render(frames: period)) > 0.01)
+            voice.position = Audio3DPoint(x: 0, y: 0, z: -2_000)  // -66 dB: below the threshold and the margin
+            let after = try engine.render(frames: period)
+            #expect(tally.virtualized == 1)
+            #expect(voice.state == .virtual)
+            #expect(engine.withLock { voice.isDormant })
+            // Past the output's lookahead (the limiter's), what the step stopped is gone.
+            let tail = after[(engine.outputLatencyFrames * 2)...]
+            #expect(!tail.isEmpty && tail.allSatisfy { $0 == 0 }, "peak \(tail.map { abs($0) }.max() ?? 0)")
+        }
+    }
+
     @Test("The margin: NaN, negative and infinite values are ignored; a larger one keeps a voice awake further out")
     func marginSetting() throws {
         try withOfflineEngine { engine in
