@@ -100,7 +100,7 @@ public struct SpatialSuite: BenchSuite {
     /// dormant, woke, got a source and gave one up (after the first game
     /// frame, where every emitter starts): the churn the audibility threshold causes.
     public func transitions(count: Int, seconds: Double) throws -> (
-        sleeps: Double, wakes: Double, realized: Double, virtualized: Double
+        sleeps: Double, wakes: Double, realized: Double, virtualized: Double, warm: Double
     ) {
         let scene = SpatialScene(count: count)
         let side = try scene.startBackbeat()
@@ -110,6 +110,7 @@ public struct SpatialSuite: BenchSuite {
         var samples = [Float](repeating: 0, count: scene.gameFrame * 2)
         try side.render(frames: scene.gameFrame, into: &samples)
         let before = side.engine.dormantTransitions
+        let warmBefore = side.engine.warmSourceStarts
         let token = side.engine.observe { event in
             switch event {
             case .voiceRealized: tally.realized += 1
@@ -125,7 +126,8 @@ public struct SpatialSuite: BenchSuite {
         let span = Double(frames) / Double(scene.sampleRate)
         return (
             Double(after.sleeps - before.sleeps) / span, Double(after.wakes - before.wakes) / span,
-            Double(tally.realized) / span, Double(tally.virtualized) / span
+            Double(tally.realized) / span, Double(tally.virtualized) / span,
+            Double(side.engine.warmSourceStarts - warmBefore) / span
         )
     }
 
@@ -152,7 +154,7 @@ public struct SpatialSuite: BenchSuite {
     private func logTransitions(count: Int, seconds: Double, log: (String) -> Void) {
         guard let t = try? transitions(count: count, seconds: seconds) else { return }
         log(
-            "\(count) emitters, per second: \(fmt(t.wakes)) wakes, \(fmt(t.sleeps)) sleeps, \(fmt(t.realized)) sources taken, \(fmt(t.virtualized)) given up"
+            "\(count) emitters, per second: \(fmt(t.wakes)) wakes, \(fmt(t.sleeps)) sleeps, \(fmt(t.realized)) sources taken, \(fmt(t.virtualized)) given up, \(fmt(t.warm)) taken back warm"
         )
     }
 

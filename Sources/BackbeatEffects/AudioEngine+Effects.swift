@@ -44,6 +44,11 @@ extension AudioEngine {
     package var dormantTransitions: (sleeps: Int, wakes: Int) {
         withLock { (voicePoolLocked.sleeps, voicePoolLocked.wakes) }
     }
+
+    /// Times a voice took back a source that still held its sound, looping in
+    /// place, from a voice that gave it back at the audibility threshold (an
+    /// offset and a play, no queue or placement set again), since the engine opened.
+    package var warmSourceStarts: Int { withLock { voicePoolLocked.warmStarts } }
 }
 
 extension Bus {

@@ -266,6 +266,7 @@ final class SoundCache: @unchecked Sendable {
     /// Frees the buffer of the resident sound `id` names, if it is still resident.
     func forgetLocked(_ id: ObjectIdentifier) {
         guard let engine, let entry = resident.removeValue(forKey: id) else { return }
+        engine.voicePoolLocked.coolFreeSources(holding: entry.buffers)
         for buffer in entry.buffers { engine.device.deleteBuffer(buffer) }
         usedBytes -= entry.bytes
     }

@@ -31,6 +31,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     // @unchecked: every field is read and written only under the engine lock.
     private weak var engine: AudioEngine?
     private var free: [ALSource] = []
+    /// For each free source, what it still holds from the endless loop that
+    /// gave it back at the threshold (nil: nothing, the next attach sets it all).
+    private var freeWarmth: [Warmth?] = []
     /// Sources the pool owns.
     private(set) var sourceCount = 0
     /// Voices that may hold a source at once; the rest of the pool is the hand-off reserve.
@@ -56,6 +59,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private(set) var dormantCount = 0
     /// Times a voice went dormant, and woke, since the engine opened.
     private(set) var sleeps = 0, wakes = 0
+    /// Sources taken back warm (see ``Warmth``) since the engine opened.
+    private(set) var warmStarts = 0
+    /// Free sources that still hold a sound (see ``Warmth``).
+    var warmFreeSources: Int { freeWarmth.lazy.filter { $0 != nil }.count }
     /// A voice went dormant while still in the list of voices (removed at the end of the update step).
     private var sleptOutsidePass = false
     /// The reaches need working out again (threshold or distance curve changed).
@@ -127,6 +134,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         }
         try device.withContext { for s in sources { s.reset() } }
         free = sources
+        freeWarmth = Array(repeating: nil, count: sources.count)
         let count = sources.count
         sourceCount = count
         capacity = max(1, limit.map { min($0, count - 1) } ?? (count - max(2, count / 16)))
@@ -284,7 +292,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 return
             }
         }
-        guard let source = free.popLast() else {
+        guard let (source, _) = takeFree(matching: nil) else {
             // Every spare source is still fading out a stolen voice.
             voice.phase = .waitingForSource
             voice.scheduledTarget = target
@@ -343,7 +351,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// region or the tail, at the fraction of a sample it was at).
     private func attach(
         _ voice: Voice, to source: ALSource, resident: SoundEffect.Resident,
-        leadIn: Int, fadeIn: Bool
+        leadIn: Int, fadeIn: Bool, warmth: Warmth? = nil
     ) {
         guard let engine else { return }
         let (part, loop, startOffset) = Self.place(
@@ -368,6 +376,31 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         }
         voice.phase = .playing
         let gain = fadeIn ? 0 : voice.gain * (voice.bus?.effectiveGain(at: engine.currentFrameLocked) ?? 1)
+        if let warmth, leadIn == 0, part == .loop, resumes(voice, resident: resident, from: warmth) {
+            // The source still loops copies of this sound's buffer in place, as
+            // many as this voice queues: an offset and a play, and only what
+            // differs from the voice that gave it back.
+            warmStarts += 1
+            voice.queuedBuffers = warmth.copies
+            voice.loopsInPlace = true
+            voice.loopOffset = 0
+            voice.nextQueueCheck = 0
+            voice.playsToQueue = Int.max
+            voice.introToQueue = false
+            voice.tailToQueue = false
+            if warmth.placement == Placement(voice), let p = voice.positionValue {
+                source.move(x: p.x, y: p.y, z: p.z)
+            } else {
+                voice.applyPlacement(to: source)
+            }
+            if warmth.pitch != voice.rateValue { source.setPitch(voice.rateValue) }
+            source.setGain(gain)
+            voice.appliedGain = gain
+            voice.stepMix(source: source, at: engine.currentFrameLocked, attaching: true, engine: engine)
+            if startOffset > 0 { source.setSampleOffset(startOffset) }
+            source.play()
+            return
+        }
         source.clearForReuse()  // placement, pitch and gain follow
         voice.queuedBuffers = 0
         voice.loopsInPlace = false
@@ -450,7 +483,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             return
         }
         syncPlayed(voice)
-        freeSource(of: voice)
+        freeSource(of: voice, keepWarm: true)
         voice.phase = .virtual
         voice.lastUpdateFrame = now
         engine?.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
@@ -462,14 +495,96 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         claimCount -= 1
     }
 
-    private func freeSource(of voice: Voice) {
+    private func freeSource(of voice: Voice, keepWarm: Bool = false) {
         guard let source = voice.source else { return }
-        source.clearForReuse()  // a free source holds no buffer; the next attach sets the rest
+        var warmth: Warmth?
+        if keepWarm, voice.loopsInPlace, voice.leadInBuffer == nil, voice.numberOfLoops < 0, voice.isPlacedInWorld,
+            !voice.introInQueue, case .loaded(let r) = voice.sound.loadState,
+            let buffer = r.loop?.region ?? r.buffer, voice.queuedBuffers > 0
+        {
+            // Stopped, it keeps its queue (copies of one buffer, looping) and placement.
+            source.stop()
+            warmth = Warmth(
+                buffer: buffer, copies: voice.queuedBuffers, placement: Placement(voice), pitch: voice.rateValue)
+        } else {
+            source.clearForReuse()  // a free source holds no buffer; the next attach sets the rest
+        }
         voice.queuedBuffers = 0
         voice.loopsInPlace = false
         if let lead = voice.leadInBuffer { device.deleteBuffer(lead); voice.leadInBuffer = nil }
         voice.source = nil
         free.append(source)
+        freeWarmth.append(warmth)
+    }
+
+    /// What a free source still holds from the endless loop that gave it back
+    /// at the threshold: copies of one buffer looping in place, and its placement and pitch.
+    struct Warmth {
+        let buffer: UInt32
+        let copies: Int
+        let placement: Placement
+        let pitch: Float
+    }
+
+    /// What ``Voice/applyPlacement(to:)`` sets on a world-placed source, besides the point.
+    struct Placement: Equatable {
+        let distance: AudioDistanceAttenuationParameters?
+        let listenerDistance: AudioDistanceAttenuationParameters
+        let velocity: Audio3DPoint
+        let radius: Float
+        let direction: Audio3DPoint
+        let cone: AudioCone
+        init(_ voice: Voice) {
+            distance = voice.distanceValue
+            listenerDistance = voice.engine?.listenerLocked.distanceParameters ?? AudioDistanceAttenuationParameters()
+            velocity = voice.velocityValue
+            radius = voice.radiusValue
+            direction = voice.directionValue ?? .zero
+            cone = voice.coneValue
+        }
+    }
+
+    /// Whether `voice`, an endless loop placed in the world, can take back a
+    /// source holding `warmth` with an offset and a play: the same buffer, as many copies.
+    private func resumes(_ voice: Voice, resident r: SoundEffect.Resident, from warmth: Warmth) -> Bool {
+        guard let engine, voice.numberOfLoops < 0, voice.isPlacedInWorld,
+            (r.loop?.region ?? r.buffer) == warmth.buffer
+        else { return false }
+        return copiesToQueue(voice, resident: r, engine: engine) == warmth.copies
+    }
+
+    /// A free source, preferring (among the last few given back) one that
+    /// still holds `buffer`; with its warmth (nil for `buffer` nil: a cold start).
+    private func takeFree(matching buffer: UInt32?) -> (ALSource, Warmth?)? {
+        guard !free.isEmpty else { return nil }
+        if let buffer {
+            var i = free.count - 1
+            let last = max(0, free.count - 16)
+            while i >= last {
+                if freeWarmth[i]?.buffer == buffer {
+                    free.swapAt(i, free.count - 1)
+                    freeWarmth.swapAt(i, freeWarmth.count - 1)
+                    break
+                }
+                i -= 1
+            }
+        }
+        let source = free.removeLast()
+        let warmth = freeWarmth.removeLast()
+        return (source, buffer == nil ? nil : warmth)
+    }
+
+    /// Empties the free sources that still hold one of `buffers` (before
+    /// they are deleted: OpenAL keeps a buffer that a source holds); every one for nil.
+    func coolFreeSources(holding buffers: [UInt32]?) {
+        guard freeWarmth.contains(where: { $0 != nil }) else { return }
+        _ = try? device.withContext {
+            for i in freeWarmth.indices {
+                guard let w = freeWarmth[i], buffers?.contains(w.buffer) ?? true else { continue }
+                free[i].clearForReuse()
+                freeWarmth[i] = nil
+            }
+        }
     }
 
     private func refuse(_ voice: Voice, _ reason: PlaybackEvent.RefusalReason) {
@@ -625,10 +740,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             }
             voice.queuedBuffers -= processed
         }
-        let ahead =
-            Double(engine.updateInterval * 4) * Double(voice.rateValue) * Double(r.sampleRate)
-            / Double(engine.sampleRate)
-        let copies = min(64, max(2, Int((ahead / Double(r.shortestSegment)).rounded(.up)) + 1))
+        let copies = copiesToQueue(voice, resident: r, engine: engine)
         var queued = voice.queuedBuffers - (voice.leadInBuffer == nil ? 0 : 1)
         // A sound with loop points queues its intro, then its region, then its tail.
         while queued < copies, r.buffer != nil {
@@ -659,6 +771,15 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.loopOffset = source.sampleOffset
         }
         return ranDry
+    }
+
+    /// Copies of its sound (or loop region) a voice keeps queued: enough for
+    /// four update periods at its rate, and at least two.
+    private func copiesToQueue(_ voice: Voice, resident r: SoundEffect.Resident, engine: AudioEngine) -> Int {
+        let ahead =
+            Double(engine.updateInterval * 4) * Double(voice.rateValue) * Double(r.sampleRate)
+            / Double(engine.sampleRate)
+        return min(64, max(2, Int((ahead / Double(r.shortestSegment)).rounded(.up)) + 1))
     }
 
     /// Sound frames a voice moves on per output frame as OpenAL Soft steps a
@@ -1009,11 +1130,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// order; returns the index of the first voice left waiting.
     private func realize(from start: Int, at frame: Int64) -> Int {
         var index = start
-        while index < waiting.count, audibleCount < capacity, let source = free.popLast() {
+        while index < waiting.count, audibleCount < capacity, !free.isEmpty {
             let voice = waiting[index]
             index += 1
-            guard case .loaded(let r) = voice.sound.loadState else { free.append(source); continue }
-            attach(voice, to: source, resident: r, leadIn: 0, fadeIn: true)
+            guard case .loaded(let r) = voice.sound.loadState,
+                let (source, warmth) = takeFree(matching: r.loop?.region ?? r.buffer)
+            else { continue }
+            attach(voice, to: source, resident: r, leadIn: 0, fadeIn: true, warmth: warmth)
             applyGain(voice, at: frame)
             engine?.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))
         }
@@ -1486,6 +1609,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         claimCount = 0
         stoppingCount = 0
         free = []
+        freeWarmth = []
         audibilityDirty = true
         removeFinished()
     }
@@ -1521,6 +1645,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             freeSource(of: voice)
         }
         voices.removeAll()
+        coolFreeSources(holding: nil)
     }
 }
 

@@ -181,6 +181,66 @@ struct SpatialDormantTests {
         }
     }
 
+    /// Plays voice B of a looping tone: started far (virtual), brought to
+    /// 4 m at frame 9,600 with its own distance curve (rolloff 0.5); with
+    /// `first`, voice A of the same sound plays at 1 m from the start and goes
+    /// out of earshot at frame 4,800, giving its source back before B comes.
+    /// Returns the 9,600 frames after B came, and the sources taken back warm.
+    static func comeback(first: Bool) throws -> (out: [Float], warm: Int) {
+        try withOfflineEngine { engine in
+            let tone = try SoundEffect(
+                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let a = first ? tone.play(at: nil, position: Self.near, looping: .forever) : nil
+            let b = tone.play(at: nil, position: Self.far, looping: .forever)
+            b.distanceAttenuationParameters = AudioDistanceAttenuationParameters(rolloffFactor: 0.5)
+            b.rate = 1.5
+            _ = try engine.render(frames: 4_800)
+            a?.position = Self.far
+            _ = try engine.render(frames: 4_800)
+            b.position = Audio3DPoint(x: 3, y: 0, z: -4)
+            let out = try engine.render(frames: 9_600)
+            return (out, engine.warmSourceStarts)
+        }
+    }
+
+    @Test(
+        "A loop coming into earshot takes back a source that still holds its sound from a loop that left: an offset and a play, and it sounds as a fresh source would, with its own place, curve and rate"
+    )
+    func warmSourceReuse() throws {
+        let warm = try Self.comeback(first: true)
+        let cold = try Self.comeback(first: false)
+        #expect(warm.warm == 1)
+        #expect(cold.warm == 0)
+        #expect(SampleAnalysis.rms(cold.out) > 0.01)
+        let difference = zip(warm.out, cold.out).map { $0 - $1 }
+        let ratio = 20 * log10(Double(SampleAnalysis.rms(difference)) / Double(SampleAnalysis.rms(cold.out)))
+        #expect(ratio < -60, "difference \(ratio) dB")
+    }
+
+    @Test("A sound's buffer that a free source still holds (to be taken back warm) is let go when the sound goes")
+    func warmSourceLetsGoOfFreedSound() throws {
+        try withOfflineEngine { engine in
+            let baseline = engine.liveBufferCount
+            func playAndLeave() throws {
+                let tone = try SoundEffect(
+                    buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone",
+                    engine: engine)
+                let voice = tone.play(at: nil, position: Self.near, looping: .forever)
+                _ = try engine.render(frames: 4_800)
+                voice.position = Self.far
+                _ = try engine.render(frames: 4_800)
+                voice.stop()
+                _ = try engine.render(frames: 4_800)
+                #expect(engine.liveBufferCount > baseline)
+                #expect(engine.withLock { engine.voicePoolLocked.warmFreeSources } == 1)
+            }
+            try playAndLeave()
+            _ = try engine.render(frames: 240)  // the sound's release frees its buffer at the engine's next entry
+            #expect(engine.withLock { engine.voicePoolLocked.warmFreeSources } == 0)
+            #expect(engine.liveBufferCount == baseline)
+        }
+    }
+
     @Test("The margin: NaN, negative and infinite values are ignored; a larger one keeps a voice awake further out")
     func marginSetting() throws {
         try withOfflineEngine { engine in
