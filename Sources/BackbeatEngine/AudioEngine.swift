@@ -440,9 +440,11 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// The longest a device's update loop sleeps with nothing due: it reads
     /// the device's connection state (ALC_EXT_disconnect) at least this
-    /// often, 20 times a second. Following the default output does not
+    /// often, 10 times a second. Following the default output does not
     /// depend on it (the device watch hears the sound server's own events).
-    static let devicePollNanoseconds: UInt64 = 50_000_000
+    /// Every wakeup costs CPU: at 50 ms, the poll doubled the wakeups of a
+    /// scene whose only work was a music stream's refills (every 83 ms).
+    static let devicePollNanoseconds: UInt64 = 100_000_000
 
     private func startRealTimeThread(rendering: Bool) {
         let period = UInt64(Double(updateInterval) / Double(sampleRate) * 1e9)
