@@ -139,12 +139,12 @@ extension Voice {
         }
         let busEffect = voice.bus?.stepEffect
         let busFilter = voice.bus?.stepFilter ?? .open
-        let slot = engine.existingAttachmentLocked(EnvironmentMixer.self)?.slot
         if !voice.mix.isUsed && busFilter == .open && busEffect == nil && voice.mix.appliedDirect == nil
             && voice.mix.appliedSlot == nil && voice.mix.appliedBusSlot == nil
         {
             return false
         }
+        let slot = engine.existingAttachmentLocked(EnvironmentMixer.self)?.slot
         var mix = voice.mix
         let targets = mix.targets(sampleRate: engine.sampleRate)
         if attaching {

@@ -108,6 +108,16 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// is this much more audible (2 dB), so voices near the cut do not trade places every step.
     static let hysteresis: Float = 1.26
 
+    /// The engine's listener, kept after the first look (an attachment lookup hashes its type).
+    private var listenerRef: Listener?
+
+    private func listener(of engine: AudioEngine) -> Listener {
+        if let l = listenerRef { return l }
+        let l = engine.listenerLocked
+        listenerRef = l
+        return l
+    }
+
     /// Sources left for music streams and other owners outside the pool.
     static let streamReserve = 16
 
@@ -259,7 +269,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 release(victim, now: now, becomeVirtual: false)
             }
         }
-        voice.audibility = audibility(of: voice, listener: engine.listenerLocked)
+        voice.audibility = audibility(of: voice, listener: listener(of: engine))
         if voice.isPlacedInWorld && voice.audibility < thresholdGain {
             // Placed out of earshot: it starts virtual, keeping time from its start.
             dropClaim(of: voice)
@@ -270,7 +280,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             // An endless loop goes dormant at once: a world spawning thousands
             // of far emitters does not walk them at the next update step.
             if canSleep(voice) {
-                sleep(voice, listener: engine.listenerLocked)
+                sleep(voice, listener: listener(of: engine))
                 if voices.last === voice { voices.removeLast() } else { sleptOutsidePass = true }
             }
             return
@@ -388,7 +398,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.playsToQueue = Int.max
             voice.introToQueue = false
             voice.tailToQueue = false
-            if warmth.placement == Placement(voice), let p = voice.positionValue {
+            if warmth.placement == Placement(voice, listener: listener(of: engine)), let p = voice.positionValue {
                 source.move(x: p.x, y: p.y, z: p.z)
             } else {
                 voice.applyPlacement(to: source)
@@ -498,14 +508,16 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private func freeSource(of voice: Voice, keepWarm: Bool = false) {
         guard let source = voice.source else { return }
         var warmth: Warmth?
-        if keepWarm, voice.loopsInPlace, voice.leadInBuffer == nil, voice.numberOfLoops < 0, voice.isPlacedInWorld,
+        if keepWarm, let engine, voice.loopsInPlace, voice.leadInBuffer == nil, voice.numberOfLoops < 0,
+            voice.isPlacedInWorld,
             !voice.introInQueue, case .loaded(let r) = voice.sound.loadState,
             let buffer = r.loop?.region ?? r.buffer, voice.queuedBuffers > 0
         {
             // Stopped, it keeps its queue (copies of one buffer, looping) and placement.
             source.stop()
             warmth = Warmth(
-                buffer: buffer, copies: voice.queuedBuffers, placement: Placement(voice), pitch: voice.rateValue)
+                buffer: buffer, copies: voice.queuedBuffers,
+                placement: Placement(voice, listener: listener(of: engine)), pitch: voice.rateValue)
         } else {
             source.clearForReuse()  // a free source holds no buffer; the next attach sets the rest
         }
@@ -528,15 +540,13 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     /// What ``Voice/applyPlacement(to:)`` sets on a world-placed source, besides the point.
     struct Placement: Equatable {
-        let distance: AudioDistanceAttenuationParameters?
-        let listenerDistance: AudioDistanceAttenuationParameters
+        let distance: AudioDistanceAttenuationParameters
         let velocity: Audio3DPoint
         let radius: Float
         let direction: Audio3DPoint
         let cone: AudioCone
-        init(_ voice: Voice) {
-            distance = voice.distanceValue
-            listenerDistance = voice.engine?.listenerLocked.distanceParameters ?? AudioDistanceAttenuationParameters()
+        init(_ voice: Voice, listener: Listener) {
+            distance = voice.distanceValue ?? listener.distanceParameters
             velocity = voice.velocityValue
             radius = voice.radiusValue
             direction = voice.directionValue ?? .zero
@@ -1031,7 +1041,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private func updateAudibility(at frame: Int64, busesChanged: Bool) {
         guard let engine else { return }
         audibilityDirty = false
-        let listener = engine.listenerLocked
+        let listener = listener(of: engine)
         if dormantCount == 0 {
             // An empty table is looked at from anywhere: the moves and sleeps
             // from here on are checked against this listener.
@@ -1528,9 +1538,12 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 // (x - x is 0 for a finite x, NaN for an infinite or NaN one.)
                 let bad = .!(((px - px) + (py - py) + (pz - pz)) .== .zero)
                 let s = base &+ i
-                px.replace(with: load(x, s), where: bad)
-                py.replace(with: load(y, s), where: bad)
-                pz.replace(with: load(z, s), where: bad)
+                if any(bad) {
+                    // Rare: only then are the rows read (a store alone does not wait for them).
+                    px.replace(with: load(x, s), where: bad)
+                    py.replace(with: load(y, s), where: bad)
+                    pz.replace(with: load(z, s), where: bad)
+                }
                 store(px, x, s)
                 store(py, y, s)
                 store(pz, z, s)
