@@ -91,8 +91,12 @@ final class AudioStream: EngineComponent {
     var isMuted = false
     /// The gain applied on the last update, for metering.
     private(set) var appliedPlayerGain: Float = 1
-    /// The music bus's filter as last set on the source (nil: never set on it).
+    /// The direct filter as last set on the source: the music bus's filter,
+    /// lowered by its effect's wet/dry mix (nil: never set on it).
     private var appliedFilter: FilterGains?
+    /// The music bus's effect slot this stream's send 1 feeds, and the send's gains.
+    private var appliedEffectSlot: ALEffectSlot?
+    private var appliedEffectSend: FilterGains?
     /// Called under the engine lock, from the update step.
     var onEvent: (StreamEvent) -> Void = { _ in }
 
@@ -463,10 +467,24 @@ final class AudioStream: EngineComponent {
         appliedPlayerGain = player
         let bus = engine.musicBus.isEffectivelyPaused ? 0 : engine.musicBus.effectiveGain(at: frame)
         source.setGain(isMuted ? 0 : player * bus * envelope)
+        // The music bus's filter, and its effect as voices take a bus effect:
+        // `wet` through send 1 to the effect's slot, `1 - wet` left direct.
+        // A device that grants one send keeps it for the reverb, which music
+        // never feeds, and the effect is skipped.
         let filter = engine.musicBus.stepFilter
-        if filter != appliedFilter ?? .open {
-            engine.device.setDirectFilter(filter.alParameters, on: source)
-            appliedFilter = filter
+        let effect = engine.musicBus.stepEffect
+        let wet = effect.map { engine.device.auxiliarySendCount > 1 ? $0.wet : 0 } ?? 0
+        let direct = filter.then(FilterGains(gain: 1 - wet, gainLF: 1, gainHF: 1))
+        let send = filter.then(FilterGains(gain: wet, gainLF: 1, gainHF: 1))
+        let slot = send.gain > 0 ? effect?.slot : nil
+        if slot != appliedEffectSlot || (slot != nil && send != appliedEffectSend) {
+            engine.device.setSend(1, of: source, to: slot, filter: send.alParameters)
+            appliedEffectSlot = slot
+            appliedEffectSend = send
+        }
+        if direct != appliedFilter ?? .open {
+            engine.device.setDirectFilter(direct.alParameters, on: source)
+            appliedFilter = direct
         }
     }
 }
@@ -486,6 +504,8 @@ extension AudioStream {
         (source, allBuffers) = try Self.makeObjects(on: engine.device, sampleRate: engine.sampleRate)
         objectsDevice = engine.device
         appliedFilter = nil
+        appliedEffectSlot = nil
+        appliedEffectSend = nil
         restart(with: [], rampIn: false)
         onEvent(.deviceReplaced(position: positionAtLoss))
         positionAtLoss = nil

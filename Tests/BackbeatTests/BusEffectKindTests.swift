@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Backbeat
+import BackbeatTestFixtures
 import BackbeatTesting
 
 /// The bus effects beyond echo, ring modulator and equalizer, on rendered samples.
@@ -91,6 +92,39 @@ struct BusEffectKindTests {
         #expect(abs(peakDown - 900) <= 12, "down: peak at \(peakDown) Hz")
         let off = try tone(1_000, .frequencyShifter(frequency: 100, direction: .off))
         #expect(peakFrequency(off, in: 850...1_150) == 1_000)
+    }
+
+    /// The left channel of a 1-kHz song played by a music player, with
+    /// `effect` on the music bus at `wetDryMix`, after it settles.
+    private func music(_ effect: BusEffect?, wetDryMix: Float = 1) throws -> [Float] {
+        try withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("song.wav")
+            try Songs.write(Songs.sineFrames(0..<96_000, frequency: 1_000), to: url)
+            return try withOfflineEngine { engine in
+                if let effect { try engine.musicBus.setEffect(effect, wetDryMix: wetDryMix) }
+                let player = try QueuePlayer(engine: engine, items: [PlayerItem(url: url)])
+                player.play()
+                _ = try engine.render(frames: 9_600)
+                return SampleAnalysis.channel(try engine.render(frames: 24_000), 0, of: 2)
+            }
+        }
+    }
+
+    @Test(
+        "Music players feed the music bus's effect as voices do: a frequency shifter moves a 1-kHz song to 1100 Hz, half of it at a 0.5 wet/dry mix"
+    )
+    func musicFeedsTheBusEffect() throws {
+        let dry = try music(nil)
+        let wet = try music(.frequencyShifter(frequency: 100))
+        let half = try music(.frequencyShifter(frequency: 100), wetDryMix: 0.5)
+        #expect(peakFrequency(dry, in: 950...1_150) == 1_000)
+        let peak = peakFrequency(wet, in: 1_050...1_150)
+        #expect(abs(peak - 1_100) <= 12, "peak at \(peak) Hz")
+        #expect(
+            at(wet, Double(peak)) > 10 * at(wet, 1_000), "1 kHz \(at(wet, 1_000)) left beside \(at(wet, Double(peak)))")
+        // Half through the effect, half left direct: both, each about 6 dB under the whole.
+        #expect(abs(db(at(half, 1_000), at(dry, 1_000)) + 6) < 1, "direct \(db(at(half, 1_000), at(dry, 1_000))) dB")
+        #expect(abs(db(at(half, Double(peak)), at(wet, Double(peak))) + 6) < 1)
     }
 
     @Test("Out-of-range values of the new kinds are typed errors naming the value, and NaN never reaches OpenAL")
