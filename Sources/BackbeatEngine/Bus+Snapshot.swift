@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import BackbeatMedia
+import BackbeatOpenAL
 import BackbeatSupport
 
 /// How far one active mix snapshot is in, 0 (not at all) to 1 (fully), at
@@ -99,9 +100,11 @@ extension BusEffect {
     /// The effect `fraction` (0...1) of the way from `self` to `other`: each
     /// parameter interpolated when both are the same kind (delays,
     /// frequencies, semitones and gains linearly; the equalizer's and the
-    /// distortion's and the autowah's gains are in decibels already), and
+    /// distortion's and the autowah's gains are in decibels already; a
+    /// reverb's properties as zones blend them, its level in dB), and
     /// otherwise (another kind, the compressor's on/off, a frequency
-    /// shifter's direction, a chorus's or flanger's waveform)
+    /// shifter's direction, a chorus's or flanger's waveform, a reverb
+    /// enabled against one disabled)
     /// `self` below the midpoint and `other` from it.
     package func blended(toward other: BusEffect, fraction: Float) -> BusEffect {
         let t = fraction.isNaN ? 1 : min(max(fraction, 0), 1)
@@ -143,6 +146,12 @@ extension BusEffect {
         case (.autowah(let a0, let r0, let q0, let g0), .autowah(let a1, let r1, let q1, let g1)):
             return .autowah(
                 attackTime: time(a0, a1), releaseTime: time(r0, r1), resonance: mix(q0, q1), peakGain: mix(g0, g1))
+        case (.reverb(let r0), .reverb(let r1)) where r0.enable == r1.enable:
+            // Every property as the environment reverb's zones blend them, the level in dB.
+            var reverb = r1
+            reverb.properties = ALReverbProperties.blend(r0.properties, r1.properties, t)
+            reverb.level = mix(r0.level, r1.level)
+            return .reverb(reverb)
         default:
             // Another kind, an on/off switch (the compressor), or a kind this
             // blend does not know: the whole effect switches at the midpoint.

@@ -246,16 +246,7 @@ struct BusEffectKindTests {
     /// (fixed random phases) on a bus carrying `effect`, from the burst's end
     /// for `seconds`.
     private func burstTail(_ effect: BusEffect?, seconds: Double) throws -> [Float] {
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func random() -> Double {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Double(seed >> 11) / Double(1 << 53)
-        }
-        let tones = (0..<64).map { _ in (f: 300 + 1_700 * random(), phase: 2 * Double.pi * random()) }
-        let samples = (0..<4_800).map { i in
-            Float(tones.reduce(0) { $0 + sin(2 * Double.pi * $1.f * Double(i) / 48_000 + $1.phase) } / 16)
-        }
-        let buffer = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: samples)
+        let buffer = try ReverbTail.burst()
         return try withOfflineEngine { engine in
             let bus = engine.makeBus(named: "fx")
             if let effect { try bus.setEffect(effect) }
@@ -266,25 +257,6 @@ struct BusEffectKindTests {
         }
     }
 
-    /// The time a tail takes to fall 60 dB, from a straight line through its
-    /// 20 ms levels between 5 and 35 dB below its first 100 ms.
-    private func decayTime(_ tail: [Float]) -> Double? {
-        let window = 960
-        let levels = stride(from: 0, to: tail.count - window + 1, by: window).map {
-            20 * log10(max(Double(SampleAnalysis.rms(tail[$0..<($0 + window)])), 1e-12))
-        }
-        guard let top = levels.prefix(5).max() else { return nil }
-        let points = levels.enumerated().filter { $0.element < top - 5 && $0.element > top - 35 }
-            .map { (x: Double($0.offset) * 0.02, y: $0.element) }
-        guard points.count >= 10 else { return nil }
-        let mx = points.map(\.x).reduce(0, +) / Double(points.count)
-        let my = points.map(\.y).reduce(0, +) / Double(points.count)
-        let slope =
-            points.map { ($0.x - mx) * ($0.y - my) }.reduce(0, +)
-            / points.map { ($0.x - mx) * ($0.x - mx) }.reduce(0, +)
-        return slope < 0 ? -60 / slope : nil
-    }
-
     @Test("A bus reverb's tail decays at its preset's decay time within 20 %, and a dry bus has no tail")
     func busReverb() throws {
         let dry = try burstTail(nil, seconds: 0.5)
@@ -293,7 +265,7 @@ struct BusEffectKindTests {
             let preset = try AudioEnvironmentReverbParameters(preset: name)
             let expected = preset.decayTime.seconds
             let tail = try burstTail(.reverb(preset), seconds: expected * 0.7 + 0.3)
-            let found = decayTime(tail)
+            let found = ReverbTail.decayTime(tail)
             guard let measured = found else {
                 Issue.record("\(name): no decay found")
                 continue

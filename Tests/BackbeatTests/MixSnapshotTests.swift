@@ -247,6 +247,37 @@ struct MixSnapshotTests {
         #expect(BusEffect.compressor(enabled: false).blended(toward: .compressor(), fraction: 0.6) == .compressor())
     }
 
+    @Test(
+        "A snapshot's bus reverb over the bus's own glides: halfway through, the tail decays at the two presets' mean decay time"
+    )
+    func busReverbGlides() throws {
+        let room = try AudioEnvironmentReverbParameters(preset: "room")
+        let cave = try AudioEnvironmentReverbParameters(preset: "cave")
+        let half = BusEffect.reverb(room).blended(toward: .reverb(cave), fraction: 0.5)
+        guard case .reverb(let blended) = half else {
+            Issue.record("room to cave blended into \(half)")
+            return
+        }
+        let mean = (room.decayTime.seconds + cave.decayTime.seconds) / 2
+        #expect(abs(blended.decayTime.seconds - mean) < 1e-3)
+        #expect(abs(blended.level - (room.level + cave.level) / 2) < 1e-4)
+        let burst = try ReverbTail.burst()
+        try withOfflineEngine { engine in
+            let bus = engine.makeBus(named: "fx")
+            try bus.setEffect(.reverb(room))
+            _ = try engine.activate(
+                MixSnapshot(name: "cave", buses: ["fx": .init(effect: .reverb(cave))]), over: MediaTime(seconds: 40))
+            // Halfway, the reverb moves 0.06 s of decay time a second: it holds still for one tail.
+            _ = try engine.render(frames: 48_000 * 20 - 4_800)
+            try SoundEffect(buffer: burst, name: "burst", engine: engine).play(bus: bus)
+            _ = try engine.render(frames: 4_800)
+            let tail = SampleAnalysis.channel(try engine.render(frames: 48_000 * 2), 0, of: 2)
+            let measured = try #require(ReverbTail.decayTime(tail))
+            // A switch at the midpoint would decay as the cave, 2.91 s; the room's is 0.40 s.
+            #expect(abs(measured / mean - 1) < 0.2, "\(measured) s against the mean \(mean) s")
+        }
+    }
+
     @Test("A snapshot's reverb is heard behind a burst while it is active, and not after its release")
     func reverb() throws {
         try withOfflineEngine { engine in
