@@ -40,22 +40,55 @@ struct Glide {
     }
 }
 
-/// Moves gliding voices on every update step, before the voice pool looks at
-/// them, so a position lands on the same step boundary in every render.
+/// Steps the voices with a glide under way, on every update step before the
+/// voice pool looks at them, so the pool sends this step's values and an
+/// offline render is the same every time. A path sets the position and
+/// velocity for the step's start; a volume, rate or pan glide sets its value
+/// for the step's end (OpenAL ramps gains across the step's mix, so the
+/// rendered level follows the curve between steps). Voices with no glide are
+/// not in its list and cost nothing.
 final class VoiceGlides: EngineComponent {
-    var voices: [Voice] = []
+    private(set) var voices: [Voice] = []
+    weak var engine: AudioEngine?
+
+    /// Steps `voice` from the next update on, until its glides end.
+    func add(_ voice: Voice) {
+        if !voices.contains(where: { $0 === voice }) { voices.append(voice) }
+    }
 
     func update(at frame: Int64) throws {
-        guard !voices.isEmpty else { return }
+        guard !voices.isEmpty, let engine else { return }
+        let end = frame + Int64(engine.updateInterval)
         voices.removeAll { voice in
-            guard let glide = voice.glide, !voice.isFinishedLocked else { return true }
-            let (position, velocity, arrived) = glide.state(at: frame)
-            voice.positionValue = position
-            voice.velocityValue = velocity
-            if arrived { voice.glide = nil }
-            voice.audibilityChanged()
-            if let source = voice.source { voice.applyPlacement(to: source) }
-            return arrived
+            guard !voice.isFinishedLocked else {
+                voice.glide = nil
+                voice.volumeRamp = nil
+                voice.rateRamp = nil
+                voice.panRamp = nil
+                return true
+            }
+            if let glide = voice.glide {
+                let (position, velocity, arrived) = glide.state(at: frame)
+                voice.positionValue = position
+                voice.velocityValue = velocity
+                if arrived { voice.glide = nil }
+                voice.audibilityChanged()
+                if let source = voice.source { voice.applyPlacement(to: source) }
+            }
+            if let ramp = voice.volumeRamp {
+                voice.setVolumeLocked(ramp.value(at: end))
+                if ramp.isComplete(at: end) { voice.volumeRamp = nil }
+            }
+            if let ramp = voice.rateRamp {
+                voice.setRateLocked(ramp.value(at: end))
+                if ramp.isComplete(at: end) { voice.rateRamp = nil }
+            }
+            if let ramp = voice.panRamp {
+                voice.panValue = Voice.clampPan(ramp.value(at: end), else: voice.panValue)
+                if voice.positionValue == nil, let source = voice.source { voice.applyPlacement(to: source) }
+                if ramp.isComplete(at: end) { voice.panRamp = nil }
+            }
+            return voice.glide == nil && voice.volumeRamp == nil && voice.rateRamp == nil && voice.panRamp == nil
         }
     }
 
@@ -66,11 +99,13 @@ final class VoiceGlides: EngineComponent {
 }
 
 extension AudioEngine {
-    /// The engine's gliding voices, made on first use and stepped before the voice pool. With the lock held.
+    /// The engine's gliding voices (paths, volume, rate and pan), made on
+    /// first use and stepped before the voice pool. With the lock held.
     var voiceGlidesLocked: VoiceGlides {
         attachmentLocked {
             _ = voicePoolLocked
             let glides = VoiceGlides()
+            glides.engine = self
             registerLocked(glides, first: true)
             return glides
         }
@@ -152,8 +187,7 @@ extension Voice {
             audibilityChanged()
             if let source { _ = try? engine.device.withContext { applyPlacement(to: source) } }
             if arrived { self.glide = nil; return }
-            let glides = engine.voiceGlidesLocked
-            if !glides.voices.contains(where: { $0 === self }) { glides.voices.append(self) }
+            engine.voiceGlidesLocked.add(self)
         }
     }
 

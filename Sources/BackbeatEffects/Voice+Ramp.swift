@@ -1,60 +1,6 @@
 import BackbeatEngine
 import BackbeatMedia
 
-/// Steps the voices whose volume, rate or pan glides, on every update step
-/// before the voice pool, so the pool sends this step's values. Voices with
-/// no glide are not in its list and cost nothing.
-final class VoiceRamps: EngineComponent {
-    var voices: [Voice] = []
-    weak var engine: AudioEngine?
-
-    func update(at frame: Int64) throws {
-        guard !voices.isEmpty, let engine else { return }
-        // The value at the end of the step: OpenAL ramps gains across the
-        // step's mix, so the rendered level follows the curve between steps.
-        let end = frame + Int64(engine.updateInterval)
-        voices.removeAll { voice in
-            guard !voice.isFinishedLocked else {
-                voice.volumeRamp = nil; voice.rateRamp = nil; voice.panRamp = nil
-                return true
-            }
-            if let ramp = voice.volumeRamp {
-                voice.setVolumeLocked(ramp.value(at: end))
-                if ramp.isComplete(at: end) { voice.volumeRamp = nil }
-            }
-            if let ramp = voice.rateRamp {
-                voice.setRateLocked(ramp.value(at: end))
-                if ramp.isComplete(at: end) { voice.rateRamp = nil }
-            }
-            if let ramp = voice.panRamp {
-                voice.panValue = Voice.clampPan(ramp.value(at: end), else: voice.panValue)
-                if voice.positionValue == nil, let source = voice.source { voice.applyPlacement(to: source) }
-                if ramp.isComplete(at: end) { voice.panRamp = nil }
-            }
-            return voice.volumeRamp == nil && voice.rateRamp == nil && voice.panRamp == nil
-        }
-    }
-
-    /// Every period while a voice glides; nothing otherwise.
-    func nextDueFrame(after frame: Int64) -> Int64? { voices.isEmpty ? nil : frame }
-
-    func engineWillShutDown() { voices.removeAll() }
-}
-
-extension AudioEngine {
-    /// The engine's voices with a volume, rate or pan glide, made on first use
-    /// and stepped before the voice pool. With the lock held.
-    var voiceRampsLocked: VoiceRamps {
-        attachmentLocked {
-            _ = voicePoolLocked
-            let ramps = VoiceRamps()
-            ramps.engine = self
-            registerLocked(ramps, first: true)
-            return ramps
-        }
-    }
-}
-
 extension Voice {
     /// Starts a glide of one parameter from `current` to `target`; with the
     /// lock held. Returns nil for no glide (no engine, or no duration).
@@ -64,8 +10,7 @@ extension Voice {
         guard let duration, duration.seconds.isFinite, duration.seconds > 0 else { return nil }
         let frames = max(0, duration.frames(atSampleRate: engine.sampleRate, rounding: .nearest))
         guard frames > 0 else { return nil }
-        let ramps = engine.voiceRampsLocked
-        if !ramps.voices.contains(where: { $0 === self }) { ramps.voices.append(self) }
+        engine.voiceGlidesLocked.add(self)
         return Ramp(from: current, to: target, startFrame: engine.currentFrameLocked, frames: frames, curve: curve)
     }
 

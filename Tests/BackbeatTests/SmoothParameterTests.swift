@@ -41,6 +41,27 @@ struct SmoothParameterTests {
         }
     }
 
+    @Test("A path and a volume glide on one voice both run to their ends, the shorter one first")
+    func pathAndVolumeTogether() throws {
+        try withOfflineEngine { engine in
+            let voice = try playLoopingConstant(on: engine)
+            voice.position = Audio3DPoint(x: 0, y: 0, z: -1)
+            let start = left(try engine.render(frames: 4_800), 4_799)
+            #expect(start > 0.05)
+            // Straight ahead, 1 m then 2 m away (inverse distance: half the level), over 0.1 s;
+            // the volume from 1 to 0.5 over 0.3 s.
+            try voice.move(to: Audio3DPoint(x: 0, y: 0, z: -2), duration: MediaTime(seconds: 0.1))
+            voice.setVolume(0.5, over: MediaTime(seconds: 0.3))
+            let out = try engine.render(frames: 9_600)
+            #expect(voice.position == Audio3DPoint(x: 0, y: 0, z: -2))
+            let expected = start * 0.5 * (1 - 0.5 * 9_600 / 14_400)
+            #expect(abs(left(out, 9_599) / expected - 1) < 0.03, "at 0.2 s: \(left(out, 9_599)) vs \(expected)")
+            let after = try engine.render(frames: 9_600)
+            #expect(voice.volume == 0.5)
+            #expect(abs(left(after, 9_599) / (start * 0.25) - 1) < 0.01, "after: \(left(after, 9_599))")
+        }
+    }
+
     @Test("A new glide starts from where the current one is, without a jump")
     func glideRestartsFromCurrent() throws {
         try withOfflineEngine { engine in
