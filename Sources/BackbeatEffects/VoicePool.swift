@@ -24,9 +24,9 @@ import BackbeatEngine
 /// Every stop, pause and steal ramps the gain to zero first (OpenAL Soft 1.19
 /// stops a source dead): the gain goes to zero on one update step, OpenAL
 /// interpolates it over its mixing quantum, and the source is stopped
-/// ``rampFrames`` later. A positioned voice the audibility pass finds
-/// below the threshold is the exception: it is inaudible already, and gives
-/// its source back at once.
+/// ``rampFrames`` later (a positioned voice the audibility pass finds below
+/// the threshold: one update period later on a loopback device, whose
+/// render ramps a change over the one OpenAL call of the next period).
 final class VoicePool: EngineComponent, @unchecked Sendable {
     // @unchecked: every field is read and written only under the engine lock.
     private weak var engine: AudioEngine?
@@ -462,7 +462,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     }
 
     /// Ramps a voice's source to silence; the update step stops it later.
-    private func release(_ voice: Voice, now: Int64, becomeVirtual: Bool) {
+    private func release(_ voice: Voice, now: Int64, becomeVirtual: Bool, ramp: Int64? = nil) {
         guard let source = voice.source else {
             if becomeVirtual { voice.phase = .virtual } else { finish(voice, completed: false) }
             return
@@ -475,28 +475,23 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         }
         source.setGain(0)
         voice.appliedGain = 0
-        voice.phase = .stopping(until: now + rampFrames, thenVirtual: becomeVirtual)
+        voice.phase = .stopping(until: now + (ramp ?? rampFrames), thenVirtual: becomeVirtual)
         // Its time goes on from here: the update steps advance it through the ramp.
         voice.lastUpdateFrame = now
         stoppingCount += 1
     }
 
     /// Gives back the source of a playing voice the audibility pass found
-    /// below the threshold, at once, with no fade-out: what the listener
-    /// hears of it is already below the threshold (inaudible by definition,
-    /// -60 dB by default), so stopping it is a step no larger than that,
-    /// and the source is not mixed through a ramp for nothing. Its time is
-    /// read from the source, as a fade-out would, and goes on while virtual.
+    /// below the threshold. OpenAL still renders it at the level the last
+    /// pass found, which may be loud (a voice moved far, or muted, in one
+    /// step), so its gain goes to zero first; on a loopback device the render
+    /// calls OpenAL once per update period and ramps that change over the
+    /// call, so the source is silent and given back (keeping its sound and
+    /// placement, see ``Warmth``) one period later, not after the ramp a
+    /// device's own mixing needs. Its time goes on through the fade.
     private func giveBack(_ voice: Voice, now: Int64) {
-        guard voice.phase == .playing, voice.source != nil else {
-            release(voice, now: now, becomeVirtual: true)
-            return
-        }
-        syncPlayed(voice)
-        freeSource(of: voice, keepWarm: true)
-        voice.phase = .virtual
-        voice.lastUpdateFrame = now
-        engine?.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+        let ramp = device.isLoopback ? Int64(engine?.updateInterval ?? 0) : rampFrames
+        release(voice, now: now, becomeVirtual: true, ramp: max(1, ramp))
     }
 
     private func dropClaim(of voice: Voice) {
@@ -981,12 +976,25 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 }
                 guard frame >= until else { break }
                 stoppingCount -= 1
-                freeSource(of: voice)
-                audibilityDirty = true
+                // The source freed lets a waiting voice start only when none was free.
+                let sourcesWereOut = free.isEmpty
+                freeSource(of: voice, keepWarm: thenVirtual)
                 if thenVirtual {
                     voice.phase = .virtual
                     engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+                    // A voice faded out of earshot, still the margin below the
+                    // threshold where it is now, sleeps here: no audibility pass for it.
+                    let listener = listener(of: engine)
+                    let a = audibility(of: voice, listener: listener)
+                    voice.audibility = a
+                    if !sourcesWereOut, voice.isPlacedInWorld, a < sleepGain, canSleep(voice) {
+                        sleep(voice, listener: listener)
+                        sleptOutsidePass = true
+                    } else {
+                        audibilityDirty = true
+                    }
                 } else {
+                    audibilityDirty = true
                     finish(voice, completed: false)
                 }
             case .virtual:
@@ -1073,13 +1081,6 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                 voice.audibility = a
                 if a < thresholdGain && voice.isPlacedInWorld {
                     giveBack(voice, now: frame)
-                    // Virtual from here: it sleeps now if it is the margin below.
-                    if a < sleepGain, voice.phase == .virtual, !voice.userPaused,
-                        !(voice.bus?.stepPaused ?? false), canSleep(voice)
-                    {
-                        sleep(voice, listener: listener)
-                        slept = true
-                    }
                 } else {
                     holdingCount += 1
                 }

@@ -152,9 +152,9 @@ struct SpatialDormantTests {
     }
 
     @Test(
-        "A playing loop found below the threshold gives its source back on that update step, with no fade-out: it is virtual (and asleep) within one period and the rest of that period (past the output's lookahead) is silent"
+        "A loud loop moved out of earshot in one step fades to silence over the next update period, with no click, and gives its source back (and sleeps) at the step after it, not a ramp later"
     )
-    func inaudibleVoiceGivesBackAtOnce() throws {
+    func inaudibleVoiceGivesBackAfterOnePeriod() throws {
         try withOfflineEngine { engine in
             let tone = try SoundEffect(
                 buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
@@ -169,14 +169,20 @@ struct SpatialDormantTests {
             let period = engine.updateInterval
             _ = try engine.render(frames: period * 20)
             #expect(voice.state == .playing)
-            #expect(SampleAnalysis.rms(try engine.render(frames: period)) > 0.01)
+            let before = try engine.render(frames: period)
+            #expect(SampleAnalysis.rms(before) > 0.01)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -2_000)  // -66 dB: below the threshold and the margin
-            let after = try engine.render(frames: period)
+            let after = try engine.render(frames: period * 2)
             #expect(tally.virtualized == 1)
             #expect(voice.state == .virtual)
             #expect(engine.withLock { voice.isDormant })
-            // Past the output's lookahead (the limiter's), what the step stopped is gone.
-            let tail = after[(engine.outputLatencyFrames * 2)...]
+            // No click: the left channel moves no faster than the tone itself did.
+            let left = SampleAnalysis.channel(before + after, 0, of: 2)
+            let steps = zip(left.dropFirst(), left).map { abs($0 - $1) }
+            let toneStep = steps[0..<period].max() ?? 0
+            #expect(steps.max() ?? 0 <= toneStep * 1.01, "largest step \(steps.max() ?? 0), the tone's \(toneStep)")
+            // Past the output's lookahead (the limiter's), the second period is silent.
+            let tail = after[((period + engine.outputLatencyFrames) * 2)...]
             #expect(!tail.isEmpty && tail.allSatisfy { $0 == 0 }, "peak \(tail.map { abs($0) }.max() ?? 0)")
         }
     }
