@@ -59,6 +59,13 @@ package final class SnapshotEnvelope: @unchecked Sendable {
         return attackCurve
     }
 
+    /// Whether the snapshot's progress still moves at `frame`: in its attack
+    /// (or the de-zipper time, if longer), or released and not yet run out.
+    package func isMoving(at frame: Int64) -> Bool {
+        if let release { return frame >= release.start && !isFinished(at: frame) }
+        return frame < start + max(attackFrames, smoothFrames)
+    }
+
     /// Whether the release has run out by `frame`, so the snapshot no longer counts.
     package func isFinished(at frame: Int64) -> Bool {
         guard let release else { return false }

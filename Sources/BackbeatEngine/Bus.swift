@@ -184,11 +184,13 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Whether this bus's gain, filter or effect still moves after a step at
-    /// `frame` (a fade, a duck, a glide, a slot still to load or empty): a
+    /// `frame` (a fade, a duck, a glide, a mix snapshot coming in or going
+    /// out, a slot still to load or empty): a
     /// device's update loop then steps every period. Engine lock held.
     package func isChangingLocked(at frame: Int64) -> Bool {
         fade != nil || !ducks.isEmpty || frame < filterState.end || frame < effectState.end
             || effectState.parameters != effectState.loaded
+            || snapshotLayers.contains { $0.envelope.isMoving(at: frame) }
     }
 
     /// Advances fades and ducks; returns the completion to run, if a fade ended.

@@ -131,7 +131,7 @@ struct Scene {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    say("usage: DeviceScenes reopen|frozen|follow|timing|idle|capture|tone|nocapture DIR")
+    say("usage: DeviceScenes reopen|frozen|follow|timing|idle|snapshot|capture|tone|nocapture DIR")
     exit(64)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -263,6 +263,30 @@ do {
         say(
             "idle frames=\(endFrame - startFrame) steps=\(endSteps - startSteps) update=\(engine.updateInterval) "
                 + "late=\(late) \(scene.states)")
+        engine.shutdown()
+        say("done")
+    case "snapshot":
+        // A mix snapshot's half-second transition over a steady loop: the
+        // update loop, which sleeps with nothing due, steps every period
+        // until the transition ends, then sleeps again.
+        let engine = try AudioEngine(output: .device())
+        let loop = try SoundEffect(
+            buffer: stereo(tone(440, seconds: 0.5, from: 0.2, to: 0.2)), name: "loop", engine: engine)
+        loop.play(looping: .forever)
+        wait("a quarter second of play") { engine.currentFrame >= 12_000 }
+        let quiet = MixSnapshot(name: "quiet", buses: ["effects": .init(volume: 0.2)])
+        let startFrame = engine.currentFrame
+        let startSteps = engine.realTimeSteps
+        let active = try engine.activate(quiet, over: MediaTime(seconds: 0.5))
+        wait("the transition") { engine.currentFrame >= startFrame + 24_000 }
+        let steps = engine.realTimeSteps - startSteps
+        let afterFrame = engine.currentFrame
+        let afterSteps = engine.realTimeSteps
+        wait("half a second after it") { engine.currentFrame >= afterFrame + 24_000 }
+        say(
+            "snapshot frames=\(afterFrame - startFrame) steps=\(steps) update=\(engine.updateInterval) "
+                + "after=\(engine.realTimeSteps - afterSteps) afterframes=\(engine.currentFrame - afterFrame)")
+        try active.release()
         engine.shutdown()
         say("done")
     case "follow":
