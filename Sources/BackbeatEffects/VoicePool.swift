@@ -30,10 +30,9 @@ import BackbeatEngine
 final class VoicePool: EngineComponent, @unchecked Sendable {
     // @unchecked: every field is read and written only under the engine lock.
     private weak var engine: AudioEngine?
-    private var free: [ALSource] = []
-    /// For each free source, what it still holds from the endless loop that
-    /// gave it back at the threshold (nil: nothing, the next attach sets it all).
-    private var freeWarmth: [Warmth?] = []
+    /// Sources no voice holds, each with what it still holds from the endless
+    /// loop that gave it back at the threshold (nil: nothing, the next attach sets it all).
+    private var free: [(source: ALSource, warmth: Warmth?)] = []
     /// Sources the pool owns.
     private(set) var sourceCount = 0
     /// Voices that may hold a source at once; the rest of the pool is the hand-off reserve.
@@ -62,7 +61,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Sources taken back warm (see ``Warmth``) since the engine opened.
     private(set) var warmStarts = 0
     /// Free sources that still hold a sound (see ``Warmth``).
-    var warmFreeSources: Int { freeWarmth.lazy.filter { $0 != nil }.count }
+    var warmFreeSources: Int { free.lazy.filter { $0.warmth != nil }.count }
     /// A voice went dormant while still in the list of voices (removed at the end of the update step).
     private var sleptOutsidePass = false
     /// The reaches need working out again (threshold or distance curve changed).
@@ -143,8 +142,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             sources.append(ALSource(name: name))
         }
         try device.withContext { for s in sources { s.reset() } }
-        free = sources
-        freeWarmth = Array(repeating: nil, count: sources.count)
+        free = sources.map { ($0, nil) }
         let count = sources.count
         sourceCount = count
         capacity = max(1, limit.map { min($0, count - 1) } ?? (count - max(2, count / 16)))
@@ -520,8 +518,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         voice.loopsInPlace = false
         if let lead = voice.leadInBuffer { device.deleteBuffer(lead); voice.leadInBuffer = nil }
         voice.source = nil
-        free.append(source)
-        freeWarmth.append(warmth)
+        free.append((source, warmth))
     }
 
     /// What a free source still holds from the endless loop that gave it back
@@ -566,28 +563,26 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             var i = free.count - 1
             let last = max(0, free.count - 16)
             while i >= last {
-                if freeWarmth[i]?.buffer == buffer {
+                if free[i].warmth?.buffer == buffer {
                     free.swapAt(i, free.count - 1)
-                    freeWarmth.swapAt(i, freeWarmth.count - 1)
                     break
                 }
                 i -= 1
             }
         }
-        let source = free.removeLast()
-        let warmth = freeWarmth.removeLast()
+        let (source, warmth) = free.removeLast()
         return (source, buffer == nil ? nil : warmth)
     }
 
     /// Empties the free sources that still hold one of `buffers` (before
     /// they are deleted: OpenAL keeps a buffer that a source holds); every one for nil.
     func coolFreeSources(holding buffers: [UInt32]?) {
-        guard freeWarmth.contains(where: { $0 != nil }) else { return }
+        guard free.contains(where: { $0.warmth != nil }) else { return }
         _ = try? device.withContext {
-            for i in freeWarmth.indices {
-                guard let w = freeWarmth[i], buffers?.contains(w.buffer) ?? true else { continue }
-                free[i].clearForReuse()
-                freeWarmth[i] = nil
+            for i in free.indices {
+                guard let w = free[i].warmth, buffers?.contains(w.buffer) ?? true else { continue }
+                free[i].source.clearForReuse()
+                free[i].warmth = nil
             }
         }
     }
@@ -1623,7 +1618,6 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         claimCount = 0
         stoppingCount = 0
         free = []
-        freeWarmth = []
         audibilityDirty = true
         removeFinished()
     }

@@ -155,12 +155,12 @@ struct PolyphaseState {
         let (step, stepPhase) = (down / up, down % up)
         // An output needs input up to index + taps/2, and (at the end) an input time before the last frame.
         var count = 0
-        var i = index, p = phase
-        while i + half < available && (!ended || i < received) {
+        var next = (index: index, phase: phase)
+        while next.index + half < available && (!ended || next.index < received) {
             count += 1
-            i += step
-            p += stepPhase
-            if p >= up { p -= up; i += 1 }
+            next.index += step
+            next.phase += stepPhase
+            if next.phase >= up { next.phase -= up; next.index += 1 }
         }
         guard count > 0 else { return }
         let base = output.count
@@ -182,11 +182,8 @@ struct PolyphaseState {
                 }
             }
         }
-        for _ in 0..<count {
-            index += step
-            phase += stepPhase
-            if phase >= up { phase -= up; index += 1 }
-        }
+        // The count's walk ended at the next output's input time.
+        (index, phase) = next
         // Drop the input no later output reaches.
         let keepFrom = index - half + 1
         let drop = min(keepFrom - start, pending[0].count)

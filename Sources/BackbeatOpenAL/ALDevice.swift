@@ -84,13 +84,18 @@ package final class ALDevice: @unchecked Sendable {
     // MARK: Opening
 
     /// Attributes every Backbeat context asks for: the output limiter on (so a
-    /// full mix stays within ±1.0), no HRTF, and as many auxiliary sends per
-    /// source as the device grants (EFX; OpenAL Soft clamps the request).
-    private static let commonAttributes: [ALCint] = [
-        ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE),
-        ALCint(ALC_HRTF_SOFT), ALCint(ALC_FALSE),
-        ALCint(ALC_MAX_AUXILIARY_SENDS), requestedAuxiliarySends,
-    ]
+    /// full mix stays within ±1.0), HRTF as `hrtf` asks (none when opening),
+    /// and `sends` auxiliary sends per source (by default as many as the
+    /// device grants: EFX; OpenAL Soft clamps the request).
+    private static func contextAttributes(
+        hrtf: ALCint = ALCint(ALC_FALSE), sends: ALCint = requestedAuxiliarySends
+    ) -> [ALCint] {
+        [
+            ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE),
+            ALCint(ALC_HRTF_SOFT), hrtf,
+            ALCint(ALC_MAX_AUXILIARY_SENDS), sends,
+        ]
+    }
 
     /// Opens a real output device (nil for the default one).
     package static func openPlayback(name: String?) throws -> ALDevice {
@@ -104,7 +109,7 @@ package final class ALDevice: @unchecked Sendable {
                     "\(name.map { "\"\($0)\"" } ?? "default device"): no OpenAL backend could open it (ALC: \(alcErrorString(nil)))"
             )
         }
-        let attributes = commonAttributes + [0]
+        let attributes = Self.contextAttributes() + [0]
         guard let context = alcCreateContext(device, attributes) else {
             let reason = alcErrorString(device)
             alcCloseDevice(device)
@@ -150,7 +155,7 @@ package final class ALDevice: @unchecked Sendable {
             ALCint(ALC_FORMAT_TYPE_SOFT), ALCint(ALC_FLOAT_SOFT),
             ALCint(ALC_FREQUENCY), ALCint(sampleRate),
         ]
-        let attributes = commonAttributes + format + [0]
+        let attributes = Self.contextAttributes() + format + [0]
         guard let context = alcCreateContext(device, attributes) else {
             let reason = alcErrorString(device)
             alcCloseDevice(device)
@@ -453,23 +458,13 @@ package final class ALDevice: @unchecked Sendable {
     /// - Returns: whether HRTF is on afterwards.
     @discardableResult
     package func setHRTF(_ request: HRTFRequest, dataSet: Int?) throws -> Bool {
-        guard let device, context != nil else { throw BackbeatError(.engineShutDown, operation: "alcResetDeviceSOFT") }
         let hrtf: ALCint
         switch request {
         case .off: hrtf = ALCint(ALC_FALSE)
         case .on: hrtf = ALCint(ALC_TRUE)
         case .automatic: hrtf = ALCint(ALC_DONT_CARE_SOFT)
         }
-        var attributes = [
-            ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE), ALCint(ALC_HRTF_SOFT), hrtf,
-            ALCint(ALC_MAX_AUXILIARY_SENDS), auxiliarySendRequest,
-        ]
-        if let dataSet { attributes += [ALCint(ALC_HRTF_ID_SOFT), ALCint(clamping: dataSet)] }
-        attributes += formatAttributes + [0]
-        guard alcResetDeviceSOFT(device, attributes) == ALC_TRUE else {
-            throw BackbeatError(
-                .deviceUnavailable, operation: "alcResetDeviceSOFT", reason: Self.alcErrorString(device))
-        }
+        try reset(hrtf: hrtf, dataSet: dataSet)
         return isHRTFEnabled
     }
 
@@ -480,19 +475,24 @@ package final class ALDevice: @unchecked Sendable {
     /// - Returns: the sends granted.
     @discardableResult
     package func requestAuxiliarySends(_ count: Int) throws -> Int {
-        guard let device, context != nil else { throw BackbeatError(.engineShutDown, operation: "alcResetDeviceSOFT") }
-        auxiliarySendRequest = ALCint(min(max(count, 0), Int(Self.requestedAuxiliarySends)))
         let hrtf = isHRTFEnabled ? ALCint(ALC_TRUE) : ALCint(ALC_FALSE)
-        let attributes =
-            [
-                ALCint(ALC_OUTPUT_LIMITER_SOFT), ALCint(ALC_TRUE), ALCint(ALC_HRTF_SOFT), hrtf,
-                ALCint(ALC_MAX_AUXILIARY_SENDS), auxiliarySendRequest,
-            ] + formatAttributes + [0]
+        auxiliarySendRequest = ALCint(min(max(count, 0), Int(Self.requestedAuxiliarySends)))
+        try reset(hrtf: hrtf, dataSet: nil)
+        return auxiliarySendCount
+    }
+
+    /// Resets the device (alcResetDeviceSOFT) with its format, the sends asked
+    /// for, HRTF as `hrtf` asks and data set `dataSet` (an index into
+    /// ``hrtfDataSetNames``; nil for the default). Sources and buffers stay.
+    private func reset(hrtf: ALCint, dataSet: Int?) throws {
+        guard let device, context != nil else { throw BackbeatError(.engineShutDown, operation: "alcResetDeviceSOFT") }
+        var attributes = Self.contextAttributes(hrtf: hrtf, sends: auxiliarySendRequest)
+        if let dataSet { attributes += [ALCint(ALC_HRTF_ID_SOFT), ALCint(clamping: dataSet)] }
+        attributes += formatAttributes + [0]
         guard alcResetDeviceSOFT(device, attributes) == ALC_TRUE else {
             throw BackbeatError(
                 .deviceUnavailable, operation: "alcResetDeviceSOFT", reason: Self.alcErrorString(device))
         }
-        return auxiliarySendCount
     }
 
     // MARK: Batching
