@@ -9,3 +9,11 @@ package func playLoopingConstant(on engine: AudioEngine) throws -> Voice {
     let sound = try SoundEffect(buffer: TestSignal.constant(0.5, frames: 48_000), name: "dc", engine: engine)
     return sound.play(looping: .forever)
 }
+
+/// One second of a sine at `frequency` (`TestSignal.sine`, amplitude 0.5) as
+/// a sound effect named "tone" on `engine`: the tone most tests play, looped
+/// or placed.
+package func toneEffect(_ frequency: Double, on engine: AudioEngine) throws -> SoundEffect {
+    try SoundEffect(
+        buffer: TestSignal.sine(frequency: frequency, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+}

@@ -180,9 +180,7 @@ struct BusEffectKindTests {
         try withOfflineEngine { engine in
             let bus = engine.makeBus(named: "fx")
             if let effect { try bus.setEffect(effect, wetDryMix: mix) }
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone", engine: engine
-            )
+            let sound = try toneEffect(1_000, on: engine)
             sound.play(looping: .forever, bus: bus)
             _ = try engine.render(frames: 9_600)
             return SampleAnalysis.channel(try engine.render(frames: 96_000), 0, of: 2)
@@ -294,9 +292,7 @@ struct BusEffectKindTests {
             engine.reverbParameters = try AudioEnvironmentReverbParameters(preset: "generic")
             let bus = engine.makeBus(named: "fx")
             if let effect { try bus.setEffect(effect, wetDryMix: 0.5) }
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone", engine: engine
-            )
+            let sound = try toneEffect(1_000, on: engine)
             let voice = sound.play(looping: .forever, bus: bus)
             voice.reverbBlend = 1
             _ = try engine.render(frames: 24_000)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BackbeatTestFixtures
 import Backbeat
 import BackbeatTesting
 
@@ -82,9 +83,7 @@ struct BusEffectTests {
         try withOfflineEngine { engine in
             let bus = engine.makeBus(named: "fx")
             try bus.setEffect(.ringModulator(frequency: 300))
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
-                engine: engine)
+            let sound = try toneEffect(1_000, on: engine)
             sound.play(looping: .forever, bus: bus)
             _ = try engine.render(frames: 9_600)
             #expect(bus.effect == .ringModulator(frequency: 300))

@@ -63,9 +63,7 @@ struct FilterTests {
         func level(dry: Bool) throws -> Float {
             try withOfflineEngine { engine in
                 engine.reverbParameters = try AudioEnvironmentReverbParameters(preset: "cave")
-                let sound = try SoundEffect(
-                    buffer: TestSignal.sine(frequency: 5_000, duration: MediaTime(seconds: 1)), name: "tone",
-                    engine: engine)
+                let sound = try toneEffect(5_000, on: engine)
                 let voice = sound.play(looping: .forever)
                 configure(voice)
                 if dry {
@@ -113,9 +111,7 @@ struct FilterTests {
     @Test("A sudden occlusion glides: no step in the level beyond the de-zipper ramp, no click")
     func noZipper() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone", engine: engine
-            )
+            let sound = try toneEffect(1_000, on: engine)
             let voice = sound.play(looping: .forever)
             _ = try engine.render(frames: 4_800)
             let before = try engine.render(frames: 4_800)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BackbeatTestFixtures
 import Backbeat
 import BackbeatTesting
 import BackbeatSupport
@@ -22,7 +23,8 @@ struct HRTFSelectionTests {
             try setUp(engine)
             let sound = try SoundEffect(buffer: try noise(), name: "noise", engine: engine)
             let radians = azimuth * .pi / 180
-            sound.play(at: nil, position: Audio3DPoint(x: 2 * sin(radians), y: 0, z: -2 * cos(radians)), looping: .forever)
+            sound.play(
+                at: nil, position: Audio3DPoint(x: 2 * sin(radians), y: 0, z: -2 * cos(radians)), looping: .forever)
             _ = try engine.render(frames: 4_800)
             let out = try engine.render(frames: 9_600)
             return (SampleAnalysis.channel(out, 0, of: 2), SampleAnalysis.channel(out, 1, of: 2))
@@ -81,7 +83,9 @@ struct HRTFSelectionTests {
         }
     }
 
-    @Test("A data set for the output's rate can be chosen; another rate's or an unknown name is a typed error that changes nothing")
+    @Test(
+        "A data set for the output's rate can be chosen; another rate's or an unknown name is a typed error that changes nothing"
+    )
     func dataSets() throws {
         try withOfflineEngine { engine in
             let names = engine.hrtfDataSets
@@ -99,7 +103,8 @@ struct HRTFSelectionTests {
                     #expect(engine.hrtfDataSet == before && engine.isHRTFEnabled, "the set in use stays")
                 }
             }
-            #expect(usable.contains("default-48000") && !usable.contains("default-44100"), "usable at 48 kHz: \(usable)")
+            #expect(
+                usable.contains("default-48000") && !usable.contains("default-44100"), "usable at 48 kHz: \(usable)")
             try engine.selectHRTFDataSet(named: "default-48000")
             let error = #expect(throws: BackbeatError.self) { try engine.selectHRTFDataSet(named: "no-such-set") }
             #expect(error?.code == .invalidArgument)
@@ -113,8 +118,7 @@ struct HRTFSelectionTests {
     @Test("Switching HRTF while a loop plays keeps the voice, its time and its sound")
     func switchWhilePlaying() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let voice = sound.play(at: nil, position: Audio3DPoint(x: 1, y: 0, z: -1), looping: .forever)
             _ = try engine.render(frames: 12_000)
             let before = voice.currentTime

@@ -127,9 +127,7 @@ struct MixSnapshotTests {
         let filtered = SampleAnalysis.rms(try tone(3_000) { engine in try engine.activate(muffled) })
         #expect(abs(db(filtered, open) - Double(AudioFilter.attenuationAtOctave)) < 1, "\(db(filtered, open)) dB")
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 3_000, duration: MediaTime(seconds: 1)), name: "tone",
-                engine: engine)
+            let sound = try toneEffect(3_000, on: engine)
             sound.play(looping: .forever)
             let before = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
             let active = try engine.activate(muffled)
@@ -165,9 +163,7 @@ struct MixSnapshotTests {
         // 0.75 s into a 100 s transition: 0.09 dB of the 12.
         #expect(abs(db(half, open)) < 0.5, "\(db(half, open)) dB")
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
-                engine: engine)
+            let sound = try toneEffect(1_000, on: engine)
             sound.play(looping: .forever)
             try engine.effectsBus.setEffect(.equalizer())
             _ = try engine.render(frames: 4_800)
@@ -197,9 +193,7 @@ struct MixSnapshotTests {
         }
         let ring = MixSnapshot(name: "ring", buses: ["effects": .init(effect: .ringModulator(frequency: 300))])
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
-                engine: engine)
+            let sound = try toneEffect(1_000, on: engine)
             sound.play(looping: .forever)
             _ = try engine.render(frames: 4_800)
             let active = try engine.activate(ring)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BackbeatTestFixtures
 import Backbeat
 @testable import BackbeatEffects
 import BackbeatTesting
@@ -111,8 +112,7 @@ struct ReverbTests {
             engine.reverbZones = [
                 ReverbZone(name: "cave", shape: .sphere(center: .zero, radius: 5), fadeDistance: 4, reverb: cave)
             ]
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 700, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(700, on: engine)
             let voice = sound.play(looping: .forever)
             voice.reverbBlend = 1
             voice.filter = .gains(gain: 0, gainLF: 1, gainHF: 1)

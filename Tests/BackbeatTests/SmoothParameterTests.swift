@@ -164,9 +164,7 @@ struct SmoothParameterTests {
     @Test("A rate change with no glide: OpenAL Soft 1.19 steps the pitch at one update boundary, with no click")
     func rateChangeStepsAtOnce() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone", engine: engine
-            )
+            let sound = try toneEffect(1_000, on: engine)
             let voice = sound.play(looping: .forever)
             voice.renderingAlgorithm = .stereoPassThrough
             var out = try engine.render(frames: 9_600)
@@ -199,8 +197,7 @@ struct SmoothParameterTests {
     @Test("A rate glide moves a tone's frequency from start to end")
     func rateGlide() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(480, on: engine)
             let voice = sound.play(looping: .forever)
             let before = try engine.render(frames: 4_800)
             #expect(abs(frequency(before, from: 0, frames: 4_800) - 480) < 15)

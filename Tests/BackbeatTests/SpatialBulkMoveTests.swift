@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BackbeatTestFixtures
 import Backbeat
 import BackbeatSupport
 @testable import BackbeatEffects
@@ -57,8 +58,7 @@ struct SpatialBulkMoveTests {
     @Test("moveVoices places each voice: +X is heard on the right, -X on the left")
     func places() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let a = sound.play(looping: .forever), b = sound.play(looping: .forever)
             try engine.moveVoices([a, b], to: [Audio3DPoint(x: 1, y: 0, z: 0), Audio3DPoint(x: 1, y: 0, z: 0)])
             _ = try engine.render(frames: 4_800)
@@ -79,8 +79,7 @@ struct SpatialBulkMoveTests {
     @Test("moveVoices refuses mismatched arrays and another engine's voices, moving nothing; skips NaN points")
     func badInput() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let start = Audio3DPoint(x: 0, y: 0, z: -2)
             let a = sound.play(at: nil, position: start, looping: .forever)
             let b = sound.play(at: nil, position: start, looping: .forever)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BackbeatTestFixtures
 import Backbeat
 import BackbeatSupport
 @testable import BackbeatEffects
@@ -54,8 +55,7 @@ struct SpatialDormantTests {
     )
     func batchRowsAndBadPoints() throws {
         try withOfflineEngine { engine in
-            let tone = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let tone = try toneEffect(440, on: engine)
             // 303 voices (a batch this large gets the row index): blocks of
             // four rows and three rows after them; voice 9 starts near.
             var points = (0..<303).map { Audio3DPoint(x: 0, y: 0, z: -5_000 - Float($0) * 10) }
@@ -98,8 +98,7 @@ struct SpatialDormantTests {
     ) {
         try withOfflineEngine { engine in
             if let margin { engine.audibilityMargin = margin }
-            let tone = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let tone = try toneEffect(440, on: engine)
             final class Tally: @unchecked Sendable { var realized = 0, virtualized = 0 }
             let tally = Tally()
             let token = engine.observe { event in
@@ -156,8 +155,7 @@ struct SpatialDormantTests {
     )
     func inaudibleVoiceGivesBackAfterOnePeriod() throws {
         try withOfflineEngine { engine in
-            let tone = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let tone = try toneEffect(440, on: engine)
             final class Tally: @unchecked Sendable { var virtualized = 0 }
             let tally = Tally()
             let token = engine.observe { event in
@@ -194,8 +192,7 @@ struct SpatialDormantTests {
     /// Returns the 9,600 frames after B came, and the sources taken back warm.
     static func comeback(first: Bool) throws -> (out: [Float], warm: Int) {
         try withOfflineEngine { engine in
-            let tone = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let tone = try toneEffect(440, on: engine)
             let a = first ? tone.play(at: nil, position: Self.near, looping: .forever) : nil
             let b = tone.play(at: nil, position: Self.far, looping: .forever)
             b.distanceAttenuationParameters = AudioDistanceAttenuationParameters(rolloffFactor: 0.5)
@@ -228,9 +225,7 @@ struct SpatialDormantTests {
         try withOfflineEngine { engine in
             let baseline = engine.liveBufferCount
             func playAndLeave() throws {
-                let tone = try SoundEffect(
-                    buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone",
-                    engine: engine)
+                let tone = try toneEffect(440, on: engine)
                 let voice = tone.play(at: nil, position: Self.near, looping: .forever)
                 _ = try engine.render(frames: 4_800)
                 voice.position = Self.far
@@ -256,8 +251,7 @@ struct SpatialDormantTests {
             engine.audibilityMargin = .infinity
             #expect(engine.audibilityMargin == 3)
             engine.audibilityMargin = 20
-            let tone = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let tone = try toneEffect(440, on: engine)
             let voice = tone.play(at: nil, position: Self.near, looping: .forever)
             _ = try engine.render(frames: 2_400)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -5_000)  // -74 dB: 14 dB below, within 20
@@ -273,8 +267,7 @@ struct SpatialDormantTests {
     @Test("moveVoices moves the voices the array holds now, after the game reorders the array it keeps")
     func reorderedBatch() throws {
         try withOfflineEngine { engine in
-            let tone = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let tone = try toneEffect(440, on: engine)
             let a = tone.play(at: nil, position: Self.far, looping: .forever)
             let b = tone.play(at: nil, position: Self.far, looping: .forever)
             var batch = [a, b]

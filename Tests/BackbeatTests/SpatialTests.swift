@@ -19,8 +19,7 @@ struct SpatialTests {
     @Test("A voice at +X is louder in the right ear, at -X in the left, by the same margin")
     func interauralLevel() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 1, y: 0, z: 0)
             _ = try engine.render(frames: 4_800)
@@ -40,8 +39,7 @@ struct SpatialTests {
         "Inverse-distance-clamped attenuation matches 1 / max(d, 1) within 0.5 dB", arguments: [Float(0.5), 2, 4, 10])
     func distanceAttenuation(distance: Float) throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -1)
             _ = try engine.render(frames: 4_800)
@@ -58,8 +56,7 @@ struct SpatialTests {
     @Test("play(position:) places a voice from its first frame; a NaN point plays it 2D")
     func placedFromTheStart() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let placed = sound.play(at: nil, position: Audio3DPoint(x: 2, y: 0, z: 0))
             let first = levels(try engine.render(frames: 4_800))
             #expect(placed.position == Audio3DPoint(x: 2, y: 0, z: 0))
@@ -77,8 +74,7 @@ struct SpatialTests {
     @Test("Clearing the position pans the voice again; NaN and infinite points are ignored")
     func backTo2D() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let voice = sound.play(pan: -1, looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -8)
             voice.position = Audio3DPoint(x: .nan, y: 0, z: 0)
@@ -125,8 +121,7 @@ struct SpatialTests {
     private func heard(at point: Audio3DPoint, _ setUp: (AudioEngine) -> Void) throws -> (left: Float, right: Float) {
         var result: (left: Float, right: Float) = (0, 0)
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let voice = sound.play(looping: .forever)
             voice.position = point
             setUp(engine)
@@ -209,8 +204,7 @@ struct SpatialTests {
     @Test("The listener and the voice's position carry over to a replacement device")
     func survivesDeviceLoss() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -2)
             engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0)
@@ -235,8 +229,7 @@ struct SpatialTests {
                 maximumDistance: 50, rolloffFactor: model == .linear ? 1 : 1.5)
             engine.distanceAttenuationParameters = parameters
             #expect(engine.distanceAttenuationParameters == parameters)
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -2)
             _ = try engine.render(frames: 4_800)
@@ -303,9 +296,7 @@ struct DopplerTests {
     /// lets `setup` change the engine, and measures the heard frequency over one second.
     static func heard(velocity: Audio3DPoint, setup: (AudioEngine) -> Void = { _ in }) throws -> Double {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
-                engine: engine)
+            let sound = try toneEffect(1_000, on: engine)
             setup(engine)
             let voice = sound.play(at: nil, position: Audio3DPoint(x: 0, y: 0, z: -10), looping: .forever)
             voice.velocity = velocity
@@ -357,9 +348,7 @@ struct DopplerTests {
         let off = try Self.heard(velocity: Audio3DPoint(x: 0, y: 0, z: 20)) { $0.dopplerFactor = 0 }
         #expect(abs(off - 1_000) < 1)
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
-                engine: engine)
+            let sound = try toneEffect(1_000, on: engine)
             let voice = sound.play(at: nil, position: Audio3DPoint(x: 0, y: 0, z: -10), looping: .forever)
             for speed: Float in [1_000, -1_000, 3e38] {
                 voice.velocity = Audio3DPoint(x: 0, y: 0, z: speed)
@@ -378,9 +367,7 @@ struct DopplerTests {
     @Test("A 2D voice has no Doppler shift, and a voice placed back in 2D loses it")
     func twoDimensional() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 1)), name: "tone",
-                engine: engine)
+            let sound = try toneEffect(1_000, on: engine)
             engine.listenerVelocity = Audio3DPoint(x: 0, y: 0, z: -30)
             let voice = sound.play(looping: .forever)
             voice.velocity = Audio3DPoint(x: 0, y: 0, z: 60)
@@ -463,8 +450,7 @@ struct ConeTests {
     @Test("Bad cones and directions are ignored; a 2D voice has no cone")
     func badInput() throws {
         try withOfflineEngine { engine in
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(440, on: engine)
             let voice = sound.play(looping: .forever)
             voice.cone = Self.cone
             for bad in [
@@ -492,8 +478,7 @@ struct HRTFTests {
     static func levels(hrtf: Bool) throws -> (left: Float, right: Float, enabled: Bool) {
         try withOfflineEngine { engine in
             engine.isHRTFEnabled = hrtf
-            let sound = try SoundEffect(
-                buffer: TestSignal.sine(frequency: 300, duration: MediaTime(seconds: 1)), name: "tone", engine: engine)
+            let sound = try toneEffect(300, on: engine)
             sound.play(at: nil, position: Audio3DPoint(x: 2, y: 0, z: 0), looping: .forever)
             _ = try engine.render(frames: 4_800)
             let out = try engine.render(frames: 9_600)
