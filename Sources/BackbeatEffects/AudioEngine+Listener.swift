@@ -35,6 +35,7 @@ final class Listener: EngineComponent {
 
     /// Nothing: the listener has no update step (its setters apply at once).
     func nextDueFrame(after frame: Int64) -> Int64? { nil }
+    func nextStepFrame(after frame: Int64) -> Int64? { nil }
 
     func applyLocked() {
         guard let engine else { return }

@@ -94,6 +94,7 @@ final class VoiceGlides: EngineComponent {
 
     /// Every period while a voice glides; nothing otherwise.
     func nextDueFrame(after frame: Int64) -> Int64? { voices.isEmpty ? nil : frame }
+    func nextStepFrame(after frame: Int64) -> Int64? { voices.isEmpty ? nil : frame }
 
     func engineWillShutDown() { voices.removeAll() }
 }

@@ -653,8 +653,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         case .playing, .pausing, .stopping:
             guard let source = voice.source else { return Int(voice.played) }
             return consumedFrames(voice, source)
-        case .paused, .virtual:
-            return Int(voice.played + dormantTime(of: voice))
+        case .paused:
+            return Int(voice.played)
+        case .virtual:
+            return Int(voice.played + virtualTime(of: voice))
         default:
             return 0
         }
@@ -871,6 +873,42 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         return due
     }
 
+    /// Exact, for an offline render's skipped periods: an update step has
+    /// nothing to do while every awake voice is an endless loop that plays
+    /// settled until its next queue check, fades out until its ramp's end,
+    /// sits paused, or is virtual and unpaused (its time goes on by the
+    /// frames between steps). Anything else steps every period.
+    func nextStepFrame(after frame: Int64) -> Int64? {
+        if audibilityDirty { return frame }
+        var due: Int64?
+        for voice in voices where !voice.isDormant {
+            let next: Int64
+            switch voice.phase {
+            case .finished:
+                continue
+            case .virtual:
+                guard voice.numberOfLoops < 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false),
+                    case .loaded = voice.sound.loadState
+                else { return frame }
+                continue
+            case .paused:
+                guard voice.userPaused || (voice.bus?.stepPaused ?? false) else { return frame }
+                continue
+            case .playing:
+                guard voice.isSettled, voice.numberOfLoops < 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false)
+                else { return frame }
+                next = voice.nextQueueCheck - voice.queueCheckSlack
+            case .stopping(let until, _):
+                next = until
+            case .waitingForLoad, .waitingForSource, .pausing, .scheduled:
+                return frame
+            }
+            if next <= frame { return frame }
+            due = min(due ?? next, next)
+        }
+        return due
+    }
+
     /// The engine frame a finite playing voice should end on, from what it
     /// has played by engine time (nil for an endless loop or a sound not loaded).
     private func estimatedEnd(of voice: Voice, after frame: Int64, outputRate: Int) -> Int64? {
@@ -985,7 +1023,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
                     if !sourcesWereOut, voice.isPlacedInWorld, a < sleepGain, canSleep(voice) {
                         sleep(voice, listener: listener)
                         sleptOutsidePass = true
-                    } else {
+                    } else if sourcesWereOut || a >= thresholdGain || !voice.isPlacedInWorld {
+                        // A source is wanted, or it is back in earshot: the pass looks again.
+                        // (Otherwise it stays virtual, awake, and the next pass sees it.)
                         audibilityDirty = true
                     }
                 } else {
@@ -1215,10 +1255,15 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         if tx * tx + ty * ty + tz * tz <= slotReach[slot] { pendingWake.append(slot) }
     }
 
-    /// Sound frames a dormant voice has played since it went dormant, up to the last update step.
-    private func dormantTime(of voice: Voice) -> Double {
-        guard voice.isDormant, let engine, case .loaded(let r) = voice.sound.loadState else { return 0 }
-        return Double(lastStepFrame - voice.dormantSince) * Self.step(voice, r, outputRate: engine.sampleRate)
+    /// Sound frames a virtual voice has played, not yet counted in its
+    /// `played`, up to now: since it went dormant, or since its last update
+    /// step (a render steps only the periods with work). Its time stands
+    /// while it or its bus is paused.
+    private func virtualTime(of voice: Voice) -> Double {
+        guard let engine, case .loaded(let r) = voice.sound.loadState else { return 0 }
+        let since = voice.isDormant ? voice.dormantSince : voice.lastUpdateFrame
+        guard voice.isDormant || (!voice.userPaused && !(voice.bus?.stepPaused ?? false)) else { return 0 }
+        return Double(max(0, engine.currentFrameLocked - since)) * Self.step(voice, r, outputRate: engine.sampleRate)
     }
 
     /// Whether a virtual voice, found out of earshot, can sleep in the table:
@@ -1346,7 +1391,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         for s in slotVoices.indices {
             guard let voice = slotVoices[s], voice.isDormant else { continue }
             if busesChanged, voice.bus?.stepPaused ?? false {
-                wake(voice, countingTo: previousStepFrame, resumingAt: frame)
+                // (The period before: a render may not have stepped the ones between.)
+                wake(
+                    voice, countingTo: max(previousStepFrame, frame - Int64(engine?.updateInterval ?? 0)),
+                    resumingAt: frame)
                 continue
             }
             let level = voice.gain * (voice.bus?.stepGain ?? 1)

@@ -142,6 +142,7 @@ extension AudioEngine {
             clockBaseFrame = frame
             nextUpdateFrame = frame
         }
+        stepRequested = true
         do {
             for component in components.compactMap(\.component) {
                 try component.deviceWasReplaced()

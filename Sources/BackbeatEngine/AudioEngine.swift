@@ -64,6 +64,24 @@ public final class AudioEngine: @unchecked Sendable {
     private var fileWriter: SoundFileWriter?
     var framesRendered: Int64 = 0
     var nextUpdateFrame: Int64 = 0
+    /// Whether a render steps only at the update periods that have work (on
+    /// by default). Off, it steps and calls OpenAL every period, as it used
+    /// to: the tests render both ways and compare.
+    package var skipsIdleSteps = true
+    /// The game changed something since the last update step (a public entry
+    /// point took the lock): the next period boundary steps.
+    var stepRequested = true
+    /// Asked after the last update step: the earliest frame at which a step
+    /// has work (at or before the step's own frame: the next period; nil:
+    /// none until the game changes something).
+    private var nextStepDue: Int64? = 0
+    /// Something OpenAL Soft ramps (a gain, a placement, a filter) changed
+    /// since its last mix call: the next call ends at the next period boundary.
+    private var rampPending = false
+    /// ``ALRampedWrites/count`` on this thread when the lock was taken or OpenAL last mixed.
+    private var rampWritesSeen: UInt = 0
+    /// Update steps run and OpenAL mix calls made by renders so far (for tests and the benchmarks).
+    package private(set) var renderCounts = (steps: 0, mixes: 0)
     var components: [WeakComponent] = []
     private var isShutDown = false
     private var scratch: [Float] = []
@@ -282,7 +300,7 @@ public final class AudioEngine: @unchecked Sendable {
             throw BackbeatError(
                 .invalidArgument, operation: "render(frames:)", reason: "frames must be positive, got \(frames)")
         }
-        try withLock {
+        try withLock(waking: false) {
             try checkUsable("render(frames:)")
             switch output {
             case .device, .file(_, _, .realTime):
@@ -304,7 +322,7 @@ public final class AudioEngine: @unchecked Sendable {
         var done = 0
         var observedStep: Int64?
         while done < frames {
-            let (rendered, waitingStep) = try withLock { () -> (Int, Int64?) in
+            let (rendered, waitingStep) = try withLock(waking: false) { () -> (Int, Int64?) in
                 try checkUsable("render(frames:)")
                 let rendered = try renderLocked(
                     frames: frames - done, into: &samples, at: done, observedStep: observedStep)
@@ -322,19 +340,41 @@ public final class AudioEngine: @unchecked Sendable {
     /// between them, into `samples` from frame `offset`. Stops before a step
     /// whose start the step observers have not seen (`observedStep`); returns
     /// the frames rendered.
+    ///
+    /// A period with nothing due is not stepped (the step would change
+    /// nothing), and OpenAL mixes such periods in one call: from a period
+    /// boundary to the next one with work, unless something OpenAL ramps
+    /// changed since its last call. Then the call ends at the next boundary,
+    /// so the change lands within one period, as when every period is its
+    /// own call. Either way the samples are the same.
     private func renderLocked(
         frames: Int, into samples: inout [Float], at offset: Int = 0,
         observedStep: Int64? = nil
     ) throws -> Int {
         var done = 0
+        let interval = Int64(updateInterval)
         while done < frames {
             if framesRendered == nextUpdateFrame {
                 if !stepObservers.isEmpty, observedStep != framesRendered { break }
-                try runUpdate(at: framesRendered)
-                nextUpdateFrame += Int64(updateInterval)
+                if !skipsIdleSteps || stepRequested || (nextStepDue.map { $0 <= framesRendered } ?? false) {
+                    stepRequested = false
+                    try runUpdate(at: framesRendered)
+                    renderCounts.steps += 1
+                    nextStepDue = skipsIdleSteps ? nextStepFrameLocked(after: framesRendered) : framesRendered
+                }
+                nextUpdateFrame += interval
+            }
+            if ALRampedWrites.count != rampWritesSeen { rampPending = true }
+            if skipsIdleSteps, !rampPending, stepObservers.isEmpty, !stepRequested {
+                // Mixes on through the boundaries before the next one with work.
+                let end = min(nextStepDue ?? .max, framesRendered + Int64(frames - done))
+                while nextUpdateFrame < end { nextUpdateFrame += interval }
             }
             let chunk = min(frames - done, Int(nextUpdateFrame - framesRendered))
             device.render(frames: chunk, into: &samples, at: (offset + done) * channelCount)
+            rampPending = false
+            rampWritesSeen = ALRampedWrites.count
+            renderCounts.mixes += 1
             done += chunk
             framesRendered += Int64(chunk)
         }
@@ -568,6 +608,22 @@ public final class AudioEngine: @unchecked Sendable {
     /// (a fade, duck, filter or effect glide under way), a step observer or a
     /// component has work due; nil when nothing is due until the game
     /// changes something.
+    /// The earliest engine frame after a step at `frame` at which an update
+    /// step would change anything (what is mixed, reported or posted): a
+    /// render skips the periods before it. Unlike ``nextDueFrameLocked(after:)``
+    /// (a device's wakeup, which may come early), never late.
+    func nextStepFrameLocked(after frame: Int64) -> Int64? {
+        for bus in buses where bus.isChangingLocked(at: frame) { return frame }
+        var due: Int64?
+        for entry in components {
+            guard let component = entry.component else { continue }
+            guard let next = component.nextStepFrame(after: frame) else { continue }
+            if next <= frame { return frame }
+            due = min(due ?? next, next)
+        }
+        return due
+    }
+
     package func nextDueFrameLocked(after frame: Int64) -> Int64? {
         if !stepObservers.isEmpty { return frame }
         for bus in buses where bus.isChangingLocked(at: frame) { return frame }
@@ -677,8 +733,13 @@ public final class AudioEngine: @unchecked Sendable {
     /// changed what is due. Reads that change nothing pass `waking: false`.
     package func withLock<T>(waking: Bool = true, _ body: () throws -> T) rethrows -> T {
         lock.lock()
+        rampWritesSeen = ALRampedWrites.count
         defer {
-            if waking && wakesUpdateLoop { wakeUpdateLoopLocked() }
+            if ALRampedWrites.count != rampWritesSeen { rampPending = true }
+            if waking {
+                stepRequested = true
+                if wakesUpdateLoop { wakeUpdateLoopLocked() }
+            }
             lock.unlock()
         }
         device.makeContextCurrent()
@@ -700,6 +761,7 @@ public final class AudioEngine: @unchecked Sendable {
             defer { queued.removeAll() }
             return queued
         }
+        if !work.isEmpty { stepRequested = true }
         for item in work { item(self) }
     }
 

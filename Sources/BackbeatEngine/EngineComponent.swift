@@ -14,6 +14,13 @@ package protocol EngineComponent: AnyObject {
     /// period), and any public call wakes it to ask again. The default,
     /// `frame`, asks for every update period.
     func nextDueFrame(after frame: Int64) -> Int64?
+    /// The earliest engine frame at which ``update(at:)`` would change
+    /// anything (what OpenAL mixes, what the game can read, an event), asked
+    /// after a step at `frame`; nil when nothing until the game changes
+    /// something. An offline render skips the update periods before it, so
+    /// unlike ``nextDueFrame(after:)`` it must never be late: every step it
+    /// lets pass must have been a no-op. The default, `frame`, steps every period.
+    func nextStepFrame(after frame: Int64) -> Int64?
     /// The output device is about to be replaced: remember positions, since
     /// the old device's objects are about to vanish. `readPositions` says
     /// whether the old device can still be asked where its sources were.
@@ -29,6 +36,7 @@ package protocol EngineComponent: AnyObject {
 extension EngineComponent {
     package func update(at frame: Int64) throws {}
     package func nextDueFrame(after frame: Int64) -> Int64? { frame }
+    package func nextStepFrame(after frame: Int64) -> Int64? { frame }
     package func deviceWillBeReplaced(readPositions: Bool) {}
     package func deviceWasReplaced() throws {}
     package func engineWillShutDown() {}

@@ -150,6 +150,10 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     /// at rest, nothing is due (setting a value wakes a device's update loop).
     package func nextDueFrame(after frame: Int64) -> Int64? { heard != target ? frame : nil }
 
+    /// Every period while the heard value moves or a driver listens (a driver
+    /// is called at every step); at rest with none, nothing.
+    package func nextStepFrame(after frame: Int64) -> Int64? { heard != target || !drivers.isEmpty ? frame : nil }
+
     package func update(at frame: Int64) throws {
         guard let engine else { return }
         var elapsed = lastFrame.map { max(0, frame - $0) } ?? 0

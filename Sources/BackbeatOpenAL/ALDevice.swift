@@ -355,6 +355,7 @@ package final class ALDevice: @unchecked Sendable {
         position: (Float, Float, Float), forward: (Float, Float, Float),
         up: (Float, Float, Float), velocity: (Float, Float, Float) = (0, 0, 0)
     ) throws {
+        ALRampedWrites.note()
         try withContext("alListener") {
             alListener3f(AL_POSITION, position.0, position.1, position.2)
             alListener3f(AL_VELOCITY, velocity.0, velocity.1, velocity.2)
@@ -486,6 +487,7 @@ package final class ALDevice: @unchecked Sendable {
     /// ``hrtfDataSetNames``; nil for the default). Sources and buffers stay.
     private func reset(hrtf: ALCint, dataSet: Int?) throws {
         guard let device, context != nil else { throw BackbeatError(.engineShutDown, operation: "alcResetDeviceSOFT") }
+        ALRampedWrites.note()
         var attributes = Self.contextAttributes(hrtf: hrtf, sends: auxiliarySendRequest)
         if let dataSet { attributes += [ALCint(ALC_HRTF_ID_SOFT), ALCint(clamping: dataSet)] }
         attributes += formatAttributes + [0]

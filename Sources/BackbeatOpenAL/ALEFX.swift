@@ -223,6 +223,7 @@ extension ALDevice {
     /// Loads an EAX reverb with `properties` (clamped) into `slot`. The slot
     /// keeps a copy; loading again changes it. Context current.
     package func loadReverb(_ properties: ALReverbProperties, into slot: ALEffectSlot) throws {
+        ALRampedWrites.note()
         let effect = try scratchEffectName()
         let p = properties.clamped
         alEffecti(effect, AL_EFFECT_TYPE, AL_EFFECT_EAXREVERB)
@@ -258,17 +259,20 @@ extension ALDevice {
 
     /// Empties `slot` (it then outputs nothing). Context current.
     package func clearEffect(of slot: ALEffectSlot) {
+        ALRampedWrites.note()
         alAuxiliaryEffectSloti(slot.name, AL_EFFECTSLOT_EFFECT, AL_EFFECT_NULL)
         _ = alGetError()
     }
 
     /// The slot's output level, 0...1 (AL_EFFECTSLOT_GAIN). Context current.
     package func setGain(_ gain: Float, of slot: ALEffectSlot) {
+        ALRampedWrites.note()
         alAuxiliaryEffectSlotf(slot.name, AL_EFFECTSLOT_GAIN, gain.isNaN ? 0 : min(max(gain, 0), 1))
     }
 
     /// Sets the filter on `source`'s direct path (AL_DIRECT_FILTER). Context current.
     package func setDirectFilter(_ parameters: ALFilterParameters, on source: ALSource) {
+        ALRampedWrites.note()
         let filter = loadScratchFilter(parameters)
         alSourcei(source.name, AL_DIRECT_FILTER, ALint(bitPattern: filter))
     }
@@ -278,6 +282,7 @@ extension ALDevice {
     /// are ignored. Context current.
     package func setSend(_ index: Int, of source: ALSource, to slot: ALEffectSlot?, filter: ALFilterParameters) {
         guard index >= 0, index < Int(Self.requestedAuxiliarySends) else { return }
+        ALRampedWrites.note()
         let filterName = loadScratchFilter(filter)
         alSource3i(
             source.name, AL_AUXILIARY_SEND_FILTER, ALint(bitPattern: slot?.name ?? 0), ALint(index),

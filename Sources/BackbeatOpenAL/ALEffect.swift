@@ -31,6 +31,7 @@ package enum ALEffectParameters: Equatable, Sendable {
 extension ALDevice {
     /// Loads `parameters` into `slot`. Context current.
     package func loadEffect(_ parameters: ALEffectParameters, into slot: ALEffectSlot) throws {
+        ALRampedWrites.note()
         if case .reverb(let properties, _) = parameters {
             try loadReverb(properties, into: slot)
             return

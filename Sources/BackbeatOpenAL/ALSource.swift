@@ -32,13 +32,17 @@ package struct ALSource: Hashable, Sendable {
         }
     }
 
-    package func setGain(_ gain: Float) { alSourcef(name, AL_GAIN, gain) }
+    package func setGain(_ gain: Float) {
+        ALRampedWrites.note()
+        alSourcef(name, AL_GAIN, gain)
+    }
     package func setPitch(_ pitch: Float) { alSourcef(name, AL_PITCH, pitch) }
     package func setLooping(_ looping: Bool) { alSourcei(name, AL_LOOPING, looping ? 1 : 0) }
 
     /// Resets a source to a known, non-spatial state: listener-relative at the
     /// origin, no distance attenuation, gain 1, pitch 1, not looping, no buffer.
     package func reset() {
+        ALRampedWrites.note()
         alSourceRewind(name)
         alSourcei(name, AL_BUFFER, 0)
         alSourcei(name, AL_SOURCE_RELATIVE, 1)
@@ -65,6 +69,7 @@ package struct ALSource: Hashable, Sendable {
     /// front of the listener; stereo sounds rotate both channel angles
     /// (AL_EXT_STEREO_ANGLES), so they pan too.
     package func setPan(_ pan: Float) {
+        ALRampedWrites.note()
         alSourcei(name, AL_SOURCE_RELATIVE, 1)
         alSourcef(name, AL_ROLLOFF_FACTOR, 0)
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_AUTO_SOFT)
@@ -98,6 +103,7 @@ package struct ALSource: Hashable, Sendable {
         maximumDistance: Float = .greatestFiniteMagnitude, rolloffFactor: Float = 1,
         velocity: (x: Float, y: Float, z: Float) = (0, 0, 0), radius: Float = 0
     ) {
+        ALRampedWrites.note()
         alSourcei(name, AL_SOURCE_RELATIVE, 0)
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_TRUE)
         alSourcei(name, AL_DIRECT_CHANNELS_SOFT, AL_FALSE)
@@ -114,6 +120,7 @@ package struct ALSource: Hashable, Sendable {
     /// right to right (mono to both): no panning, no HRTF, no distance
     /// (AL_DIRECT_CHANNELS_SOFT with AL_SOURCE_SPATIALIZE_SOFT off).
     package func setPassThrough() {
+        ALRampedWrites.note()
         alSourcei(name, AL_SOURCE_RELATIVE, 1)
         alSourcef(name, AL_ROLLOFF_FACTOR, 0)
         alSourcei(name, AL_SOURCE_SPATIALIZE_SOFT, AL_FALSE)
@@ -126,7 +133,10 @@ package struct ALSource: Hashable, Sendable {
 
     /// Moves a source already placed by ``setPosition(x:y:z:referenceDistance:maximumDistance:rolloffFactor:velocity:)``
     /// to (x, y, z): one call, for games that move hundreds of sources a frame.
-    package func move(x: Float, y: Float, z: Float) { alSource3f(name, AL_POSITION, x, y, z) }
+    package func move(x: Float, y: Float, z: Float) {
+        ALRampedWrites.note()
+        alSource3f(name, AL_POSITION, x, y, z)
+    }
 
     /// A positioned source's facing and sound cone (AL_DIRECTION, AL_CONE_*,
     /// and EFX's AL_CONE_OUTER_GAINHF); a zero direction is omnidirectional.
@@ -134,6 +144,7 @@ package struct ALSource: Hashable, Sendable {
         direction: (x: Float, y: Float, z: Float), innerAngle: Float, outerAngle: Float, outerGain: Float,
         outerHighFrequencyGain: Float
     ) {
+        ALRampedWrites.note()
         alSourcef(name, AL_CONE_INNER_ANGLE, innerAngle)
         alSourcef(name, AL_CONE_OUTER_ANGLE, outerAngle)
         alSourcef(name, AL_CONE_OUTER_GAIN, outerGain)
