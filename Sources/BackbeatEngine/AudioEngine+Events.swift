@@ -110,10 +110,17 @@ extension AudioEngine {
     }
 
     private static func deliver(_ batch: [PendingDelivery], to broadcast: EventBroadcast<PlaybackEvent>) {
+        // Nobody listening is the usual case for per-voice events (a world's
+        // voices coming into and going out of earshot): asked once, and again
+        // after each callback, which may start listening.
+        var listening = broadcast.hasObservers
         for item in batch {
             switch item {
-            case .event(let event): broadcast.send(event)
-            case .callback(let callback): callback()
+            case .event(let event):
+                if listening { broadcast.send(event) }
+            case .callback(let callback):
+                callback()
+                listening = broadcast.hasObservers
             }
         }
     }
