@@ -12,6 +12,8 @@ import BackbeatEngine
 ///   RMS of raw OpenAL's render, in dB: what dropping the inaudible voices costs.
 /// - `hrtf_ratio_vs_raw`: the same with HRTF on, on both sides.
 /// - `xrealtime_10k`: 10,000 emitters (about 50 audible) through Backbeat, × real time.
+/// - `raw64_xrealtime`: the reference `xrealtime_10k`'s goal was set against,
+///   raw OpenAL moving 64 sources, measured between its rounds.
 /// - `update_us_p99`: the 99th percentile of the time a game frame takes to move
 ///   1,000 emitters (one batch of 1,000 position changes), in microseconds.
 ///
@@ -83,17 +85,31 @@ public struct SpatialSuite: BenchSuite {
         return (10 * log10(max(difference, 1e-30) / signal), rms)
     }
 
-    /// Backbeat's throughput rendering `seconds` of a `count`-emitter scene, × real time, in each round.
-    public func xRealTime(count: Int, seconds: Double, rounds: Int) throws -> [Double] {
+    /// Backbeat's throughput rendering `seconds` of a `count`-emitter scene,
+    /// × real time, in each round; and, between its rounds, the goal's
+    /// reference: raw OpenAL moving `referenceSources` sources of the same
+    /// sounds on the same paths, in 5 ms calls (each a source of its own, all mixed).
+    public func xRealTime(count: Int, referenceSources: Int = 64, seconds: Double, rounds: Int) throws -> (
+        backbeat: [Double], reference: [Double]
+    ) {
         let scene = SpatialScene(count: count)
+        let reference = SpatialScene(count: referenceSources)
         let frames = gameFrames(seconds, scene)
         var samples = [Float](repeating: 0, count: frames * 2)
-        return try (0..<rounds).map { _ in
+        func runBackbeat() throws -> Double {
             let side = try scene.startBackbeat()
             defer { side.close() }
             let spent = try side.render(frames: frames, into: &samples)
             return Double(frames) / Double(scene.sampleRate) / (Double(spent) / 1e9)
         }
+        func runReference() throws -> Double {
+            let side = try reference.startRaw(chunk: reference.sampleRate / 200)
+            defer { side.close() }
+            let spent = side.render(frames: frames, into: &samples)
+            return Double(frames) / Double(reference.sampleRate) / (Double(spent) / 1e9)
+        }
+        let values = try Rounds.interleaved(rounds, sides: [runBackbeat, runReference])
+        return (values[0], values[1])
     }
 
     /// How often, per second of audio, voices of a `count`-emitter scene went
@@ -164,11 +180,15 @@ public struct SpatialSuite: BenchSuite {
         let rounds = options.rounds
         let big = quick ? 500 : 10_000
         if options.only == "xrealtime_10k" {
-            // Only the large scene (for profiling it).
+            // Only the large scene (for profiling it), with its reference.
             let tenK = try xRealTime(count: big, seconds: seconds, rounds: rounds)
-            log("\(big) emitters: \(tenK.map(fmt).joined(separator: ", "))× real time")
+            log("\(big) emitters: \(tenK.backbeat.map(fmt).joined(separator: ", "))× real time")
+            log("raw OpenAL, 64 sources: \(tenK.reference.map(fmt).joined(separator: ", "))× real time")
             logTransitions(count: big, seconds: seconds, log: log)
-            return [Figure(key: "xrealtime_10k", rounds: tenK, unit: "× real time, Backbeat, \(big) moving emitters")]
+            return [
+                Figure(key: "xrealtime_10k", rounds: tenK.backbeat, unit: "× real time, Backbeat, \(big) moving emitters"),
+                Figure(key: "raw64_xrealtime", rounds: tenK.reference, unit: Self.referenceUnit),
+            ]
         }
         let scene = SpatialScene(count: quick ? 40 : 255, audibleTarget: quick ? 8 : 50)
         let audible = stride(from: 0.0, to: 10, by: 0.5).map { scene.audibleCount(at: $0) }
@@ -180,7 +200,8 @@ public struct SpatialSuite: BenchSuite {
         let plain = try measure(scene, hrtf: false, seconds: seconds, rounds: rounds, log: log)
         let hrtf = try measure(scene, hrtf: true, seconds: seconds, rounds: rounds, log: log)
         let tenK = try xRealTime(count: big, seconds: seconds, rounds: rounds)
-        log("\(big) emitters: \(tenK.map(fmt).joined(separator: ", "))× real time")
+        log("\(big) emitters: \(tenK.backbeat.map(fmt).joined(separator: ", "))× real time")
+        log("raw OpenAL, 64 sources: \(tenK.reference.map(fmt).joined(separator: ", "))× real time")
         logTransitions(count: big, seconds: seconds, log: log)
         let moves = try moveTimes(emitters: quick ? 100 : 1_000, frames: quick ? 20 : 2_000).sorted()
         let p99 = percentile(moves, 0.99)
@@ -207,15 +228,19 @@ public struct SpatialSuite: BenchSuite {
                 key: "hrtf_raw_xrealtime", rounds: hrtf.rawRounds,
                 unit: "× real time, raw OpenAL with HRTF, \(scene.emitters.count) moving sources"),
             Figure(
-                key: "xrealtime_10k", rounds: tenK,
+                key: "xrealtime_10k", rounds: tenK.backbeat,
                 unit:
                     "× real time, Backbeat, \(big) moving emitters (~50 audible), median of \(rounds) rounds (goal ≥ 150)"
             ),
+            Figure(key: "raw64_xrealtime", rounds: tenK.reference, unit: Self.referenceUnit),
             Figure(
                 key: "update_us_p99", value: p99,
                 unit: "µs, 99th percentile of one game frame moving \(quick ? 100 : 1_000) emitters (one batch)"),
         ]
     }
+
+    static let referenceUnit =
+        "× real time, raw OpenAL moving 64 sources in 5 ms calls (xrealtime_10k's reference), between its rounds"
 
     /// `seconds` rounded up to whole game frames, in frames.
     private func gameFrames(_ seconds: Double, _ scene: SpatialScene) -> Int {
