@@ -838,39 +838,27 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
 
     func nextDueFrame(after frame: Int64) -> Int64? {
         guard let engine else { return nil }
-        if audibilityDirty { return frame }
         let interval = Int64(engine.updateInterval), outputRate = engine.sampleRate
-        var due: Int64?
-        for voice in voices where !voice.isDormant {
-            let next: Int64
+        return earliest(after: frame) { voice in
             switch voice.phase {
             case .finished:
-                continue
+                return .none
             case .paused:
-                guard !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
-                return frame
+                return voice.userPaused || (voice.bus?.stepPaused ?? false) ? .none : .now
             case .virtual:
-                guard voice.numberOfLoops >= 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false) else { continue }
-                return frame
+                return voice.numberOfLoops >= 0 && !voice.userPaused && !(voice.bus?.stepPaused ?? false) ? .now : .none
             case .scheduled(let target):
-                next = target - Self.startLeadPeriods * interval
+                return .at(target - Self.startLeadPeriods * interval)
             case .playing:
-                guard voice.isSettled else { return frame }
-                if voice.nextQueueCheck > frame {
-                    next = voice.nextQueueCheck
-                } else if let end = estimatedEnd(of: voice, after: frame, outputRate: outputRate) {
-                    // From halfway there, then every period over its last 20 ms or so.
-                    next = frame + max(0, (end - frame - 4 * interval) / 2)
-                } else {
-                    return frame
-                }
+                guard voice.isSettled else { return .now }
+                if voice.nextQueueCheck > frame { return .at(voice.nextQueueCheck) }
+                guard let end = estimatedEnd(of: voice, after: frame, outputRate: outputRate) else { return .now }
+                // From halfway there, then every period over its last 20 ms or so.
+                return .at(frame + max(0, (end - frame - 4 * interval) / 2))
             case .waitingForLoad, .waitingForSource, .pausing, .stopping:
-                return frame
+                return .now
             }
-            if next <= frame { return frame }
-            due = min(due ?? next, next)
         }
-        return due
     }
 
     /// Exact, for an offline render's skipped periods: an update step has
@@ -879,32 +867,54 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// sits paused, or is virtual and unpaused (its time goes on by the
     /// frames between steps). Anything else steps every period.
     func nextStepFrame(after frame: Int64) -> Int64? {
-        if audibilityDirty { return frame }
-        var due: Int64?
-        for voice in voices where !voice.isDormant {
-            let next: Int64
+        earliest(after: frame) { voice in
             switch voice.phase {
             case .finished:
-                continue
+                return .none
             case .virtual:
                 guard voice.numberOfLoops < 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false),
                     case .loaded = voice.sound.loadState
-                else { return frame }
-                continue
+                else { return .now }
+                return .none
             case .paused:
-                guard voice.userPaused || (voice.bus?.stepPaused ?? false) else { return frame }
-                continue
+                return voice.userPaused || (voice.bus?.stepPaused ?? false) ? .none : .now
             case .playing:
                 guard voice.isSettled, voice.numberOfLoops < 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false)
-                else { return frame }
-                next = voice.nextQueueCheck - voice.queueCheckSlack
+                else { return .now }
+                return .at(voice.nextQueueCheck - voice.queueCheckSlack)
             case .stopping(let until, _):
-                next = until
+                return .at(until)
             case .waitingForLoad, .waitingForSource, .pausing, .scheduled:
-                return frame
+                return .now
             }
-            if next <= frame { return frame }
-            due = min(due ?? next, next)
+        }
+    }
+
+    /// What one awake voice asks of the update steps.
+    private enum StepNeed {
+        /// Nothing until the game changes something.
+        case none
+        /// The next step.
+        case now
+        /// A step at this engine frame.
+        case at(Int64)
+    }
+
+    /// The earliest frame at which the awake voices, asked by `need`, want a
+    /// step (`frame` for the next one; nil for none), after a step at `frame`.
+    private func earliest(after frame: Int64, _ need: (Voice) -> StepNeed) -> Int64? {
+        if audibilityDirty { return frame }
+        var due: Int64?
+        for voice in voices where !voice.isDormant {
+            switch need(voice) {
+            case .none:
+                continue
+            case .now:
+                return frame
+            case .at(let next):
+                if next <= frame { return frame }
+                due = min(due ?? next, next)
+            }
         }
         return due
     }
