@@ -110,6 +110,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var renderingValue = AudioRenderingAlgorithm.automatic
     var rateValue: Float
     var userPaused = false
+    /// A virtual voice's time stood still at its last update step (it or its
+    /// bus was paused): the step that finds it playing again counts one period.
+    var timeStands = false
     var completion: (@Sendable (Bool) -> Void)?
     /// Strong: buses do not hold voices, and the update step reads it for every voice.
     var bus: Bus?

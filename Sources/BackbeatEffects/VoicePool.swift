@@ -67,8 +67,6 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// The reaches need working out again (threshold or distance curve changed).
     private var reachesStale = false
     /// The last two update steps' frames (dormant time is counted up to the last one).
-    private var lastStepFrame: Int64 = 0
-    private var previousStepFrame: Int64 = 0
     /// The last batch ``moveBatch(_:to:)`` was given, and its voices' rows.
     private var batchVoices: [Voice] = []
     private var batchSlots: [Int32] = []
@@ -366,6 +364,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             played: voice.played, resident: resident, loops: voice.numberOfLoops)
         let startPosition = Int(startOffset)
         voice.source = source
+        voice.timeStands = false
         voice.playedBeforeAttach = Int(voice.played) - startPosition
         voice.lastPlayedFrame = engine.currentFrameLocked
         voice.unqueuedFrames = 0
@@ -482,9 +481,10 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Gives back the source of a playing voice the audibility pass found
     /// below the threshold. OpenAL still renders it at the level the last
     /// pass found, which may be loud (a voice moved far, or muted, in one
-    /// step), so its gain goes to zero first; on a loopback device the render
-    /// calls OpenAL once per update period and ramps that change over the
-    /// call, so the source is silent and given back (keeping its sound and
+    /// step), so its gain goes to zero first; on a loopback device the
+    /// render's OpenAL call after that change ends at the next period
+    /// boundary, and OpenAL ramps the change over it, so the source is silent
+    /// and given back (keeping its sound and
     /// placement, see ``Warmth``) one period later, not after the ramp a
     /// device's own mixing needs. Its time goes on through the fade.
     private func giveBack(_ voice: Voice, now: Int64) {
@@ -872,9 +872,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             case .finished:
                 return .none
             case .virtual:
-                guard voice.numberOfLoops < 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false),
-                    case .loaded = voice.sound.loadState
-                else { return .now }
+                // Paused or not: its time is counted from the frames between steps.
+                guard voice.numberOfLoops < 0, case .loaded = voice.sound.loadState else { return .now }
                 return .none
             case .paused:
                 return voice.userPaused || (voice.bus?.stepPaused ?? false) ? .none : .now
@@ -937,8 +936,6 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         // The engine computed bus gains and pauses once for this step, before any component.
         let busesChanged = engine.busesChangedThisStep
         let updateInterval = engine.updateInterval, outputRate = engine.sampleRate
-        previousStepFrame = lastStepFrame
-        lastStepFrame = frame
         for voice in voices {
             // The common case costs nothing: a playing voice whose queue lasts
             // past this step, with no change to its gain, pause or buses.
@@ -948,11 +945,22 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
             voice.lastUpdateFrame = frame
             if case .virtual = voice.phase {
                 // Most voices of a large world are virtual: their time goes on
-                // by the pitch OpenAL would play them at, and nothing else.
-                guard !voice.userPaused, !(voice.bus?.stepPaused ?? false),
-                    case .loaded(let r) = voice.sound.loadState
-                else { continue }
-                voice.played += Double(elapsed) * Self.step(voice, r, outputRate: outputRate)
+                // by the pitch OpenAL would play them at, and nothing else. A
+                // render steps only the periods with work, so the frames since
+                // the last step count up to the period before a pause this step
+                // finds, and from the period before the step that finds it playing.
+                guard case .loaded(let r) = voice.sound.loadState else { continue }
+                let interval = Int64(updateInterval)
+                if voice.userPaused || (voice.bus?.stepPaused ?? false) {
+                    if !voice.timeStands {
+                        voice.played += Double(max(0, elapsed - interval)) * Self.step(voice, r, outputRate: outputRate)
+                        voice.timeStands = true
+                    }
+                    continue
+                }
+                let counted = voice.timeStands ? min(elapsed, interval) : elapsed
+                voice.timeStands = false
+                voice.played += Double(counted) * Self.step(voice, r, outputRate: outputRate)
                 // Its whole sound once, plus each further round of its loop region.
                 if voice.numberOfLoops >= 0,
                     voice.played >= Double(r.frames) + Double(voice.numberOfLoops) * Double(r.cycleFrames)
@@ -1272,7 +1280,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private func virtualTime(of voice: Voice) -> Double {
         guard let engine, case .loaded(let r) = voice.sound.loadState else { return 0 }
         let since = voice.isDormant ? voice.dormantSince : voice.lastUpdateFrame
-        guard voice.isDormant || (!voice.userPaused && !(voice.bus?.stepPaused ?? false)) else { return 0 }
+        let stands = voice.timeStands || voice.userPaused || (voice.bus?.stepPaused ?? false)
+        guard voice.isDormant || !stands else { return 0 }
         return Double(max(0, engine.currentFrameLocked - since)) * Self.step(voice, r, outputRate: engine.sampleRate)
     }
 
@@ -1309,7 +1318,7 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// brought up to the engine's current frame at the rate it slept at (so a
     /// new rate, set after this, counts from this frame on).
     func wake(_ voice: Voice) {
-        let now = engine?.currentFrameLocked ?? lastStepFrame
+        guard let now = engine?.currentFrameLocked else { return }
         wake(voice, countingTo: now, resumingAt: now)
     }
 
@@ -1401,10 +1410,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         for s in slotVoices.indices {
             guard let voice = slotVoices[s], voice.isDormant else { continue }
             if busesChanged, voice.bus?.stepPaused ?? false {
-                // (The period before: a render may not have stepped the ones between.)
-                wake(
-                    voice, countingTo: max(previousStepFrame, frame - Int64(engine?.updateInterval ?? 0)),
-                    resumingAt: frame)
+                // Its time stops at the period before, and stands from here.
+                wake(voice, countingTo: frame - Int64(engine?.updateInterval ?? 0), resumingAt: frame)
+                voice.timeStands = true
                 continue
             }
             let level = voice.gain * (voice.bus?.stepGain ?? 1)

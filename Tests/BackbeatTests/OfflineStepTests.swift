@@ -141,6 +141,43 @@ struct OfflineStepTests {
         #expect(skipping.mixes * 2 < every.mixes, "\(skipping.mixes) OpenAL calls against \(every.mixes)")
     }
 
+    @Test(
+        "Virtual loops, awake (with a cone) and dormant, whose bus pauses between idle stretches: their time stands with the bus, and they come back in the same place, the same samples"
+    )
+    func virtualTimeStandsWhileTheBusPauses() throws {
+        func script(_ engine: AudioEngine, _ render: (Int) throws -> Void) throws {
+            let tone = try toneEffect(440, on: engine)
+            let far = Audio3DPoint(x: 0, y: 0, z: -5_000), near = Audio3DPoint(x: 1, y: 0, z: -1)
+            // A cone keeps a virtual voice awake; without one it sleeps in the table.
+            let awake = tone.play(at: nil, volume: 0.5, position: far, looping: .forever)
+            awake.direction = Audio3DPoint(x: 0, y: 0, z: 1)
+            awake.cone = AudioCone(innerAngle: 90, outerAngle: 180, outerGain: 0.5, outerHighFrequencyGain: 1)
+            let dormant = tone.play(at: nil, volume: 0.5, position: far, looping: .forever)
+            try render(24_000)
+            engine.effectsBus.isPaused = true
+            try render(48_000)
+            engine.effectsBus.isPaused = false
+            try render(12_000)
+            try awake.pause()
+            try render(20_000)
+            try awake.resume()
+            try render(9_600)
+            // Into the one-second tone: 0.5 + 0.25 + 0.2 s for the voice paused
+            // twice; 0.5 + 0.25 + 0.4167 + 0.2 s, less a round, for the other.
+            // Each pause stands within a period.
+            for (voice, expected) in [(awake, 0.95), (dormant, 0.3667)] {
+                #expect(abs(voice.currentTime.seconds - expected) < 0.006, "\(voice.currentTime.seconds)")
+            }
+            awake.position = near
+            dormant.position = Audio3DPoint(x: -1, y: 0, z: -1)
+            try render(24_000)
+        }
+        let skipping = try Self.take(skipping: true, script)
+        let every = try Self.take(skipping: false, script)
+        Self.expectSame(skipping, every)
+        #expect(skipping.steps * 2 < every.steps, "\(skipping.steps) steps against \(every.steps)")
+    }
+
     @Test("After an idle second, a volume change still ramps over one update period, then one OpenAL call mixes on")
     func changeLandsWithinOnePeriod() throws {
         try withOfflineEngine { engine in
