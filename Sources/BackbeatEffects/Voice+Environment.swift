@@ -21,11 +21,10 @@ struct VoiceMix {
     var glideEnd: Int64 = 0
     /// What the source has now (nil: never set on this source).
     var appliedDirect: FilterGains?
-    var appliedSend: FilterGains?
-    var appliedSlot: ALEffectSlot?
-    /// The bus effect send as last set on the source (auxiliary send 1).
-    var appliedBusSlot: ALEffectSlot?
-    var appliedBusSend: FilterGains?
+    /// The environment reverb's send (auxiliary send 0).
+    var appliedSend: AuxiliarySend?
+    /// The bus effect's send (auxiliary send 1).
+    var appliedBusSend: AuxiliarySend?
 
     /// The voice's own direct-path and send gains for its settings at `sampleRate`.
     func targets(sampleRate: Int) -> (direct: FilterGains, send: FilterGains) {
@@ -133,14 +132,12 @@ extension Voice {
         if attaching {
             voice.mix.appliedDirect = nil
             voice.mix.appliedSend = nil
-            voice.mix.appliedSlot = nil
-            voice.mix.appliedBusSlot = nil
             voice.mix.appliedBusSend = nil
         }
         let busEffect = voice.bus?.stepEffect
         let busFilter = voice.bus?.stepFilter ?? .open
         if !voice.mix.isUsed && busFilter == .open && busEffect == nil && voice.mix.appliedDirect == nil
-            && voice.mix.appliedSlot == nil && voice.mix.appliedBusSlot == nil
+            && voice.mix.appliedSend?.slot == nil && voice.mix.appliedBusSend?.slot == nil
         {
             return false
         }
@@ -171,31 +168,15 @@ extension Voice {
         }
         // A bus effect takes `wet` of the voice through send 1 and leaves
         // `1 - wet` on the direct path (see Bus.setEffect).
-        // A device that grants one send keeps it for the reverb: the bus
-        // effect is skipped and the voice stays dry.
-        let wet = busEffect.map { engine.device.auxiliarySendCount > 1 ? $0.wet : 0 } ?? 0
-        let dry = FilterGains(gain: 1 - wet, gainLF: 1, gainHF: 1)
-        let direct = mix.current.direct.then(busFilter).then(dry)
-        let send = mix.current.send.then(busFilter)
-        let busSend = mix.current.direct.then(busFilter).then(FilterGains(gain: wet, gainLF: 1, gainHF: 1))
         let device = engine.device
-        let busSlot = busSend.gain > 0 ? busEffect?.slot : nil
-        if busSlot != mix.appliedBusSlot || (busSlot != nil && busSend != mix.appliedBusSend) {
-            device.setSend(1, of: source, to: busSlot, filter: busSend.alParameters)
-            mix.appliedBusSlot = busSlot
-            mix.appliedBusSend = busSend
-        }
+        let (busSend, direct) = AuxiliarySend.busEffect(busEffect, of: mix.current.direct.then(busFilter), on: device)
+        busSend.apply(1, of: source, on: device, over: &mix.appliedBusSend)
         if direct != mix.appliedDirect {
             device.setDirectFilter(direct.alParameters, on: source)
             mix.appliedDirect = direct
         }
-        // No send while it is silent: a send to a slot costs a mix per voice.
-        let sendSlot = send.gain > 0 ? slot : nil
-        if sendSlot != mix.appliedSlot || (sendSlot != nil && send != mix.appliedSend) {
-            device.setSend(0, of: source, to: sendSlot, filter: send.alParameters)
-            mix.appliedSlot = sendSlot
-            mix.appliedSend = send
-        }
+        AuxiliarySend(to: slot, through: mix.current.send.then(busFilter))
+            .apply(0, of: source, on: device, over: &mix.appliedSend)
         voice.mix = mix
         return stepEnd < mix.glideEnd
     }

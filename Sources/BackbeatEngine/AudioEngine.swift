@@ -365,7 +365,7 @@ public final class AudioEngine: @unchecked Sendable {
                 nextUpdateFrame += interval
             }
             if ALRampedWrites.count != rampWritesSeen { rampPending = true }
-            if skipsIdleSteps, !rampPending, stepObservers.isEmpty, !stepRequested {
+            if skipsIdleSteps, !rampPending, !stepRequested {
                 // Mixes on through the boundaries before the next one with work.
                 let end = min(nextStepDue ?? .max, framesRendered + Int64(frames - done))
                 while nextUpdateFrame < end { nextUpdateFrame += interval }
@@ -604,32 +604,30 @@ public final class AudioEngine: @unchecked Sendable {
         return min(poll, UInt64(frames / Double(sampleRate) * 1e9))
     }
 
-    /// The earliest engine frame after a step at `frame` at which a bus
-    /// (a fade, duck, filter or effect glide under way), a step observer or a
-    /// component has work due; nil when nothing is due until the game
-    /// changes something.
     /// The earliest engine frame after a step at `frame` at which an update
     /// step would change anything (what is mixed, reported or posted): a
     /// render skips the periods before it. Unlike ``nextDueFrameLocked(after:)``
     /// (a device's wakeup, which may come early), never late.
     func nextStepFrameLocked(after frame: Int64) -> Int64? {
-        for bus in buses where bus.isChangingLocked(at: frame) { return frame }
-        var due: Int64?
-        for entry in components {
-            guard let component = entry.component else { continue }
-            guard let next = component.nextStepFrame(after: frame) else { continue }
-            if next <= frame { return frame }
-            due = min(due ?? next, next)
-        }
-        return due
+        earliestFrameLocked(after: frame) { $0.nextStepFrame(after: frame) }
     }
 
+    /// The earliest engine frame after a step at `frame` at which a bus
+    /// (a fade, duck, filter or effect glide under way), a step observer or a
+    /// component has work due; nil when nothing is due until the game
+    /// changes something.
     package func nextDueFrameLocked(after frame: Int64) -> Int64? {
+        earliestFrameLocked(after: frame) { $0.nextDueFrame(after: frame) }
+    }
+
+    /// `frame` while a step observer listens or a bus moves; otherwise the
+    /// earliest of the components' answers (nil: none).
+    private func earliestFrameLocked(after frame: Int64, _ ask: (any EngineComponent) -> Int64?) -> Int64? {
         if !stepObservers.isEmpty { return frame }
         for bus in buses where bus.isChangingLocked(at: frame) { return frame }
         var due: Int64?
         for entry in components {
-            guard let component = entry.component, let next = component.nextDueFrame(after: frame) else { continue }
+            guard let component = entry.component, let next = ask(component) else { continue }
             if next <= frame { return frame }
             due = min(due ?? next, next)
         }

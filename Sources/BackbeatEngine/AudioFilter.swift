@@ -120,6 +120,41 @@ public enum AudioFilter: Sendable, Equatable {
     }
 }
 
+/// What one auxiliary send of a source carries: the effect slot it feeds
+/// and the filter on the way. A silent one feeds no slot, since a send to a
+/// slot costs OpenAL a mix of the source.
+package struct AuxiliarySend: Equatable {
+    package let slot: ALEffectSlot?
+    package let gains: FilterGains
+
+    package init(to slot: ALEffectSlot?, through gains: FilterGains) {
+        self.slot = gains.gain > 0 ? slot : nil
+        self.gains = gains
+    }
+
+    /// The bus effect's share of a path through the filter `gains`: `wet` of
+    /// it through the send to the effect's slot, and the `1 - wet` the direct
+    /// path keeps. A device that grants one send keeps it for the environment
+    /// reverb: the effect is skipped and the path stays dry.
+    package static func busEffect(
+        _ effect: (slot: ALEffectSlot, wet: Float)?, of gains: FilterGains, on device: ALDevice
+    ) -> (send: AuxiliarySend, direct: FilterGains) {
+        let wet = effect.map { device.auxiliarySendCount > 1 ? $0.wet : 0 } ?? 0
+        return (
+            AuxiliarySend(to: effect?.slot, through: gains.then(FilterGains(gain: wet, gainLF: 1, gainHF: 1))),
+            gains.then(FilterGains(gain: 1 - wet, gainLF: 1, gainHF: 1))
+        )
+    }
+
+    /// Sets send `index` of `source` to this, unless `applied` (what it was
+    /// last set to; nil: never, so no slot) already is; then records it.
+    package func apply(_ index: Int, of source: ALSource, on device: ALDevice, over applied: inout AuxiliarySend?) {
+        guard slot != applied?.slot || (slot != nil && gains != applied?.gains) else { return }
+        device.setSend(index, of: source, to: slot, filter: gains.alParameters)
+        applied = self
+    }
+}
+
 /// Broadband, low and high shelf gains of a direct path (each 0...1); filters
 /// in series multiply.
 package struct FilterGains: Equatable, Sendable {

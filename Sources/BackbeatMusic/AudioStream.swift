@@ -94,9 +94,8 @@ final class AudioStream: EngineComponent {
     /// The direct filter as last set on the source: the music bus's filter,
     /// lowered by its effect's wet/dry mix (nil: never set on it).
     private var appliedFilter: FilterGains?
-    /// The music bus's effect slot this stream's send 1 feeds, and the send's gains.
-    private var appliedEffectSlot: ALEffectSlot?
-    private var appliedEffectSend: FilterGains?
+    /// The music bus's effect send as last set on the source (send 1).
+    private var appliedEffectSend: AuxiliarySend?
     /// Called under the engine lock, from the update step.
     var onEvent: (StreamEvent) -> Void = { _ in }
 
@@ -471,17 +470,9 @@ final class AudioStream: EngineComponent {
         // `wet` through send 1 to the effect's slot, `1 - wet` left direct.
         // A device that grants one send keeps it for the reverb, which music
         // never feeds, and the effect is skipped.
-        let filter = engine.musicBus.stepFilter
-        let effect = engine.musicBus.stepEffect
-        let wet = effect.map { engine.device.auxiliarySendCount > 1 ? $0.wet : 0 } ?? 0
-        let direct = filter.then(FilterGains(gain: 1 - wet, gainLF: 1, gainHF: 1))
-        let send = filter.then(FilterGains(gain: wet, gainLF: 1, gainHF: 1))
-        let slot = send.gain > 0 ? effect?.slot : nil
-        if slot != appliedEffectSlot || (slot != nil && send != appliedEffectSend) {
-            engine.device.setSend(1, of: source, to: slot, filter: send.alParameters)
-            appliedEffectSlot = slot
-            appliedEffectSend = send
-        }
+        let (send, direct) = AuxiliarySend.busEffect(
+            engine.musicBus.stepEffect, of: engine.musicBus.stepFilter, on: engine.device)
+        send.apply(1, of: source, on: engine.device, over: &appliedEffectSend)
         if direct != appliedFilter ?? .open {
             engine.device.setDirectFilter(direct.alParameters, on: source)
             appliedFilter = direct
@@ -504,7 +495,6 @@ extension AudioStream {
         (source, allBuffers) = try Self.makeObjects(on: engine.device, sampleRate: engine.sampleRate)
         objectsDevice = engine.device
         appliedFilter = nil
-        appliedEffectSlot = nil
         appliedEffectSend = nil
         restart(with: [], rampIn: false)
         onEvent(.deviceReplaced(position: positionAtLoss))
