@@ -188,7 +188,8 @@ extension AudioEngine {
     }
 
     /// How many auxiliary sends each source has on the output device, as it
-    /// granted them (Backbeat asks for as many as it grants; 16 with OpenAL Soft 1.19).
+    /// granted them: Backbeat asks for 2 (the environment reverb's and a bus
+    /// effect's), and a device that grants 1 keeps it for the reverb.
     public var auxiliarySendsPerSource: Int { withLock { device.auxiliarySendCount } }
 }
 

@@ -85,8 +85,8 @@ package final class ALDevice: @unchecked Sendable {
 
     /// Attributes every Backbeat context asks for: the output limiter on (so a
     /// full mix stays within ±1.0), HRTF as `hrtf` asks (none when opening),
-    /// and `sends` auxiliary sends per source (by default as many as the
-    /// device grants: EFX; OpenAL Soft clamps the request).
+    /// and `sends` auxiliary sends per source (by default the two Backbeat
+    /// uses; OpenAL Soft clamps the request to what it has).
     private static func contextAttributes(
         hrtf: ALCint = ALCint(ALC_FALSE), sends: ALCint = requestedAuxiliarySends
     ) -> [ALCint] {
@@ -470,7 +470,7 @@ package final class ALDevice: @unchecked Sendable {
     }
 
     /// Resets the device asking for `count` auxiliary sends per source
-    /// (clamped to 0...16) instead of Backbeat's 16, with HRTF as it is;
+    /// (clamped to 0...2) instead of Backbeat's 2, with HRTF as it is;
     /// sources and buffers stay, sends past the new count are dropped. For
     /// checking what Backbeat does on a device that grants fewer sends.
     /// - Returns: the sends granted.

@@ -178,8 +178,12 @@ package struct ALEffectSlot: Hashable, Sendable {
 }
 
 extension ALDevice {
-    /// What Backbeat asks for at context creation: OpenAL Soft grants at most 16 (1.19).
-    static let requestedAuxiliarySends = ALCint(16)
+    /// What Backbeat asks for at context creation: the two sends it uses, the
+    /// environment reverb (0) and a bus effect (1). OpenAL Soft 1.19 would
+    /// grant 16, but it works out both filters of every send it granted
+    /// whenever a source changes, used or not: with 16, that was most of the
+    /// cost of moving a source.
+    static let requestedAuxiliarySends = ALCint(2)
 
     /// How many auxiliary sends each source has (ALC_MAX_AUXILIARY_SENDS, as granted).
     package var auxiliarySendCount: Int {

@@ -284,7 +284,7 @@ struct BusEffectKindTests {
     /// all of itself to the `generic` environment reverb, on a device asking
     /// for `sends` auxiliary sends per source: half a second of it, and 300 ms
     /// from 100 ms after it stops (left channel), and the sends granted.
-    private func reverbAndBusEffect(_ effect: BusEffect?, sends: Int = 16) throws -> (
+    private func reverbAndBusEffect(_ effect: BusEffect?, sends: Int = 2) throws -> (
         steady: [Float], tail: [Float], sends: Int
     ) {
         try withOfflineEngine { engine in
