@@ -42,24 +42,37 @@ public struct SpatialSuite: BenchSuite {
     public func measure(
         _ scene: SpatialScene, hrtf: Bool, seconds: Double, rounds: Int, log: (String) -> Void = { _ in }
     ) throws -> Measurement {
-        let frames = gameFrames(seconds, scene)
-        var samples = [Float](repeating: 0, count: frames * 2)
-        func runBackbeat() throws -> Double {
-            let side = try scene.startBackbeat(hrtf: hrtf)
-            defer { side.close() }
-            let spent = try side.render(frames: frames, into: &samples)
-            return Double(frames) / Double(scene.sampleRate) / (Double(spent) / 1e9)
-        }
-        func runRaw() throws -> Double {
-            let side = try scene.startRaw(hrtf: hrtf, chunk: scene.sampleRate / 200)
-            defer { side.close() }
-            let spent = side.render(frames: frames, into: &samples)
-            return Double(frames) / Double(scene.sampleRate) / (Double(spent) / 1e9)
-        }
-        let values = try Rounds.interleaved(rounds, sides: [runBackbeat, runRaw]) { round, v in
+        let values = try interleaved(
+            backbeat: scene, raw: scene, hrtf: hrtf, frames: gameFrames(seconds, scene), rounds: rounds
+        ) { round, v in
             log("\(hrtf ? "HRTF, " : "")round \(round): Backbeat \(fmt(v[0]))× real time, raw OpenAL \(fmt(v[1]))×")
         }
-        return Measurement(backbeatRounds: values[0], rawRounds: values[1])
+        return Measurement(backbeatRounds: values.backbeat, rawRounds: values.raw)
+    }
+
+    /// Throughput, × real time, of `frames` of `backbeat` rendered through
+    /// Backbeat and of `raw` through raw OpenAL in 5 ms calls, each side on a
+    /// fresh device, in `rounds` interleaved rounds.
+    private func interleaved(
+        backbeat: SpatialScene, raw: SpatialScene, hrtf: Bool, frames: Int, rounds: Int,
+        log: (Int, [Double]) -> Void = { _, _ in }
+    ) throws -> (backbeat: [Double], raw: [Double]) {
+        var samples = [Float](repeating: 0, count: frames * 2)
+        func realTime(_ nanoseconds: UInt64, at sampleRate: Int) -> Double {
+            Double(frames) / Double(sampleRate) / (Double(nanoseconds) / 1e9)
+        }
+        func runBackbeat() throws -> Double {
+            let side = try backbeat.startBackbeat(hrtf: hrtf)
+            defer { side.close() }
+            return realTime(try side.render(frames: frames, into: &samples), at: backbeat.sampleRate)
+        }
+        func runRaw() throws -> Double {
+            let side = try raw.startRaw(hrtf: hrtf, chunk: raw.sampleRate / 200)
+            defer { side.close() }
+            return realTime(side.render(frames: frames, into: &samples), at: raw.sampleRate)
+        }
+        let values = try Rounds.interleaved(rounds, sides: [runBackbeat, runRaw], log: log)
+        return (values[0], values[1])
     }
 
     /// The RMS of the difference between Backbeat's and raw OpenAL's renders
@@ -93,23 +106,10 @@ public struct SpatialSuite: BenchSuite {
         backbeat: [Double], reference: [Double]
     ) {
         let scene = SpatialScene(count: count)
-        let reference = SpatialScene(count: referenceSources)
-        let frames = gameFrames(seconds, scene)
-        var samples = [Float](repeating: 0, count: frames * 2)
-        func runBackbeat() throws -> Double {
-            let side = try scene.startBackbeat()
-            defer { side.close() }
-            let spent = try side.render(frames: frames, into: &samples)
-            return Double(frames) / Double(scene.sampleRate) / (Double(spent) / 1e9)
-        }
-        func runReference() throws -> Double {
-            let side = try reference.startRaw(chunk: reference.sampleRate / 200)
-            defer { side.close() }
-            let spent = side.render(frames: frames, into: &samples)
-            return Double(frames) / Double(reference.sampleRate) / (Double(spent) / 1e9)
-        }
-        let values = try Rounds.interleaved(rounds, sides: [runBackbeat, runReference])
-        return (values[0], values[1])
+        let values = try interleaved(
+            backbeat: scene, raw: SpatialScene(count: referenceSources), hrtf: false,
+            frames: gameFrames(seconds, scene), rounds: rounds)
+        return (values.backbeat, values.raw)
     }
 
     /// How often, per second of audio, voices of a `count`-emitter scene went

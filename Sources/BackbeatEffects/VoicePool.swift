@@ -66,7 +66,6 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     private var sleptOutsidePass = false
     /// The reaches need working out again (threshold or distance curve changed).
     private var reachesStale = false
-    /// The last two update steps' frames (dormant time is counted up to the last one).
     /// The last batch ``moveBatch(_:to:)`` was given, and its voices' rows.
     private var batchVoices: [Voice] = []
     private var batchSlots: [Int32] = []
@@ -484,9 +483,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// step), so its gain goes to zero first; on a loopback device the
     /// render's OpenAL call after that change ends at the next period
     /// boundary, and OpenAL ramps the change over it, so the source is silent
-    /// and given back (keeping its sound and
-    /// placement, see ``Warmth``) one period later, not after the ramp a
-    /// device's own mixing needs. Its time goes on through the fade.
+    /// and given back (keeping its sound and placement, see ``Warmth``) one
+    /// period later, not after the ramp a device's own mixing needs. Its time
+    /// goes on through the fade.
     private func giveBack(_ voice: Voice, now: Int64) {
         let ramp = device.isLoopback ? Int64(engine?.updateInterval ?? 0) : rampFrames
         release(voice, now: now, becomeVirtual: true, ramp: max(1, ramp))

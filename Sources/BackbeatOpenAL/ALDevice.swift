@@ -31,6 +31,10 @@ package final class ALDevice: @unchecked Sendable {
     private var formatAttributes: [ALCint] = []
     /// The auxiliary sends per source a reset asks for (``requestAuxiliarySends(_:)``).
     private var auxiliarySendRequest = ALDevice.requestedAuxiliarySends
+    /// How many auxiliary sends each source has, as the device granted them
+    /// when its context was made or last reset (0 once closed). Kept, since
+    /// an update step asks for every voice on a bus with an effect.
+    package private(set) var auxiliarySendCount = 0
     package let sampleRate: Int
     package let channelCount: Int
     /// The device's name as OpenAL reports it.
@@ -57,6 +61,7 @@ package final class ALDevice: @unchecked Sendable {
         alEnable(AL_SOURCE_DISTANCE_MODEL)
         _ = alGetError()
         alcSetThreadContext(previous)
+        auxiliarySendCount = grantedAuxiliarySends()
     }
 
     deinit { close() }
@@ -190,6 +195,7 @@ package final class ALDevice: @unchecked Sendable {
         alcCloseDevice(device)
         self.context = nil
         self.device = nil
+        auxiliarySendCount = 0
     }
 
     // MARK: Device queries
@@ -488,6 +494,7 @@ package final class ALDevice: @unchecked Sendable {
     private func reset(hrtf: ALCint, dataSet: Int?) throws {
         guard let device, context != nil else { throw BackbeatError(.engineShutDown, operation: "alcResetDeviceSOFT") }
         ALRampedWrites.note()
+        defer { auxiliarySendCount = grantedAuxiliarySends() }
         var attributes = Self.contextAttributes(hrtf: hrtf, sends: auxiliarySendRequest)
         if let dataSet { attributes += [ALCint(ALC_HRTF_ID_SOFT), ALCint(clamping: dataSet)] }
         attributes += formatAttributes + [0]

@@ -185,8 +185,8 @@ extension ALDevice {
     /// cost of moving a source.
     static let requestedAuxiliarySends = ALCint(2)
 
-    /// How many auxiliary sends each source has (ALC_MAX_AUXILIARY_SENDS, as granted).
-    package var auxiliarySendCount: Int {
+    /// The auxiliary sends per source the device granted (ALC_MAX_AUXILIARY_SENDS).
+    func grantedAuxiliarySends() -> Int {
         guard let device, !isClosed else { return 0 }
         var value: ALCint = 0
         alcGetIntegerv(device, ALCenum(ALC_MAX_AUXILIARY_SENDS), 1, &value)
