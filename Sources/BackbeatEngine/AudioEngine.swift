@@ -56,7 +56,7 @@ public final class AudioEngine: @unchecked Sendable {
     public let outputLatency: MediaTime
     package let latencyFrames: Int64
 
-    let lock = Lock()
+    package let lock = Lock()
     /// Work queued by `performLocked(_:)`, run at the next entry under `lock`.
     private let lockedWork = LockedValueBox<[@Sendable (AudioEngine) -> Void]>([])
     /// The OpenAL device; replaced when the output is lost (see `AudioEngine+DeviceLoss`).
@@ -721,6 +721,19 @@ public final class AudioEngine: @unchecked Sendable {
     package var isRunningLocked: Bool { !isShutDown }
 
     // MARK: Locking
+
+    /// Traps, in a debug build, unless the calling thread holds the engine
+    /// lock: every `…Locked` member and every access to engine-bound state
+    /// starts with it. A release build does nothing.
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for the trap's message.
+    ///   - line: The caller's line, for the trap's message.
+    package func preconditionLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        lock.preconditionHeld("engine state reached without the engine lock", file: file, line: line)
+        #endif
+    }
 
     /// Runs `body` holding the engine lock, with the device's context current,
     /// after any work queued by ``performLocked(_:)``. Never call it from code

@@ -6,6 +6,10 @@ import Musl
 import Darwin
 #endif
 
+#if DEBUG
+import Synchronization
+#endif
+
 /// Backbeat's one lock: a pthread mutex, as swift-nio's `NIOLock`.
 ///
 /// Not `Synchronization.Mutex`: on Linux its contended path runs inside
@@ -15,10 +19,28 @@ import Darwin
 ///
 /// The lock is not recursive. A debug build checks (PTHREAD_MUTEX_ERRORCHECK)
 /// and traps when the thread that holds it takes it again, so every nesting
-/// shows up in tests instead of deadlocking.
+/// shows up in tests instead of deadlocking. It also records which thread
+/// holds the lock, so ``preconditionHeld(_:file:line:)`` can check that a
+/// member documented "with the lock held" is reached that way; a release
+/// build records nothing and checks nothing.
 package final class Lock: @unchecked Sendable {
     // @unchecked: the mutex is the synchronisation.
     let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    #if DEBUG
+    /// The thread holding the lock (its `pthread_self()`), or 0. Atomic so
+    /// that a thread asking whether it holds the lock reads a whole value;
+    /// only the holder ever finds its own identity there.
+    private let owner = Atomic<UInt>(0)
+
+    private static var currentThread: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+    #endif
 
     /// A new, unlocked lock.
     package init() {
@@ -47,13 +69,50 @@ package final class Lock: @unchecked Sendable {
             error == EDEADLK
                 ? "Backbeat lock taken again by the thread that holds it (the lock is not recursive)"
                 : "pthread_mutex_lock failed: \(error)")
+        #if DEBUG
+        owner.store(Self.currentThread, ordering: .relaxed)
+        #endif
     }
 
     /// Releases the lock, which this thread holds.
     package func unlock() {
+        #if DEBUG
+        owner.store(0, ordering: .relaxed)
+        #endif
         let error = pthread_mutex_unlock(mutex)
         precondition(error == 0, "pthread_mutex_unlock failed: \(error)")
     }
+
+    /// Whether the calling thread holds the lock. Debug builds only: a
+    /// release build does not track the holder.
+    #if DEBUG
+    package var isHeldByCurrentThread: Bool {
+        owner.load(ordering: .relaxed) == Self.currentThread
+    }
+    #endif
+
+    /// Traps, in a debug build, unless the calling thread holds the lock,
+    /// as swift-nio's `preconditionInEventLoop`. A release build does nothing.
+    ///
+    /// - Parameters:
+    ///   - message: What was reached without the lock, for the trap's message.
+    ///   - file: The caller's file, for the trap's message.
+    ///   - line: The caller's line, for the trap's message.
+    package func preconditionHeld(
+        _ message: @autoclosure () -> String = "", file: StaticString = #fileID, line: UInt = #line
+    ) {
+        #if DEBUG
+        checkHeld(message(), file: file, line: line)
+        #endif
+    }
+
+    #if DEBUG
+    private func checkHeld(_ message: String, file: StaticString, line: UInt) {
+        guard !isHeldByCurrentThread else { return }
+        preconditionFailure(
+            "Backbeat lock not held by this thread" + (message.isEmpty ? "" : ": \(message)"), file: file, line: line)
+    }
+    #endif
 
     /// Runs `body` holding the lock.
     @inlinable
