@@ -1100,6 +1100,12 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// only when there are more audible voices than sources.
     private func updateAudibility(at frame: Int64, busesChanged: Bool) {
         guard let engine else { return }
+        // The lists hold voices only while a pass runs: a voice that ends
+        // later must not live on here, keeping its sound and the sound's buffers.
+        defer {
+            waiting.removeAll(keepingCapacity: true)
+            holding.removeAll(keepingCapacity: true)
+        }
         audibilityDirty = false
         let listener = listener(of: engine)
         if dormantCount == 0 {
@@ -1257,6 +1263,9 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
         freeSlots.append(s)
         voice.slot = -1
         slotGeneration &+= 1
+        // The batch is stale from here (its generation): let go of its
+        // voices, which would otherwise keep ended voices and their sounds alive.
+        if !batchVoices.isEmpty { batchVoices = [] }
     }
 
     /// A dormant voice's point.

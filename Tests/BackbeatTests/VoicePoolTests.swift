@@ -169,4 +169,28 @@ struct VoicePoolTests {
             #expect(SampleAnalysis.peak(out) > 0.5)
         }
     }
+
+    @Test("Voices the pool let go keep no sound alive: every buffer is back once the sounds are released")
+    func releasedSoundsLeaveNoBuffers() throws {
+        try withOfflineEngine(maximumVoices: 2) { engine in
+            let baseline = engine.liveBufferCount
+            func playAndLeave() throws {
+                let sounds = try (0..<3).map {
+                    try SoundEffect(buffer: TestSignal.constant(0.1, frames: 4_800), name: "loop\($0)", engine: engine)
+                }
+                // Three loops on two voices: one is stolen and waits, virtual,
+                // so the audibility pass weighs it against the two playing.
+                let voices = sounds.map { $0.play(looping: .forever) }
+                _ = try engine.render(frames: 4_800)
+                #expect(voices.filter { $0.state == .virtual }.count == 1)
+                for voice in voices { voice.stop() }
+                _ = try engine.render(frames: 4_800)
+                #expect(voices.allSatisfy { $0.isFinished })
+                #expect(engine.liveBufferCount == baseline + 3)
+            }
+            try playAndLeave()
+            _ = try engine.render(frames: 240)  // a sound's release frees its buffer at the engine's next entry
+            #expect(engine.liveBufferCount == baseline)
+        }
+    }
 }
