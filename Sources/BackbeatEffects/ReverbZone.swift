@@ -57,6 +57,9 @@ public struct ReverbZone: Sendable, Equatable {
     }
 
     /// The zone's weight at `point`: 1 inside, falling linearly to 0 at ``fadeDistance`` outside.
+    ///
+    /// - Parameter point: The point to weigh, in metres.
+    /// - Returns: The weight, 0...1.
     public func weight(at point: Audio3DPoint) -> Float {
         guard point.isFinite else { return 0 }
         let d = distance(from: point)

@@ -3,12 +3,20 @@ import BackbeatEngine
 extension Voice {
     /// Drives the voice's rate (and so its pitch) from `parameter` through
     /// `curve` (clamped to 0.5...2) at every engine update step, until the voice ends.
+    ///
+    /// - Parameters:
+    ///   - parameter: The game parameter whose heard value drives the rate.
+    ///   - curve: Maps the parameter's value to a rate.
     public func bindRate(to parameter: GameParameter, curve: ParameterCurve) {
         bind(parameter, curve) { $0.setRateLocked($1) }
     }
 
     /// Drives the voice's volume from `parameter` through `curve` (clamped to
     /// 0...1) at every engine update step, until the voice ends.
+    ///
+    /// - Parameters:
+    ///   - parameter: The game parameter whose heard value drives the volume.
+    ///   - curve: Maps the parameter's value to a volume.
     public func bindVolume(to parameter: GameParameter, curve: ParameterCurve) {
         bind(parameter, curve) { $0.setVolumeLocked($1) }
     }
@@ -24,6 +32,10 @@ extension Voice {
     /// let damage = try GameParameter(name: "damage", engine: engine, slewPerSecond: 2)
     /// engineLoop.bindFilterCutoff(to: damage, curve: .linear(from: 20_000, to: 800))   // muffled as it takes damage
     /// ```
+    ///
+    /// - Parameters:
+    ///   - parameter: The game parameter whose heard value drives the cutoff.
+    ///   - curve: Maps the parameter's value to a cutoff in hertz.
     public func bindFilterCutoff(to parameter: GameParameter, curve: ParameterCurve) {
         guard let engine = sound.engine else { return }
         let nyquist = Float(engine.sampleRate) / 2, step = Int64(engine.updateInterval)

@@ -19,6 +19,11 @@ extension Voice {
     /// current value). Nil, zero or a duration that is negative or not finite
     /// sets it at once, ramped over one update period. NaN is ignored; values
     /// outside 0...1 are clamped.
+    ///
+    /// - Parameters:
+    ///   - volume: The volume to reach, 0...1.
+    ///   - duration: How long the glide takes in engine time; nil sets it at once.
+    ///   - curve: The shape of the glide (default linear).
     public func setVolume(_ volume: Float, over duration: MediaTime?, curve: FadeCurve = .linear) {
         guard !volume.isNaN else { return }
         let target = Voice.clampVolume(volume, else: 1)
@@ -33,6 +38,11 @@ extension Voice {
     /// along `curve` (``FadeCurve/exponential``: a constant rate in octaves),
     /// from where it is now. Nil or no duration sets it at once. NaN is
     /// ignored; values outside 0.5...2 are clamped.
+    ///
+    /// - Parameters:
+    ///   - rate: The rate to reach, 0.5...2.
+    ///   - duration: How long the glide takes in engine time; nil sets it at once.
+    ///   - curve: The shape of the glide (default linear).
     public func setRate(_ rate: Float, over duration: MediaTime?, curve: FadeCurve = .linear) {
         guard !rate.isNaN else { return }
         let target = Voice.clampRate(rate, else: 1)
@@ -46,6 +56,11 @@ extension Voice {
     /// Glides ``pan`` to `pan` over `duration` of engine time along `curve`,
     /// from where it is now. Nil or no duration sets it at once, ramped over
     /// one update period. NaN is ignored; values outside -1...1 are clamped.
+    ///
+    /// - Parameters:
+    ///   - pan: The pan to reach, -1 (left) ... 1 (right).
+    ///   - duration: How long the glide takes in engine time; nil sets it at once.
+    ///   - curve: The shape of the glide (default linear).
     public func setPan(_ pan: Float, over duration: MediaTime?, curve: FadeCurve = .linear) {
         guard !pan.isNaN else { return }
         let target = Voice.clampPan(pan, else: 0)
