@@ -64,6 +64,7 @@ final class SoundCache: @unchecked Sendable {
     /// (outside the lock) once it is resident or has failed.
     func loadLocked(_ sound: SoundEffect, waiter: (@Sendable (Result<Void, BackbeatError>) -> Void)? = nil) {
         guard let engine else { return }
+        engine.preconditionLocked()
         switch sound.loadState {
         case .loaded:
             if let waiter { engine.postLocked(callback: { waiter(.success(())) }) }
@@ -87,6 +88,7 @@ final class SoundCache: @unchecked Sendable {
 
     /// Makes an in-memory sound resident now.
     func loadResidentLocked(_ sound: SoundEffect, _ decoded: Result<SoundEffect.Decoded, BackbeatError>) {
+        engine?.preconditionLocked()
         sound.loadState = .loading
         finishLoadLocked(sound, decoded)
     }
@@ -126,6 +128,7 @@ final class SoundCache: @unchecked Sendable {
 
     private func finishLoadLocked(_ sound: SoundEffect, _ decoded: Result<SoundEffect.Decoded, BackbeatError>) {
         guard let engine else { return }
+        engine.preconditionLocked()
         let outcome: Result<Void, BackbeatError>
         do {
             let decodedSound = try decoded.get()
@@ -175,6 +178,7 @@ final class SoundCache: @unchecked Sendable {
 
     /// Evicts least-recently-used sounds that are not playing until `bytes` more fit.
     private func evictLocked(toFit bytes: Int) {
+        engine?.preconditionLocked()
         guard let engine, usedBytes + bytes > budget else { return }
         let pool = engine.voicePoolLocked
         let candidates = resident.values.compactMap(\.sound)
@@ -243,6 +247,7 @@ final class SoundCache: @unchecked Sendable {
     /// fails) on its next play.
     private func installLocked(_ decoded: SoundEffect.Decoded?, for sound: SoundEffect) {
         guard let engine else { return }
+        engine.preconditionLocked()
         let id = ObjectIdentifier(sound)
         guard let entry = resident[id], entry.buffers.isEmpty, case .loaded(let old) = sound.loadState else { return }
         // The same loop region as before (a file changed meanwhile is reloaded whole).
@@ -265,6 +270,7 @@ final class SoundCache: @unchecked Sendable {
 
     /// Frees the buffer of the resident sound `id` names, if it is still resident.
     func forgetLocked(_ id: ObjectIdentifier) {
+        engine?.preconditionLocked()
         guard let engine, let entry = resident.removeValue(forKey: id) else { return }
         engine.voicePoolLocked.coolFreeSources(holding: entry.buffers)
         for buffer in entry.buffers { engine.device.deleteBuffer(buffer) }
