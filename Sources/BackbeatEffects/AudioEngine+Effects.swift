@@ -6,16 +6,21 @@ extension AudioEngine {
     /// runs first in every update step, so its voices see the step's bus gains
     /// before anything else the step changes.
     var voicePoolLocked: VoicePool {
-        attachmentLocked {
-            let pool = VoicePool(engine: self, limit: maximumVoices)
-            registerLocked(pool, first: true)
-            return pool
-        }
+        let effects = effectsLocked
+        if let pool = effects.pool { return pool }
+        let pool = VoicePool(engine: self, limit: maximumVoices)
+        registerLocked(pool, first: true)
+        effects.pool = pool
+        return pool
     }
 
     /// The engine's cache of decoded sound effects, made on first use (64 MiB), with the lock held.
     var effectCacheLocked: SoundCache {
-        attachmentLocked { SoundCache(engine: self, budget: 64 << 20) }
+        let effects = effectsLocked
+        if let cache = effects.cache { return cache }
+        let cache = SoundCache(engine: self, budget: 64 << 20)
+        effects.cache = cache
+        return cache
     }
 
     /// The byte budget of the sound effect cache (default 64 MiB). Lowering it
@@ -56,6 +61,13 @@ extension Bus {
     /// attack, and raises it back over `release` when the returned duck is
     /// released — by ``Duck/release()`` or when `voice` finishes, whichever
     /// comes first. Several ducks at once take the deepest.
+    ///
+    /// - Parameters:
+    ///   - decibels: How far to lower the bus, in dB (negative).
+    ///   - attack: How long the bus takes to go down, in engine time.
+    ///   - release: How long it takes to come back up once the duck is released.
+    ///   - voice: A voice whose end releases the duck; nil for none.
+    /// - Returns: The duck, to release by hand.
     @discardableResult
     public func duck(by decibels: Float, attack: MediaTime, release: MediaTime, until voice: Voice?) -> Duck {
         duck(by: decibels, attack: attack, release: release, until: voice as (any DuckReleaseTrigger)?)

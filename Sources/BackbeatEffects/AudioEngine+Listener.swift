@@ -39,6 +39,7 @@ final class Listener: EngineComponent {
 
     func applyLocked() {
         guard let engine else { return }
+        engine.preconditionLocked()
         try? engine.device.setListener(
             position: (position.x, position.y, position.z),
             forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z),
@@ -66,6 +67,7 @@ final class Listener: EngineComponent {
     @discardableResult
     func applyHRTFLocked() -> Bool {
         guard let engine else { return false }
+        engine.preconditionLocked()
         let index = hrtfDataSet.flatMap { engine.device.hrtfDataSetNames.firstIndex(of: $0) }
         return (try? engine.device.setHRTF(hrtfRequest, dataSet: index)) ?? false
     }
@@ -127,11 +129,12 @@ final class Listener: EngineComponent {
 extension AudioEngine {
     /// The engine's listener, made (and registered for device replacement) on first use, with the lock held.
     var listenerLocked: Listener {
-        attachmentLocked {
-            let listener = Listener(engine: self)
-            registerLocked(listener)
-            return listener
-        }
+        let effects = effectsLocked
+        if let listener = effects.listener { return listener }
+        let listener = Listener(engine: self)
+        registerLocked(listener)
+        effects.listener = listener
+        return listener
     }
 
     /// Sets one of the listener's properties and applies the listener, unless `isValid` is false.
@@ -142,7 +145,7 @@ extension AudioEngine {
             let listener = listenerLocked
             listener[keyPath: key] = value
             listener.applyLocked()
-            existingAttachmentLocked(VoicePool.self)?.audibilityDirty = true
+            existingEffectsLocked?.pool?.audibilityDirty = true
         }
     }
 
@@ -154,7 +157,7 @@ extension AudioEngine {
         get { withLock { listenerLocked.position } }
         set {
             setListener(\.position, to: newValue, if: newValue.isFinite)
-            withLock { existingAttachmentLocked(Listener.self)?.followed = nil }
+            withLock { existingEffectsLocked?.listener?.followed = nil }
         }
     }
 
@@ -326,6 +329,8 @@ extension AudioEngine {
     /// - Throws: `invalidArgument` for a name the output does not offer;
     ///   `unsupportedFormat` for a data set made for another sample rate. The
     ///   data set in use stays as it was.
+    ///
+    /// - Parameter name: A name from ``hrtfDataSets``; nil for OpenAL Soft's default.
     public func selectHRTFDataSet(named name: String?) throws {
         try withLock {
             let offered = device.hrtfDataSetNames

@@ -16,6 +16,10 @@ extension AudioEngine {
     /// - Throws: `invalidArgument` when the arrays differ in length or a voice
     ///   belongs to another engine (nothing is moved then); `engineShutDown`
     ///   after ``shutdown()``.
+    ///
+    /// - Parameters:
+    ///   - voices: The voices to move, all of this engine.
+    ///   - positions: Where each one goes, in metres: `positions[i]` for `voices[i]`.
     public func moveVoices(_ voices: [Voice], to positions: [Audio3DPoint]) throws {
         guard voices.count == positions.count else {
             throw BackbeatError(
@@ -63,11 +67,16 @@ extension Voice {
     /// device's context current; what ``position`` does, less the pool's
     /// audibility flag, which the caller raises once. Returns whether it moved.
     func moveLocked(to p: Audio3DPoint) -> Bool {
+        #if DEBUG
+        // Only in debug builds: a batch moves thousands of voices a step, and
+        // reaching the engine through the sound's weak reference is not free.
+        engine?.preconditionLocked()
+        #endif
         if case .finished = phase { return false }
         let wasPlaced = positionValue != nil
         positionValue = p
         glide = nil
-        guard let source else { return true }
+        guard let source = record.source else { return true }
         if wasPlaced, renderingValue != .stereoPassThrough {
             source.move(x: p.x, y: p.y, z: p.z)
         } else {

@@ -143,11 +143,12 @@ final class EnvironmentMixer: EngineComponent {
 extension AudioEngine {
     /// The environment, made on first use, with the lock held.
     var environmentLocked: EnvironmentMixer {
-        attachmentLocked {
-            let mixer = EnvironmentMixer(engine: self)
-            registerLocked(mixer)
-            return mixer
-        }
+        let effects = effectsLocked
+        if let mixer = effects.environment { return mixer }
+        let mixer = EnvironmentMixer(engine: self)
+        registerLocked(mixer)
+        effects.environment = mixer
+        return mixer
     }
 
     /// The reverb for the whole game ("the player is in a cave"), like
@@ -157,7 +158,7 @@ extension AudioEngine {
     /// ``setReverbParameters(_:over:curve:)`` glides longer.
     public var reverbParameters: AudioEnvironmentReverbParameters {
         get {
-            withLock { existingAttachmentLocked(EnvironmentMixer.self)?.global ?? AudioEnvironmentReverbParameters() }
+            withLock { existingEffectsLocked?.environment?.global ?? AudioEnvironmentReverbParameters() }
         }
         set { setReverbParameters(newValue, over: nil) }
     }
@@ -166,6 +167,11 @@ extension AudioEngine {
     /// time (nil: the de-zipper time): its level along `curve` (the
     /// ``FadeCurve`` of volume glides and bus fades; `.exponential` falls at a
     /// constant rate in dB), and its room parameter by parameter, linearly.
+    ///
+    /// - Parameters:
+    ///   - parameters: The reverb to reach.
+    ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
+    ///   - curve: The shape of the level's glide (default linear).
     public func setReverbParameters(
         _ parameters: AudioEnvironmentReverbParameters, over duration: MediaTime?, curve: FadeCurve = .linear
     ) {
@@ -183,7 +189,7 @@ extension AudioEngine {
     /// the reverb blends between the zones it is in or near and the
     /// game-wide ``reverbParameters``, continuously.
     public var reverbZones: [ReverbZone] {
-        get { withLock { existingAttachmentLocked(EnvironmentMixer.self)?.zones ?? [] } }
+        get { withLock { existingEffectsLocked?.environment?.zones ?? [] } }
         set { withLock { environmentLocked.zones = newValue } }
     }
 

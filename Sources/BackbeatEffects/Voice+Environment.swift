@@ -46,7 +46,7 @@ extension Voice {
             if let duration { mix.nextGlideFrames = duration.frames(atSampleRate: engine.sampleRate) }
             isSettled = false
             // A voice that has not sounded yet starts with its settings: nothing to glide from.
-            if let source, phase == .playing, engine.currentFrameLocked <= startFrame {
+            if let source = record.source, phase == .playing, engine.currentFrameLocked <= record.startFrame {
                 _ = try? engine.device.withContext {
                     stepMix(source: source, at: engine.currentFrameLocked, attaching: true, engine: engine)
                 }
@@ -70,6 +70,10 @@ extension Voice {
     }
 
     /// Glides ``reverbBlend`` to `blend` over `duration` of engine time (nil: the de-zipper time).
+    ///
+    /// - Parameters:
+    ///   - blend: The send level, 0...1 (clamped; NaN is ignored).
+    ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setReverbBlend(_ blend: Float, over duration: MediaTime?) {
         guard !blend.isNaN else { return }
         changeMix(over: duration) { $0.reverbBlend = min(max(blend, 0), 1) }
@@ -86,6 +90,10 @@ extension Voice {
     }
 
     /// Glides ``obstruction`` to `decibels` over `duration` (nil: the de-zipper time).
+    ///
+    /// - Parameters:
+    ///   - decibels: The obstruction, -100...0 dB (clamped; NaN is ignored).
+    ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setObstruction(_ decibels: Float, over duration: MediaTime?) {
         guard !decibels.isNaN else { return }
         changeMix(over: duration) { $0.obstruction = min(max(decibels, -100), 0) }
@@ -102,6 +110,10 @@ extension Voice {
     }
 
     /// Glides ``occlusion`` to `decibels` over `duration` (nil: the de-zipper time).
+    ///
+    /// - Parameters:
+    ///   - decibels: The occlusion, -100...0 dB (clamped; NaN is ignored).
+    ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setOcclusion(_ decibels: Float, over duration: MediaTime?) {
         guard !decibels.isNaN else { return }
         changeMix(over: duration) { $0.occlusion = min(max(decibels, -100), 0) }
@@ -115,6 +127,10 @@ extension Voice {
     }
 
     /// Glides the voice's ``filter`` to `filter` over `duration` (nil: the de-zipper time).
+    ///
+    /// - Parameters:
+    ///   - filter: The filter to reach; nil for none.
+    ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setFilter(_ filter: AudioFilter?, over duration: MediaTime?) {
         changeMix(over: duration) { $0.filter = filter }
     }
@@ -141,7 +157,7 @@ extension Voice {
         {
             return false
         }
-        let slot = engine.existingAttachmentLocked(EnvironmentMixer.self)?.slot
+        let slot = engine.existingEffectsLocked?.environment?.slot
         var mix = voice.mix
         let targets = mix.targets(sampleRate: engine.sampleRate)
         if attaching {

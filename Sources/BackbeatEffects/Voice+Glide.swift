@@ -73,7 +73,7 @@ final class VoiceGlides: EngineComponent {
                 voice.velocityValue = velocity
                 if arrived { voice.glide = nil }
                 voice.audibilityChanged()
-                if let source = voice.source { voice.applyPlacement(to: source) }
+                if let source = voice.record.source { voice.applyPlacement(to: source) }
             }
             if let ramp = voice.volumeRamp {
                 voice.setVolumeLocked(ramp.value(at: end))
@@ -85,7 +85,7 @@ final class VoiceGlides: EngineComponent {
             }
             if let ramp = voice.panRamp {
                 voice.panValue = Voice.clampPan(ramp.value(at: end), else: voice.panValue)
-                if voice.positionValue == nil, let source = voice.source { voice.applyPlacement(to: source) }
+                if voice.positionValue == nil, let source = voice.record.source { voice.applyPlacement(to: source) }
                 if ramp.isComplete(at: end) { voice.panRamp = nil }
             }
             return voice.glide == nil && voice.volumeRamp == nil && voice.rateRamp == nil && voice.panRamp == nil
@@ -103,13 +103,15 @@ extension AudioEngine {
     /// The engine's gliding voices (paths, volume, rate and pan), made on
     /// first use and stepped before the voice pool. With the lock held.
     var voiceGlidesLocked: VoiceGlides {
-        attachmentLocked {
-            _ = voicePoolLocked
-            let glides = VoiceGlides()
-            glides.engine = self
-            registerLocked(glides, first: true)
-            return glides
-        }
+        let effects = effectsLocked
+        if let glides = effects.glides { return glides }
+        // Registered first after the pool, so the glides step before it.
+        _ = voicePoolLocked
+        let glides = VoiceGlides()
+        glides.engine = self
+        registerLocked(glides, first: true)
+        effects.glides = glides
+        return glides
     }
 }
 
@@ -127,6 +129,10 @@ extension Voice {
     /// - Throws: `invalidArgument` for an empty path, a point that is not
     ///   finite, or a duration that is negative or not finite. A zero duration
     ///   puts the voice at the last point.
+    ///
+    /// - Parameters:
+    ///   - path: The points to pass through, in metres, the first one where the voice starts.
+    ///   - duration: How long the whole path takes, in engine time.
     public func move(along path: [Audio3DPoint], duration: MediaTime) throws {
         try move(along: path, from: nil, duration: duration)
     }
@@ -186,7 +192,7 @@ extension Voice {
             positionValue = position
             velocityValue = velocity
             audibilityChanged()
-            if let source { _ = try? engine.device.withContext { applyPlacement(to: source) } }
+            if let source = record.source { _ = try? engine.device.withContext { applyPlacement(to: source) } }
             if arrived { self.glide = nil; return }
             engine.voiceGlidesLocked.add(self)
         }
@@ -197,6 +203,12 @@ extension Voice {
     /// ``move(along:duration:)``. Started while a glide runs, it replaces
     /// it from the point that glide has reached at the engine's current
     /// frame, so the voice goes on from there without a jump or a pause.
+    ///
+    /// - Parameters:
+    ///   - point: Where the voice arrives, in metres.
+    ///   - duration: How long the move takes, in engine time.
+    /// - Throws: `invalidArgument` for a point that is not finite, or a duration
+    ///   that is negative or not finite, as ``move(along:duration:)``.
     public func move(to point: Audio3DPoint, duration: MediaTime) throws {
         try move(along: [point], from: point, duration: duration)
     }

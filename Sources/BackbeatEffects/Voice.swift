@@ -75,13 +75,13 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// dormant voice's point lives in the pool's table (see ``isDormant``).
     var positionValue: Audio3DPoint? {
         get {
-            if isDormant, let pool { return pool.dormantPoint(slot) }
+            if record.isDormant, let pool { return pool.dormantPoint(record.slot) }
             return storedPosition
         }
         set {
-            if isDormant, let pool {
+            if record.isDormant, let pool {
                 if let p = newValue {
-                    pool.setDormantPoint(slot, p)
+                    pool.setDormantPoint(record.slot, p)
                     return
                 }
                 pool.wake(self)
@@ -91,14 +91,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     }
     /// The point of a voice that is not dormant.
     var storedPosition: Audio3DPoint?
-    /// Its row in the pool's table while it is alive (-1: none).
-    var slot = -1
-    /// Virtual and out of earshot, asleep in the pool's table: no update step
-    /// visits it; its time since ``dormantSince`` is worked out when asked for
-    /// or when it wakes (the pool keeps it, not the list of voices).
-    var isDormant = false
-    /// The update step its ``played`` count was last brought up to before it went dormant.
-    var dormantSince: Int64 = 0
+    /// The pool's bookkeeping for this voice: its row, source, queue and
+    /// played time (see ``VoicePool/Record``).
+    var record = VoicePool.Record()
     /// How fast the voice moves, for the Doppler shift while it is positioned.
     var velocityValue = Audio3DPoint.zero
     /// Where the voice faces; nil while it is omnidirectional.
@@ -110,59 +105,12 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var renderingValue = AudioRenderingAlgorithm.automatic
     var rateValue: Float
     var userPaused = false
-    /// A virtual voice's time stood still at its last update step (it or its
-    /// bus was paused): the step that finds it playing again counts one period.
-    var timeStands = false
     var completion: (@Sendable (Bool) -> Void)?
     /// Strong: buses do not hold voices, and the update step reads it for every voice.
     var bus: Bus?
-    /// Buffers queued on its source (the pool counts them instead of asking OpenAL).
-    var queuedBuffers = 0
-    /// The first update step that needs to look at its queue.
-    var nextQueueCheck: Int64 = 0
-    /// How much earlier a step may look at its queue: on a device, an endless
-    /// loop counting its wraps (a look per half round) is looked at on any
-    /// step in the last half of that span, so one wakeup serves many voices.
-    var queueCheckSlack: Int64 = 0
-    var source: ALSource?
-    /// Gain last sent to OpenAL, to skip redundant calls.
-    var appliedGain: Float = -1
-    /// When the voice was asked to start, for "oldest" in stealing.
-    var requestFrame: Int64 = 0
-    var startFrame: Int64 = 0
-    var startedAfterLoad = false
-    /// Sound frames played since the start, across loops: read from OpenAL when
-    /// a voice pauses or loses its source, advanced by engine time otherwise.
-    var played: Double = 0
-    /// `played` when the current source was attached (less its start offset).
-    var playedBeforeAttach = 0
-    /// The last update that advanced `played` while playing.
-    var lastPlayedFrame: Int64 = 0
-    /// Frames of the sound's buffers unqueued so far (finite loops) and the silent lead-in.
-    var unqueuedFrames = 0
-    var leadInFrames = 0
-    var leadInBuffer: ALBufferName?
-    /// Plays of the sound (of its loop region, when it has loop points) still to queue (finite loops).
-    var playsToQueue = 0
-    /// A sound with loop points: its intro is still to queue, is queued, and its tail is still to queue.
-    var introToQueue = false
-    var introInQueue = false
-    var tailToQueue = false
-    /// An endless loop whose queued copies OpenAL loops over by itself
-    /// (AL_LOOPING), so the update step never queues again; ``loopOffset`` is
-    /// the source's offset in that queue at the last check, to count its wraps.
-    var loopsInPlace = false
-    var loopOffset = 0
-    var lastUpdateFrame: Int64 = 0
-    /// The frame a voice waiting for its load or a source should start on.
-    var scheduledTarget: Int64 = 0
-    /// It stole a source and waits for the victim's fade-out.
-    var awaitingHandoff = false
-    /// It is in the pool's list and counted per sound.
-    var isCounted = false
     /// The path it moves along over engine time, if any (see ``move(along:duration:)``).
     var glide: Glide? {
-        didSet { if glide != nil, isDormant { pool?.wake(self) } }
+        didSet { if glide != nil, record.isDormant { pool?.wake(self) } }
     }
     /// Volume, rate and pan glides, if any (Voice+Ramp.swift); nil costs nothing.
     var volumeRamp: Ramp?
@@ -170,16 +118,13 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var panRamp: Ramp?
     /// Reverb send, obstruction, occlusion and filter, with their glide (Voice+Environment.swift).
     var mix = VoiceMix()
-    /// The level the listener hears it at (volume, buses, distance and cone),
-    /// from the pool's last audibility pass: what stealing and virtual voices go by.
-    var audibility: Float = 1
     /// The pool it plays in, told when something that changes its audibility changes.
     weak var pool: VoicePool?
 
     /// Tells the pool to recompute audibility at the next update step. With the lock held.
     func audibilityChanged() {
         guard let pool else { return }
-        if isDormant { pool.wake(self) }
+        if record.isDormant { pool.wake(self) }
         pool.audibilityDirty = true
     }
 
@@ -199,7 +144,17 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     }
 
     public var description: String { "Voice(\(id), \(sound.name))" }
+
+    /// Whether two handles are the same voice (by ``id``).
+    ///
+    /// - Parameters:
+    ///   - a: A voice.
+    ///   - b: Another voice.
     public static func == (a: Voice, b: Voice) -> Bool { a.id == b.id }
+
+    /// Hashes the voice by its ``id``.
+    ///
+    /// - Parameter hasher: The hasher to feed the voice's ``id`` to.
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
     var engine: AudioEngine? { sound.engine }
@@ -222,7 +177,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
 
     /// ``state``, with the lock held.
     var stateLocked: State {
-        switch phase {
+        engine?.preconditionLocked()
+        return switch phase {
         case .waitingForLoad, .scheduled, .waitingForSource: .pending
         case .playing, .stopping: .playing
         case .pausing, .paused: .paused
@@ -236,22 +192,27 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
 
     /// Whether the voice has ended.
     public var isFinished: Bool { locked { phase == .finished } }
-    package var isFinishedLocked: Bool { phase == .finished }
+    package var isFinishedLocked: Bool {
+        engine?.preconditionLocked()
+        return phase == .finished
+    }
 
     /// Sets the volume with the engine lock held (clamped; NaN ignored).
     package func setVolumeLocked(_ value: Float) {
+        engine?.preconditionLocked()
         gain = Voice.clampVolume(value, else: gain); isSettled = false
         audibilityChanged()
     }
 
     /// Sets the rate with the engine lock held (clamped; NaN ignored).
     package func setRateLocked(_ value: Float) {
+        engine?.preconditionLocked()
         // A dormant voice's time so far went at its old rate.
-        if isDormant { pool?.wake(self) }
+        if record.isDormant { pool?.wake(self) }
         rateValue = Voice.clampRate(value, else: rateValue)
-        nextQueueCheck = 0  // the queue now lasts a different time
+        record.nextQueueCheck = 0  // the queue now lasts a different time
         isSettled = false
-        if let source, let engine { _ = try? engine.device.withContext { source.setPitch(rateValue) } }
+        if let source = record.source, let engine { _ = try? engine.device.withContext { source.setPitch(rateValue) } }
     }
 
     /// Volume, 0...1. Values outside are clamped; NaN is ignored. Setting it
@@ -275,7 +236,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 panRamp = nil
                 panValue = Voice.clampPan(newValue, else: panValue)
-                if positionValue == nil, let source, let engine {
+                if positionValue == nil, let source = record.source, let engine {
                     _ = try? engine.device.withContext { applyPlacement(to: source) }
                 }
             }
@@ -303,7 +264,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
                 glide = nil  // placed by hand: a path it was on stops here
                 // A dormant voice stays asleep: the audibility pass looks at its new point.
                 pool?.audibilityDirty = true
-                guard let source, let engine else { return }
+                guard let source = record.source, let engine else { return }
                 _ = try? engine.device.withContext {
                     // Moving a placed voice changes only its position; the rest was set when it was placed.
                     if wasPlaced, renderingValue != .stereoPassThrough, let p = newValue {
@@ -408,14 +369,16 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 renderingValue = newValue
                 audibilityChanged()
-                if let source, let engine { _ = try? engine.device.withContext { applyPlacement(to: source) } }
+                if let source = record.source, let engine {
+                    _ = try? engine.device.withContext { applyPlacement(to: source) }
+                }
             }
         }
     }
 
     /// With the voice's lock held.
     private func reapplyPlacementIfPositioned() {
-        if positionValue != nil, let source, let engine {
+        if positionValue != nil, let source = record.source, let engine {
             _ = try? engine.device.withContext { applyPlacement(to: source) }
         }
     }
@@ -489,7 +452,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     package var measuredStartFrame: Int64? {
         guard let engine else { return nil }
         return engine.withLock { () -> Int64? in
-            guard phase == .playing, let source, playedBeforeAttach == 0, !loopsInPlace, rateValue == 1,
+            guard phase == .playing, let source = record.source, record.playedBeforeAttach == 0, !record.loopsInPlace,
+                rateValue == 1,
                 case .loaded(let r) = sound.loadState, r.sampleRate == engine.sampleRate
             else { return nil }
             guard
@@ -497,7 +461,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             else {
                 return nil
             }
-            let played = Int64(unqueuedFrames + reading.frames - leadInFrames)
+            let played = Int64(record.unqueuedFrames + reading.frames - record.leadInFrames)
             guard played > 0, let clockFrame = engine.frameLocked(atDeviceClock: reading.clockNanoseconds) else {
                 return nil
             }

@@ -123,8 +123,11 @@ public final class AudioEngine: @unchecked Sendable {
     /// and players.
     public let session: AudioSession
     let sessionTarget: EngineSessionTarget
-    /// Per-engine state of the layers above (see `AudioEngine+Attachments`).
-    var attachments: [ObjectIdentifier: AnyObject] = [:]
+    /// The effects layer's state on this engine (BackbeatEffects'
+    /// `EffectsState`, which this module cannot name): made by that layer on
+    /// first use and held for the engine's life; the engine never looks
+    /// inside. Read and written only under the lock.
+    package var effectsState: AnyObject?
     /// The cap on voices the effects layer's pool may make audible (nil: what the device grants).
     package let maximumVoices: Int?
     /// Whether a bus's gain or pause changed in the current update step.

@@ -26,7 +26,7 @@ struct SpatialDormantTests {
             _ = try engine.render(frames: 9_600)
             if away { voice.position = far }
             _ = try engine.render(frames: 30_011)
-            let slept = engine.withLock { voice.isDormant }
+            let slept = engine.withLock { voice.record.isDormant }
             voice.rate = rate
             _ = try engine.render(frames: 66_006)
             if away { voice.position = near }
@@ -63,7 +63,7 @@ struct SpatialDormantTests {
             let voices = points.map { tone.play(at: nil, position: $0, looping: .forever) }
             try engine.moveVoices(voices, to: points)
             _ = try engine.render(frames: 960)
-            #expect(engine.withLock { voices.enumerated().allSatisfy { $0.element.isDormant == ($0.offset != 9) } })
+            #expect(engine.withLock { voices.enumerated().allSatisfy { $0.element.record.isDormant == ($0.offset != 9) } })
             try engine.moveVoices(voices, to: points)  // the pool now knows this array
             var next = points.map { Audio3DPoint(x: $0.x, y: $0.y, z: $0.z - 50) }
             next[1] = Audio3DPoint(x: .nan, y: 0, z: -1)  // in a block of four
@@ -84,7 +84,7 @@ struct SpatialDormantTests {
             let right = SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2))
             #expect(right > 0.05 && right > 2 * left, "left \(left), right \(right)")
             _ = try engine.render(frames: 9_600)
-            #expect(engine.withLock { voices[9].isDormant }, "the voice sent far sleeps")
+            #expect(engine.withLock { voices[9].record.isDormant }, "the voice sent far sleeps")
         }
     }
 
@@ -110,7 +110,7 @@ struct SpatialDormantTests {
             _ = try engine.render(frames: 4_800)
             voice.position = Audio3DPoint(x: 0, y: 0, z: -1_200)
             _ = try engine.render(frames: 4_800)
-            let dormant = engine.withLock { voice.isDormant }
+            let dormant = engine.withLock { voice.record.isDormant }
             let before = engine.dormantTransitions
             let (realized, virtualized) = (tally.realized, tally.virtualized)
             var heard: [Float] = [], silent: [Float] = []
@@ -173,7 +173,7 @@ struct SpatialDormantTests {
             let after = try engine.render(frames: period * 2)
             #expect(tally.virtualized == 1)
             #expect(voice.state == .virtual)
-            #expect(engine.withLock { voice.isDormant })
+            #expect(engine.withLock { voice.record.isDormant })
             // No click: the left channel moves no faster than the tone itself did.
             let left = SampleAnalysis.channel(before + after, 0, of: 2)
             let steps = zip(left.dropFirst(), left).map { abs($0 - $1) }
@@ -257,10 +257,10 @@ struct SpatialDormantTests {
             voice.position = Audio3DPoint(x: 0, y: 0, z: -5_000)  // -74 dB: 14 dB below, within 20
             _ = try engine.render(frames: 4_800)
             #expect(voice.state == .virtual)
-            #expect(!engine.withLock { voice.isDormant })
+            #expect(!engine.withLock { voice.record.isDormant })
             engine.audibilityMargin = 10
             _ = try engine.render(frames: 2_400)
-            #expect(engine.withLock { voice.isDormant })
+            #expect(engine.withLock { voice.record.isDormant })
         }
     }
 
@@ -274,7 +274,7 @@ struct SpatialDormantTests {
             let farA = Audio3DPoint(x: 0, y: 0, z: -6_000), farB = Audio3DPoint(x: 0, y: 0, z: -7_000)
             try engine.moveVoices(batch, to: [farA, farB])
             _ = try engine.render(frames: 960)
-            #expect(engine.withLock { a.isDormant && b.isDormant })
+            #expect(engine.withLock { a.record.isDormant && b.record.isDormant })
             try engine.moveVoices(batch, to: [farA, farB])  // the pool now knows this array
             _ = try engine.render(frames: 960)
             #expect(a.position == farA && b.position == farB)
@@ -300,7 +300,7 @@ struct SpatialDormantTests {
             let loop = try SoundEffect(buffer: TestSignal.constant(0.1, frames: 48_000), name: "loop", engine: engine)
             let voice = loop.play(at: nil, position: Self.far, looping: .forever, bus: bus)
             _ = try engine.render(frames: 24_000)
-            #expect(engine.withLock { voice.isDormant })
+            #expect(engine.withLock { voice.record.isDormant })
             let before = voice.currentTime
             #expect(abs(before.seconds - 0.5) < 0.006, "\(before.seconds)")
             bus.isPaused = true
@@ -309,12 +309,12 @@ struct SpatialDormantTests {
             bus.isPaused = false
             _ = try engine.render(frames: 12_000)
             #expect(abs((voice.currentTime - before).seconds - 0.25) < 0.006, "\(voice.currentTime.seconds)")
-            #expect(engine.withLock { voice.isDormant })
+            #expect(engine.withLock { voice.record.isDormant })
             // A volume change wakes it (its reach changes); the next pass puts it back to sleep, time intact.
             voice.volume = 0.5
-            #expect(engine.withLock { !voice.isDormant })
+            #expect(engine.withLock { !voice.record.isDormant })
             _ = try engine.render(frames: 2_400)
-            #expect(engine.withLock { voice.isDormant })
+            #expect(engine.withLock { voice.record.isDormant })
             #expect(abs((voice.currentTime - before).seconds - 0.3) < 0.006, "\(voice.currentTime.seconds)")
             #expect(voice.state == .virtual)
         }
@@ -328,9 +328,9 @@ struct SpatialDormantTests {
             let later = (0..<3).map { _ in
                 loop.play(at: MediaTime(frames: 4_800, sampleRate: 48_000), position: Self.far, looping: .forever)
             }
-            #expect(engine.withLock { now.allSatisfy(\.isDormant) })
+            #expect(engine.withLock { now.allSatisfy(\.record.isDormant) })
             _ = try engine.render(frames: 9_600)
-            #expect(engine.withLock { (now + later).allSatisfy(\.isDormant) })
+            #expect(engine.withLock { (now + later).allSatisfy(\.record.isDormant) })
             let pool = engine.withLock { (engine.voicePoolLocked.liveVoiceCount, engine.voicePoolLocked.stateCounts) }
             #expect(pool.0 == 6)
             #expect(pool.1 == [.virtual: 6])
