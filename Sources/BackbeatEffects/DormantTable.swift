@@ -232,7 +232,7 @@ struct DormantTable<Element: AnyObject> {
     /// game's emitters started together): four rows at a time in SIMD lanes,
     /// blocks of 64 rows stored and compared with no branch, and only a block
     /// where a row came within reach looked at again for which.
-    static func storeRows(
+    private static func storeRows(
         _ positions: UnsafeBufferPointer<Audio3DPoint>, base: Int,
         _ xs: UnsafeMutableBufferPointer<Float>, _ ys: UnsafeMutableBufferPointer<Float>,
         _ zs: UnsafeMutableBufferPointer<Float>, reach: UnsafeBufferPointer<Float>,

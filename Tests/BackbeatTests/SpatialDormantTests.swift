@@ -63,7 +63,8 @@ struct SpatialDormantTests {
             let voices = points.map { tone.play(at: nil, position: $0, looping: .forever) }
             try engine.moveVoices(voices, to: points)
             _ = try engine.render(frames: 960)
-            #expect(engine.withLock { voices.enumerated().allSatisfy { $0.element.record.isDormant == ($0.offset != 9) } })
+            #expect(
+                engine.withLock { voices.enumerated().allSatisfy { $0.element.record.isDormant == ($0.offset != 9) } })
             try engine.moveVoices(voices, to: points)  // the pool now knows this array
             var next = points.map { Audio3DPoint(x: $0.x, y: $0.y, z: $0.z - 50) }
             next[1] = Audio3DPoint(x: .nan, y: 0, z: -1)  // in a block of four
