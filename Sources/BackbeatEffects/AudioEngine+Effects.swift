@@ -56,6 +56,12 @@ extension Bus {
     /// attack, and raises it back over `release` when the returned duck is
     /// released — by ``Duck/release()`` or when `voice` finishes, whichever
     /// comes first. Several ducks at once take the deepest.
+    /// - Parameters:
+    ///   - decibels: How far to lower the bus, in dB (negative).
+    ///   - attack: How long the bus takes to get there, in engine time.
+    ///   - release: How long it takes to come back once released.
+    ///   - voice: The voice whose end releases the duck; nil releases it only by hand.
+    /// - Returns: The duck; release it to bring the bus back early.
     @discardableResult
     public func duck(by decibels: Float, attack: MediaTime, release: MediaTime, until voice: Voice?) -> Duck {
         duck(by: decibels, attack: attack, release: release, until: voice as (any DuckReleaseTrigger)?)

@@ -29,6 +29,10 @@ extension AudioEngine {
     /// has no previous place to measure from. A point that is not finite, or
     /// an orientation that ``listenerVectorOrientation`` would ignore, is
     /// ignored.
+    ///
+    /// - Parameters:
+    ///   - position: Where the listener stands now, in metres.
+    ///   - orientation: Where it faces; nil keeps its orientation.
     public func moveListener(to position: Audio3DPoint, orientation: Audio3DVectorOrientation? = nil) {
         guard position.isFinite else { return }
         withLock {
@@ -57,6 +61,11 @@ extension AudioEngine {
     /// frame: its ears at the camera or at the character (`ears`), facing the
     /// way the camera looks, with its velocity derived as
     /// ``moveListener(to:orientation:)`` derives it.
+    /// - Parameters:
+    ///   - camera: The camera's position, in metres.
+    ///   - orientation: Where the camera looks.
+    ///   - character: The player character's position, in metres.
+    ///   - ears: Whether the listener stands at the camera or at the character.
     public func moveListener(
         camera: Audio3DPoint, orientation: Audio3DVectorOrientation, character: Audio3DPoint,
         ears: AudioListenerEars

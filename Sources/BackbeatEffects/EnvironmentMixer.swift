@@ -166,6 +166,10 @@ extension AudioEngine {
     /// time (nil: the de-zipper time): its level along `curve` (the
     /// ``FadeCurve`` of volume glides and bus fades; `.exponential` falls at a
     /// constant rate in dB), and its room parameter by parameter, linearly.
+    /// - Parameters:
+    ///   - parameters: The reverb to reach.
+    ///   - duration: The glide's length in engine time; nil glides over the de-zipper time.
+    ///   - curve: How the level moves.
     public func setReverbParameters(
         _ parameters: AudioEnvironmentReverbParameters, over duration: MediaTime?, curve: FadeCurve = .linear
     ) {

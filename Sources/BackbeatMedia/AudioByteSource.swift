@@ -43,6 +43,10 @@ extension Data: AudioByteSource {
     public var size: Int64 { Int64(count) }
 
     /// Copies bytes from `offset` into `buffer`.
+    /// - Parameters:
+    ///   - buffer: Where the bytes go; at most `buffer.count` are copied.
+    ///   - offset: The first byte's position; out of range copies nothing.
+    /// - Returns: The number of bytes copied, 0 at or past the end.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard offset >= 0, offset < Int64(count), buffer.count > 0 else { return 0 }
         let start = Int(offset)
@@ -62,6 +66,7 @@ public final class AudioFileSource: AudioByteSource {
 
     /// Opens the file at `url` for reading.
     ///
+    /// - Parameter url: A regular, non-empty file.
     /// - Throws: ``BackbeatError/Code/fileNotFound``, `.notAFile`, `.emptyFile` or `.readFailed`.
     public init(url: URL) throws {
         try BackbeatError.checkReadableFile(url, operation: "open")
@@ -85,6 +90,11 @@ public final class AudioFileSource: AudioByteSource {
     public var size: Int64 { length }
 
     /// Copies bytes from `offset` into `buffer` (`pread`).
+    /// - Parameters:
+    ///   - buffer: Where the bytes go; at most `buffer.count` are copied.
+    ///   - offset: The first byte's position in the file.
+    /// - Returns: The number of bytes copied: fewer than asked only at the end of the file.
+    /// - Throws: ``BackbeatError/Code/readFailed`` when `pread` fails.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0, offset >= 0 else { return 0 }
         var filled = 0
