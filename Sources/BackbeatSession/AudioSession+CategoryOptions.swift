@@ -14,7 +14,7 @@ extension AudioSession {
         public static let duckOthers = CategoryOptions(rawValue: 1 << 1)
 
         /// Every combination of the known options, for tables and tests.
-        public static let allCombinations: [CategoryOptions] = [
+        package static let allCombinations: [CategoryOptions] = [
             [], [.mixWithOthers], [.duckOthers], [.mixWithOthers, .duckOthers],
         ]
 

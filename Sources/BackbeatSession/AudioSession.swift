@@ -99,7 +99,7 @@ public final class AudioSession: Sendable {
     /// The environment as the session last heard it.
     public var environment: SessionEnvironment { state.withLockedValue { $0.environment } }
     /// The decision in force.
-    public var decision: SessionDecision { state.withLockedValue { $0.decision } }
+    package var decision: SessionDecision { state.withLockedValue { $0.decision } }
     /// Whether another program is playing audio.
     public var isOtherAudioPlaying: Bool { state.withLockedValue { $0.environment.isOtherAudioPlaying } }
     /// Whether the game should silence secondary audio (its soundtrack) because
