@@ -109,13 +109,24 @@ struct BenchCompareCommand: ParsableCommand {
 struct BenchShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print one `backbeat bench --json` file as a Markdown table (median and min–max of each figure).")
+        abstract: "Print one `backbeat bench --json` file as a Markdown table (median and min–max of each figure).",
+        discussion: """
+            With --markdown, prints the README's benchmark table instead: one figure per cell (the median), \
+            its reference and goal, and a line under it giving the run's date, commit and machine.
+            """)
 
     @Argument(help: "The run's JSON, such as Docs/bench/latest.json.")
     var file: String
 
+    @Flag(help: "Print the README's benchmark table: one figure per cell, the run's date, commit and machine under it.")
+    var markdown = false
+
     func run() throws {
         let report = try readReport(file)
+        if markdown {
+            print(BenchTable(report: report).markdown)
+            return
+        }
         print("\(file): \(report.run.summary)")
         print("")
         print("| figure | value (min–max over rounds) |")
