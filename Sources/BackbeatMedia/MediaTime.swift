@@ -153,6 +153,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The time negated; `-Int64.min` saturates to `Int64.max`.
+    /// - Parameter time: The time to negate.
     public static prefix func - (time: MediaTime) -> MediaTime {
         MediaTime(value: clamp(-Int128(time.value)), timescale: time.timescale)
     }
