@@ -47,8 +47,10 @@ package struct BenchTable: Sendable {
         }
     }
 
-    /// The report the table shows.
-    package let report: BenchReport
+    /// The reports the table shows, in the order given: a suite's figures
+    /// come from the last report that has the suite, so a run of some suites
+    /// can stand beside an older run of the others (the ten-minute soak).
+    package let reports: [BenchReport]
     /// The rows to show, in order.
     package let rows: [Row]
 
@@ -58,7 +60,17 @@ package struct BenchTable: Sendable {
     ///   - report: The run to show.
     ///   - rows: The rows to show, in order (default: the README's).
     package init(report: BenchReport, rows: [Row] = BenchTable.readme) {
-        self.report = report
+        self.init(reports: [report], rows: rows)
+    }
+
+    /// A table of several runs, each suite from the last run that has it.
+    ///
+    /// - Parameters:
+    ///   - reports: The runs to show, oldest first; at least one.
+    ///   - rows: The rows to show, in order (default: the README's).
+    package init(reports: [BenchReport], rows: [Row] = BenchTable.readme) {
+        precondition(!reports.isEmpty, "a bench table needs a report")
+        self.reports = reports
         self.rows = rows
     }
 
@@ -137,7 +149,9 @@ package struct BenchTable: Sendable {
     package var markdown: String {
         var lines = ["| figure | what | value | reference | goal |", "|---|---|---:|---:|---|"]
         for row in rows {
-            guard let value = Self.value(of: row.figure, in: report) else { continue }
+            guard let report = source(of: row.figure), let value = Self.value(of: row.figure, in: report) else {
+                continue
+            }
             let reference = row.reference.flatMap { Self.value(of: $0, in: report) }
             lines.append(
                 "| `\(row.figure)` | \(row.label) | \(Self.format(value, row)) | "
@@ -148,8 +162,28 @@ package struct BenchTable: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The line under the table: date, commit and machine, from the report's `run`.
+    /// The report a figure's suite is taken from: the last that has the suite.
+    private func source(of figure: String) -> BenchReport? {
+        let suite = figure.prefix { $0 != "." }
+        return reports.last { $0.suites[String(suite)] != nil }
+    }
+
+    /// The line (or, for several runs, the lines) under the table: each
+    /// run's date, commit and machine, and which suites the table took from it.
     package var runLine: String {
+        guard reports.count > 1 else { return Self.runLine(of: reports[0]) }
+        var lines: [String] = []
+        for (index, report) in reports.enumerated() {
+            let later = reports[(index + 1)...]
+            let used = report.suites.keys.filter { suite in !later.contains { $0.suites[suite] != nil } }.sorted()
+            guard !used.isEmpty else { continue }
+            lines.append("\(used.joined(separator: ", ")): " + Self.runLine(of: report))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The line under the table for one run: date, commit and machine, from the report's `run`.
+    private static func runLine(of report: BenchReport) -> String {
         let run = report.run
         let commit = run.commit == "unknown" ? "an unknown commit" : "commit \(run.commit.prefix(7))"
         let dirty = run.commit.hasSuffix("-dirty") ? " (with uncommitted changes)" : ""

@@ -61,4 +61,25 @@ struct BenchTableTests {
         #expect(Set(BenchTable.readme.map(\.figure)).count == BenchTable.readme.count)
         #expect(BenchTable.readme.allSatisfy { $0.figure.split(separator: ".").count == 2 })
     }
+
+    @Test("Several runs: each suite from the last run that has it, a line for each run used")
+    func severalRuns() throws {
+        let old = try BenchReport(json: Data(Self.json.utf8), name: "old.json")
+        let soak = try BenchReport(
+            json: Data(
+                #"""
+                {"mix": {"ratio_64": 1.25},
+                 "soak": {"leaked_buffers": 0},
+                 "run": {"commit": "abcdef0123", "cores": 2, "cpu": "AMD EPYC", "date": "2026-11-26T12:00:00Z",
+                         "openal": "1.1 ALSOFT 1.19.1 (OpenAL Soft)", "rounds": 3}}
+                """#.utf8), name: "new.json")
+        let table = BenchTable(reports: [old, soak]).markdown
+        #expect(table.contains("| `mix.ratio_64` | the same, 64 voices | 1.25× |  | ≥ 0.95 |"))
+        // The newer mix suite replaces the older one whole: no figure of the old mix run is left.
+        #expect(!table.contains("mix.xrealtime_64"))
+        #expect(table.contains("| `library.query_median_ms` | a query over 100,000 items, median | 0.76 ms |"))
+        #expect(table.contains("| `soak.leaked_buffers` | OpenAL buffers left after the soak | 0 |  | 0 |"))
+        #expect(table.contains("\nlibrary: Run of 2026-11-23T09:23:31Z at commit 02b59fb"))
+        #expect(table.hasSuffix("mix, soak: Run of 2026-11-26T12:00:00Z at commit abcdef0 on AMD EPYC, 2 cores, 3 rounds; OpenAL 1.1 ALSOFT 1.19.1 (OpenAL Soft)."))
+    }
 }
