@@ -7,24 +7,24 @@ import Foundation
 /// change insignificant when the confidence intervals overlap: each range is
 /// what the same code measured from round to round, so a new median inside
 /// the old spread says nothing.
-public struct BenchComparison: Sendable {
+package struct BenchComparison: Sendable {
     /// One figure in both runs.
-    public struct Row: Sendable, Equatable {
+    package struct Row: Sendable, Equatable {
         /// `suite.key`.
-        public let figure: String
+        package let figure: String
         /// The old run's value, if it has the figure.
-        public let old: Value?
+        package let old: Value?
         /// The new run's value, if it has the figure.
-        public let new: Value?
+        package let new: Value?
 
         /// The relative change from old to new (nil when a side is missing or old is 0).
-        public var change: Double? {
+        package var change: Double? {
             guard let old, let new, old.median != 0 else { return nil }
             return (new.median - old.median) / abs(old.median)
         }
 
         /// What the change means.
-        public var verdict: Verdict {
+        package var verdict: Verdict {
             guard let old else { return .onlyNew }
             guard let new else { return .onlyOld }
             guard let a = old.range, let b = new.range else { return old.median == new.median ? .same : .singleValue }
@@ -33,15 +33,15 @@ public struct BenchComparison: Sendable {
     }
 
     /// A figure's median and, when measured over rounds, its min–max range.
-    public struct Value: Sendable, Equatable {
+    package struct Value: Sendable, Equatable {
         /// The figure's value (the median of its rounds).
-        public let median: Double
+        package let median: Double
         /// The rounds' min...max, when the figure has `_min` and `_max` companions.
-        public let range: ClosedRange<Double>?
+        package let range: ClosedRange<Double>?
     }
 
     /// What a change means.
-    public enum Verdict: String, Sendable {
+    package enum Verdict: String, Sendable {
         /// The ranges overlap: within the run-to-run spread.
         case noise = "~ noise (ranges overlap)"
         /// The ranges do not overlap.
@@ -57,14 +57,14 @@ public struct BenchComparison: Sendable {
     }
 
     /// The old run.
-    public let old: BenchReport
+    package let old: BenchReport
     /// The new run.
-    public let new: BenchReport
+    package let new: BenchReport
     /// Every figure either run has, by suite then key (companions fold into their figure).
-    public let rows: [Row]
+    package let rows: [Row]
 
     /// Compares `old` with `new`.
-    public init(old: BenchReport, new: BenchReport) {
+    package init(old: BenchReport, new: BenchReport) {
         self.old = old
         self.new = new
         var rows: [Row] = []
@@ -79,7 +79,7 @@ public struct BenchComparison: Sendable {
     }
 
     /// The comparison as a Markdown table, under one line per run naming what it was.
-    public func table(oldName: String, newName: String) -> String {
+    package func table(oldName: String, newName: String) -> String {
         var lines = [
             "OLD: \(oldName): \(old.run.summary)",
             "NEW: \(newName): \(new.run.summary)",
@@ -118,7 +118,7 @@ public struct BenchComparison: Sendable {
     }
 
     /// A number for the table: integers as such, else 1 or 3 decimals.
-    public static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e9 { return String(Int(value)) }
         return String(format: abs(value) >= 100 ? "%.1f" : "%.3f", value)
     }

@@ -6,14 +6,14 @@ import Foundation
 /// The JSON is one object: `run` holds the ``BenchRun``; every other key is a
 /// suite, holding its figures by key. A figure measured over rounds is there
 /// three times: `key` (the median), `key_min` and `key_max`.
-public struct BenchReport: Sendable {
+package struct BenchReport: Sendable {
     /// Where and when the run happened.
-    public var run: BenchRun
+    package var run: BenchRun
     /// Reported values by suite, then by figure key (companions included).
-    public var suites: [String: [String: Double]]
+    package var suites: [String: [String: Double]]
 
     /// A report of `results` (suite name and its figures) from `run`.
-    public init(run: BenchRun, results: [(suite: String, figures: [Figure])]) {
+    package init(run: BenchRun, results: [(suite: String, figures: [Figure])]) {
         self.run = run
         var suites: [String: [String: Double]] = [:]
         for (suite, figures) in results {
@@ -26,7 +26,7 @@ public struct BenchReport: Sendable {
 
     /// Reads a report that `backbeat bench --json` wrote.
     /// - Throws: ``BenchError`` when `data` is not such a report.
-    public init(json data: Data, name: String) throws {
+    package init(json data: Data, name: String) throws {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw BenchError("\(name): not a JSON object")
         }
@@ -48,7 +48,7 @@ public struct BenchReport: Sendable {
     }
 
     /// The report as pretty-printed JSON with sorted keys.
-    public func json() throws -> Data {
+    package func json() throws -> Data {
         var object: [String: Any] = suites
         object["run"] = run.jsonObject
         return try JSONSerialization.data(

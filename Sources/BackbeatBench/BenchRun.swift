@@ -3,27 +3,27 @@ import Foundation
 
 /// Where and when a benchmark run happened, recorded in every `--json` file
 /// so that two files say what they compare.
-public struct BenchRun: Sendable, Equatable {
+package struct BenchRun: Sendable, Equatable {
     /// The checkout's commit (`-dirty` when its tracked files differ), or `unknown`.
-    public var commit: String
+    package var commit: String
     /// OpenAL's version and renderer, such as `1.1 ALSOFT 1.19.1 (OpenAL Soft)`.
-    public var openAL: String
+    package var openAL: String
     /// The CPU model, from `/proc/cpuinfo`.
-    public var cpu: String
+    package var cpu: String
     /// Cores online.
-    public var cores: Int
+    package var cores: Int
     /// When the run started, ISO 8601 in UTC.
-    public var date: String
+    package var date: String
     /// Rounds per side-by-side figure.
-    public var rounds: Int
+    package var rounds: Int
     /// Whether the run used the tiny `--quick` sizes.
-    public var quick: Bool
+    package var quick: Bool
     /// The 1-minute load average when the run started and when it ended
     /// (nil until it ends): a busy machine shows here, not only in the spread.
-    public var load: (start: Double, end: Double?)?
+    package var load: (start: Double, end: Double?)?
 
     /// A description of a run.
-    public init(
+    package init(
         commit: String, openAL: String, cpu: String, cores: Int, date: String, rounds: Int, quick: Bool,
         load: (start: Double, end: Double?)? = nil
     ) {
@@ -38,20 +38,20 @@ public struct BenchRun: Sendable, Equatable {
     }
 
     /// Equal when every field is (loads included).
-    public static func == (a: BenchRun, b: BenchRun) -> Bool {
+    package static func == (a: BenchRun, b: BenchRun) -> Bool {
         a.commit == b.commit && a.openAL == b.openAL && a.cpu == b.cpu && a.cores == b.cores && a.date == b.date
             && a.rounds == b.rounds && a.quick == b.quick && a.load?.start == b.load?.start
             && a.load?.end == b.load?.end
     }
 
     /// Notes the load average as the run ends.
-    public mutating func finish() {
+    package mutating func finish() {
         if let start = load?.start { load = (start, Self.loadAverage()) }
     }
 
     /// This machine now, for a run with `options`. Never fails: what cannot be
     /// found is `unknown`.
-    public static func current(_ options: BenchOptions) -> BenchRun {
+    package static func current(_ options: BenchOptions) -> BenchRun {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         return BenchRun(
@@ -86,7 +86,7 @@ public struct BenchRun: Sendable, Equatable {
     }
 
     /// One line: commit, date, OpenAL, CPU and cores.
-    public var summary: String {
+    package var summary: String {
         let loads =
             load.map { l in
                 ", load \(String(format: "%.2f", l.start))" + (l.end.map { String(format: " → %.2f", $0) } ?? "")

@@ -1,6 +1,6 @@
 /// One benchmark suite: measures Backbeat and its reference side by side, in
 /// one run, and reports figures under stable names (`suite.figure`).
-public protocol BenchSuite: Sendable {
+package protocol BenchSuite: Sendable {
     /// The suite's name on the command line and in JSON, such as `mix`.
     var name: String { get }
     /// One line saying what it compares.

@@ -6,9 +6,9 @@ import BackbeatSupport
 #endif
 
 /// A benchmark could not measure: its reference tool is missing, or a side failed.
-public struct BenchError: Error, CustomStringConvertible {
+package struct BenchError: Error, CustomStringConvertible {
     /// What went wrong, in one line.
-    public let description: String
+    package let description: String
     init(_ description: String) { self.description = description }
 }
 

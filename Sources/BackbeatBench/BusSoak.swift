@@ -4,8 +4,8 @@ import BackbeatEngine
 
 /// Bus traffic: fades on the effects bus and on a game-defined bus (every
 /// curve), ducks of the effects bus released later, brief mutes and pauses.
-public final class BusSoak: SoakParticipant {
-    public let name = "buses"
+package final class BusSoak: SoakParticipant {
+    package let name = "buses"
     private var ducks: [Duck] = []
     private var group: Bus?
     private(set) var fades = 0
@@ -13,13 +13,13 @@ public final class BusSoak: SoakParticipant {
     private var nextFade = 0.0, nextDuck = 0.0, nextToggle = 0.0
 
     /// A bus load.
-    public init() {}
+    package init() {}
 
-    public func start(engine: AudioEngine) throws {
+    package func start(engine: AudioEngine) throws {
         group = engine.makeBus(named: "soak group", parent: engine.effectsBus)
     }
 
-    public func tick(engine: AudioEngine, random: inout SeededRandom, second: Double) {
+    package func tick(engine: AudioEngine, random: inout SeededRandom, second: Double) {
         if second >= nextFade {
             let bus = random.next(in: 0..<2) == 0 ? engine.effectsBus : (group ?? engine.effectsBus)
             let curves: [FadeCurve] = [.linear, .equalPower, .exponential]
@@ -57,7 +57,7 @@ public final class BusSoak: SoakParticipant {
         }
     }
 
-    public func finish(engine: AudioEngine) {
+    package func finish(engine: AudioEngine) {
         for duck in ducks { duck.release() }
         ducks.removeAll()
         group?.isMuted = false
@@ -66,6 +66,6 @@ public final class BusSoak: SoakParticipant {
         group = nil
     }
 
-    public var underruns: Int { 0 }
-    public var summary: String { "\(fades) fades, \(duckCount) ducks" }
+    package var underruns: Int { 0 }
+    package var summary: String { "\(fades) fades, \(duckCount) ducks" }
 }

@@ -14,14 +14,14 @@ import Glibc
 /// so it counts only what the child itself touched. A reaped child has no
 /// status left to read, so the child reads it as it exits and writes it to a
 /// file the parent names in ``environmentKey``.
-public enum ChildPeakMemory {
+package enum ChildPeakMemory {
     /// The environment variable naming the file a `backbeat` child writes its
     /// `VmHWM` to (one line, KiB) as it exits.
-    public static let environmentKey = "BACKBEAT_PEAK_MEMORY_FILE"
+    package static let environmentKey = "BACKBEAT_PEAK_MEMORY_FILE"
 
     /// When ``environmentKey`` is set, arranges for this process to write its
     /// peak resident memory there at exit. The `backbeat` executable calls it first.
-    public static func reportAtExitIfAsked() {
+    package static func reportAtExitIfAsked() {
         guard getenv(environmentKey) != nil else { return }
         atexit { ChildPeakMemory.writeReport() }
     }
@@ -29,7 +29,7 @@ public enum ChildPeakMemory {
     /// Runs `executable` with `arguments` (output discarded), asking it for its
     /// peak; returns its exit status and its own peak resident memory in MiB.
     /// - Throws: ``BenchError`` when it cannot start or reports no peak.
-    public static func spawnMeasuringPeak(_ executable: String, _ arguments: [String]) throws -> (
+    package static func spawnMeasuringPeak(_ executable: String, _ arguments: [String]) throws -> (
         status: Int32, peakMiB: Double
     ) {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("backbeat-peak-\(UUID().uuidString)")

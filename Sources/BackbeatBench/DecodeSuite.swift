@@ -12,15 +12,15 @@ import Glibc
 ///
 /// The memory figures spawn `backbeat convert`, which reports its own peak
 /// (``ChildPeakMemory``), so they run from the `backbeat` executable only.
-public struct DecodeSuite: BenchSuite {
-    public let name = "decode"
-    public let summary =
+package struct DecodeSuite: BenchSuite {
+    package let name = "decode"
+    package let summary =
         "Ogg Vorbis decode vs oggdec -o /dev/null and Ogg Opus decode vs opusdec (same file, interleaved rounds); the song from a stored zip entry vs the loose file; peak RSS of a 10-minute Ogg→WAV convert and of the same child doing nothing"
 
     /// The suite.
-    public init() {}
+    package init() {}
 
-    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+    package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let quick = options.quick
         let seconds = quick ? 10 : 600
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -147,7 +147,7 @@ public struct DecodeSuite: BenchSuite {
     /// The peak resident memory, in MiB, of `executable convert input output`
     /// (a `backbeat` executable), as the child reads it from its own image.
     /// - Throws: ``BenchError`` when the conversion fails or reports no peak.
-    public static func convertPeakMiB(executable: String, input: URL, output: URL) throws -> Double {
+    package static func convertPeakMiB(executable: String, input: URL, output: URL) throws -> Double {
         let run = try ChildPeakMemory.spawnMeasuringPeak(
             executable, ["convert", input.path, output.path, "--overwrite", "--no-progress"])
         guard run.status == 0 else { throw BenchError("backbeat convert failed with status \(run.status)") }
@@ -157,7 +157,7 @@ public struct DecodeSuite: BenchSuite {
     /// The peak resident memory, in MiB, of the same child doing nothing:
     /// `executable convert --help`, which loads and starts the same program.
     /// - Throws: ``BenchError`` when it fails or reports no peak.
-    public static func floorMiB(executable: String) throws -> Double {
+    package static func floorMiB(executable: String) throws -> Double {
         let run = try ChildPeakMemory.spawnMeasuringPeak(executable, ["convert", "--help"])
         guard run.status == 0 else { throw BenchError("backbeat convert --help failed with status \(run.status)") }
         return run.peakMiB
@@ -172,7 +172,7 @@ public struct DecodeSuite: BenchSuite {
     }
 
     /// Writes `seconds` of a stereo signal (chords that change every second, plus noise), as Ogg Vorbis at 44.1 kHz unless asked.
-    public static func writeInput(
+    package static func writeInput(
         _ url: URL, seconds: Int, fileType: AudioFileType = .oggVorbis, sampleRate rate: Int = 44_100
     ) async throws {
         let format = AudioFormat(sampleRate: rate, channelCount: 2)

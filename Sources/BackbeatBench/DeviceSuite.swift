@@ -30,14 +30,14 @@ import Glibc
 /// The children are `backbeat bench device-scene` (hidden), so the suite runs
 /// from the `backbeat` executable only. Each round lasts
 /// `BACKBEAT_BENCH_DEVICE_SECONDS` / rounds of real time (default 60 s in all).
-public struct DeviceSuite: BenchSuite {
-    public let name = "device"
-    public let summary =
+package struct DeviceSuite: BenchSuite {
+    package let name = "device"
+    package let summary =
         "64 voices and a streamed song on a real sound server (a private PulseAudio null sink): CPU against raw OpenAL, underruns with a core busy, latency"
 
-    public init() {}
+    package init() {}
 
-    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+    package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let executable = try selfPath()
         let total =
             options.quick
@@ -148,18 +148,18 @@ public struct DeviceSuite: BenchSuite {
 }
 
 /// What one `backbeat bench device-scene` child plays, and what it reports.
-public enum DeviceScene {
+package enum DeviceScene {
     /// Which side the child plays: Backbeat, raw OpenAL, only opens an
     /// engine to measure its latency, or triggers clicks with `play()` for
     /// the trigger-to-sound figure.
-    public enum Side: String, Sendable, CaseIterable {
+    package enum Side: String, Sendable, CaseIterable {
         case backbeat, raw, latency, trigger
     }
 
     /// The child's report, one line: `underruns latency_ms`.
-    public struct Result: Sendable {
-        public var underruns: Int
-        public var latencyMilliseconds: Double
+    package struct Result: Sendable {
+        package var underruns: Int
+        package var latencyMilliseconds: Double
         init(underruns: Int, latencyMilliseconds: Double) {
             self.underruns = underruns
             self.latencyMilliseconds = latencyMilliseconds
@@ -173,7 +173,7 @@ public enum DeviceScene {
     }
 
     /// Plays the scene for `seconds` on the default device and writes the result to `result`.
-    public static func run(side: Side, seconds: Int, latency: AudioEngine.OutputLatency, song: URL, result: URL) throws
+    package static func run(side: Side, seconds: Int, latency: AudioEngine.OutputLatency, song: URL, result: URL) throws
     {
         let report: Result
         switch side {
@@ -204,11 +204,11 @@ public enum DeviceScene {
     /// scheduled on (`play(at:)`), and for each `play()` call its engine
     /// frame and the output latency read with the device clock just before
     /// (from a frame's mixing to its playing).
-    public struct Triggers: Sendable {
-        public var reference: Int64
-        public var calls: [Int64]
-        public var latencies: [Double]
-        public var sampleRate: Int
+    package struct Triggers: Sendable {
+        package var reference: Int64
+        package var calls: [Int64]
+        package var latencies: [Double]
+        package var sampleRate: Int
         var line: String {
             "\(reference) \(sampleRate) \(calls.map(String.init).joined(separator: ",")) "
                 + latencies.map { String($0) }.joined(separator: ",")

@@ -8,8 +8,8 @@ import BackbeatEffects
 /// scheduled starts on a beat grid, pauses and resumes. Half the sounds are
 /// files under a cache budget too small for all of them, so loads, cache
 /// misses and evictions can happen all along.
-public final class EffectsSoak: SoakParticipant {
-    public let name = "effects"
+package final class EffectsSoak: SoakParticipant {
+    package let name = "effects"
     private var sounds: [SoundEffect] = []
     private var loops: [Voice] = []
     private var directory: URL?
@@ -19,9 +19,9 @@ public final class EffectsSoak: SoakParticipant {
     let rate: Double
 
     /// Triggers `rate` voices per second on average.
-    public init(rate: Double = 200) { self.rate = rate }
+    package init(rate: Double = 200) { self.rate = rate }
 
-    public func start(engine: AudioEngine) throws {
+    package func start(engine: AudioEngine) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "backbeat-soak-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -54,7 +54,7 @@ public final class EffectsSoak: SoakParticipant {
         sounds[3].minimumRetriggerInterval = MediaTime(value: 1, timescale: 20)
     }
 
-    public func tick(engine: AudioEngine, random: inout SeededRandom, second: Double) {
+    package func tick(engine: AudioEngine, random: inout SeededRandom, second: Double) {
         let expected = rate / 200
         var count = Int(expected)
         if random.nextUnit() < expected - Double(count) { count += 1 }
@@ -98,13 +98,13 @@ public final class EffectsSoak: SoakParticipant {
         if loops.count > 24 { loops.removeFirst().stop(); stopped += 1 }
     }
 
-    public func finish(engine: AudioEngine) {
+    package func finish(engine: AudioEngine) {
         for voice in loops { voice.stop() }
         loops.removeAll()
         sounds.removeAll()
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    public var underruns: Int { 0 }
-    public var summary: String { "\(triggers) triggers, \(stopped) loops stopped" }
+    package var underruns: Int { 0 }
+    package var summary: String { "\(triggers) triggers, \(stopped) loops stopped" }
 }

@@ -1,17 +1,17 @@
 /// One measured figure: a single value, or the median of per-round values
 /// reported with its spread.
-public struct Figure: Sendable {
+package struct Figure: Sendable {
     /// The stable key within its suite, such as `ratio_64`.
-    public let key: String
+    package let key: String
     /// The measured value (the median of ``rounds`` when there are rounds).
-    public let value: Double
+    package let value: Double
     /// Unit and meaning for the table, such as `× raw OpenAL`.
-    public let unit: String
+    package let unit: String
     /// The value of each round, in the order measured (empty for a single measurement).
-    public let rounds: [Double]
+    package let rounds: [Double]
 
     /// A figure named `key` within its suite, measured once.
-    public init(key: String, value: Double, unit: String) {
+    package init(key: String, value: Double, unit: String) {
         self.key = key
         self.value = value
         self.unit = unit
@@ -20,7 +20,7 @@ public struct Figure: Sendable {
 
     /// A figure named `key` measured once per round: its value is their median,
     /// and it is reported with `key_min` and `key_max` companions.
-    public init(key: String, rounds: [Double], unit: String) {
+    package init(key: String, rounds: [Double], unit: String) {
         precondition(!rounds.isEmpty, "a figure over rounds needs at least one round")
         self.key = key
         self.value = median(rounds)
@@ -29,12 +29,12 @@ public struct Figure: Sendable {
     }
 
     /// The smallest round's value (the value itself for a single measurement).
-    public var minimum: Double { rounds.min() ?? value }
+    package var minimum: Double { rounds.min() ?? value }
     /// The largest round's value (the value itself for a single measurement).
-    public var maximum: Double { rounds.max() ?? value }
+    package var maximum: Double { rounds.max() ?? value }
 
     /// The figure as reported: `key`, and for rounds `key_min` and `key_max`.
-    public var reported: [(key: String, value: Double)] {
+    package var reported: [(key: String, value: Double)] {
         rounds.isEmpty ? [(key, value)] : [(key, value), (key + "_min", minimum), (key + "_max", maximum)]
     }
 }

@@ -7,14 +7,14 @@ import BackbeatLibrary
 /// The media library: a cold scan and an unchanged rescan of generated,
 /// tagged WAV files (written by Backbeat's own writer), then predicate
 /// queries and album grouping over 100,000 indexed items.
-public struct LibrarySuite: BenchSuite {
-    public let name = "library"
-    public let summary = "scan 10,000 tagged files cold and unchanged; query and group 100,000 items"
+package struct LibrarySuite: BenchSuite {
+    package let name = "library"
+    package let summary = "scan 10,000 tagged files cold and unchanged; query and group 100,000 items"
 
     /// The suite.
-    public init() {}
+    package init() {}
 
-    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+    package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let quick = options.quick
         let fileCount = quick ? 200 : 10_000
         let itemCount = quick ? 2_000 : 100_000

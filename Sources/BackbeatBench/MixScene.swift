@@ -10,29 +10,29 @@ import BackbeatOpenAL
 /// 44.1 kHz so OpenAL resamples it) and voices that loop them at seeded
 /// gains and pans. Every voice loops, so the voice count holds for the whole
 /// render.
-public struct MixScene: Sendable {
+package struct MixScene: Sendable {
     /// One voice: which sound, at what gain and pan, looping or not.
-    public struct VoiceSpec: Sendable {
+    package struct VoiceSpec: Sendable {
         /// Index into ``MixScene/sounds``.
-        public let sound: Int
+        package let sound: Int
         /// Linear gain, 0...1.
-        public let gain: Float
+        package let gain: Float
         /// -1 (left) ... 1 (right).
-        public let pan: Float
+        package let pan: Float
         /// Loops until stopped (Backbeat: `looping: .forever`; raw: `AL_LOOPING`).
-        public let looping: Bool
+        package let looping: Bool
     }
 
     /// The sounds, decoded.
-    public let sounds: [PCMBuffer]
+    package let sounds: [PCMBuffer]
     /// The voices, in the order both sides start them.
-    public let voices: [VoiceSpec]
+    package let voices: [VoiceSpec]
     /// Output rate of both sides.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Whether every voice sends to a reverb blended from two zones, behind
     /// an occlusion and under an effects-bus low-pass (the raw side gets the
     /// same EFX slot, filters and sends).
-    public var environment = false
+    package var environment = false
 
     /// The environment scene's two zones: the listener at the origin stands
     /// half-way into the fade of each.
@@ -47,7 +47,7 @@ public struct MixScene: Sendable {
     static let reverbBlend: Float = 0.5
 
     /// A scene of `voiceCount` looping voices, the same for the same seed.
-    public init(voiceCount: Int, seed: UInt64 = 0x5EED, sampleRate: Int = 48_000) {
+    package init(voiceCount: Int, seed: UInt64 = 0x5EED, sampleRate: Int = 48_000) {
         self.sampleRate = sampleRate
         sounds = MixScene.makeSounds()
         var random = SeededRandom(seed: seed)
@@ -95,13 +95,13 @@ public struct MixScene: Sendable {
 
     /// The Backbeat side, ready to render: an offline engine with the scene's
     /// sounds resident and every voice started, in order.
-    public final class BackbeatSide {
+    package final class BackbeatSide {
         /// The engine rendering the scene.
-        public let engine: AudioEngine
+        package let engine: AudioEngine
         /// Kept alive: a sound's buffer goes with it.
         let effects: [SoundEffect]
         /// The voices, in scene order.
-        public let voices: [Voice]
+        package let voices: [Voice]
 
         init(_ scene: MixScene) throws {
             let engine = try AudioEngine(output: .offline(sampleRate: scene.sampleRate, channels: 2))
@@ -137,23 +137,23 @@ public struct MixScene: Sendable {
         }
 
         /// Frames per render call (one update period, as a device would mix).
-        public var chunk: Int { engine.updateInterval }
+        package var chunk: Int { engine.updateInterval }
 
         /// Renders `frames` frames into `samples` (reused).
-        public func render(frames: Int, into samples: inout [Float]) throws {
+        package func render(frames: Int, into samples: inout [Float]) throws {
             try engine.render(frames: frames, reusing: &samples)
         }
 
         /// Shuts the engine down.
-        public func close() { engine.shutdown() }
+        package func close() { engine.shutdown() }
     }
 
     /// The raw-OpenAL side, ready to render: a loopback device with the
     /// scene's sounds in buffers and every voice playing, in order.
-    public final class RawSide {
+    package final class RawSide {
         let baseline: OpenALBaseline
         /// Frames per render call: the same as the Backbeat side's update period.
-        public let chunk: Int
+        package let chunk: Int
 
         init(_ scene: MixScene, chunk: Int) throws {
             baseline = try OpenALBaseline(sampleRate: scene.sampleRate, channels: 2)
@@ -180,22 +180,22 @@ public struct MixScene: Sendable {
         }
 
         /// Renders `frames` frames into `samples` (reused).
-        public func render(frames: Int, into samples: inout [Float]) {
+        package func render(frames: Int, into samples: inout [Float]) {
             baseline.render(frames: frames, into: &samples, chunk: chunk)
         }
 
         /// Closes the device.
-        public func close() { baseline.close() }
+        package func close() { baseline.close() }
     }
 
     /// Starts the scene through Backbeat.
-    public func startBackbeat() throws -> BackbeatSide { try BackbeatSide(self) }
+    package func startBackbeat() throws -> BackbeatSide { try BackbeatSide(self) }
 
     /// Starts the scene through raw OpenAL, rendering in calls of `chunk` frames.
-    public func startRaw(chunk: Int) throws -> RawSide { try RawSide(self, chunk: chunk) }
+    package func startRaw(chunk: Int) throws -> RawSide { try RawSide(self, chunk: chunk) }
 
     /// Renders `frames` frames of the scene on both sides and returns both outputs.
-    public func renderBoth(frames: Int) throws -> (backbeat: [Float], raw: [Float]) {
+    package func renderBoth(frames: Int) throws -> (backbeat: [Float], raw: [Float]) {
         let a = try startBackbeat()
         defer { a.close() }
         let b = try startRaw(chunk: a.chunk)

@@ -10,35 +10,35 @@ import BackbeatEngine
 /// device mixes in, so the ratio measures Backbeat's own work rather than a
 /// chunk-size difference. Rounds alternate the sides (A B, B A, ...; see
 /// ``Rounds``) and each figure is the median of the rounds, with its spread.
-public struct MixSuite: BenchSuite {
-    public let name = "mix"
-    public let summary =
+package struct MixSuite: BenchSuite {
+    package let name = "mix"
+    package let summary =
         "offline mixing throughput, Backbeat vs raw OpenAL with the same voices (32, 64, max), alternating rounds"
 
     /// The suite.
-    public init() {}
+    package init() {}
 
     /// One size's measurement, round by round.
-    public struct Measurement: Sendable {
+    package struct Measurement: Sendable {
         /// Voices in the scene.
-        public let voices: Int
+        package let voices: Int
         /// Backbeat's throughput in each round, × real time.
-        public let backbeatRounds: [Double]
+        package let backbeatRounds: [Double]
         /// Raw OpenAL's throughput in each round, × real time.
-        public let rawRounds: [Double]
+        package let rawRounds: [Double]
         /// Backbeat's throughput over raw OpenAL's, in each round.
-        public var ratioRounds: [Double] { Rounds.ratios(backbeatRounds, rawRounds) }
+        package var ratioRounds: [Double] { Rounds.ratios(backbeatRounds, rawRounds) }
         /// Backbeat's median throughput, × real time.
-        public var backbeatXRealTime: Double { median(backbeatRounds) }
+        package var backbeatXRealTime: Double { median(backbeatRounds) }
         /// Raw OpenAL's median throughput, × real time.
-        public var rawXRealTime: Double { median(rawRounds) }
+        package var rawXRealTime: Double { median(rawRounds) }
         /// The median of the rounds' ratios.
-        public var ratio: Double { median(ratioRounds) }
+        package var ratio: Double { median(ratioRounds) }
     }
 
     /// Renders `seconds` of a `voices`-voice scene once per side in each of
     /// `rounds` interleaved rounds.
-    public func measure(
+    package func measure(
         voices: Int, seconds: Double, rounds: Int, environment: Bool = false, log: (String) -> Void = { _ in }
     ) throws -> Measurement {
         var scene = MixScene(voiceCount: voices)
@@ -79,19 +79,19 @@ public struct MixSuite: BenchSuite {
 
     /// The largest difference between Backbeat's and raw OpenAL's output for
     /// the same `voices`-voice scene over `frames` frames (0 when bit-identical).
-    public func sampleDifference(voices: Int, frames: Int) throws -> (difference: Float, peak: Float) {
+    package func sampleDifference(voices: Int, frames: Int) throws -> (difference: Float, peak: Float) {
         let (a, b) = try MixScene(voiceCount: voices).renderBoth(frames: frames)
         return (zip(a, b).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) }, a.reduce(Float(0)) { max($0, abs($1)) })
     }
 
     /// The most voices Backbeat makes audible at once on this machine's OpenAL.
-    public func maximumVoices() throws -> (audible: Int, sources: Int) {
+    package func maximumVoices() throws -> (audible: Int, sources: Int) {
         let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
         defer { engine.shutdown() }
         return (engine.audibleVoiceCapacity, engine.voiceSourceCount)
     }
 
-    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+    package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let seconds = options.quick ? 0.25 : 20
         let rounds = options.rounds
         let (maxVoices, sources) = try maximumVoices()

@@ -41,7 +41,7 @@ package final class OpenALBaseline {
     deinit { device.close() }
 
     /// OpenAL's version and renderer strings, such as `1.1 ALSOFT 1.19.1 (OpenAL Soft)`.
-    public var versionDescription: String { device.versionDescription }
+    package var versionDescription: String { device.versionDescription }
 
     /// Mono plus stereo sources the context grants.
     package var maximumSources: Int { device.maxSources }

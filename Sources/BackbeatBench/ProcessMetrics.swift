@@ -1,12 +1,12 @@
 import Foundation
 
 /// Peak resident memory of this process (VmHWM), in MiB.
-public func peakResidentMiB() -> Double {
+package func peakResidentMiB() -> Double {
     residentField("VmHWM")
 }
 
 /// Current resident memory of this process (VmRSS), in MiB.
-public func residentMiB() -> Double {
+package func residentMiB() -> Double {
     residentField("VmRSS")
 }
 
@@ -20,14 +20,14 @@ private func residentField(_ field: String) -> Double {
 }
 
 /// Monotonic nanoseconds, for timing benchmarks only (never behaviour).
-public func monotonicNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+package func monotonicNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// The value at quantile `q` (0...1) of `values` by the nearest-rank rule:
 /// the smallest value with at least a fraction `q` of the values at or below
 /// it, `sorted[⌈q·n⌉ − 1]` (the smallest for `q` = 0; 0 when empty). Every
 /// suite's percentiles (p50, p99) use it, so a p99 never reports a value
 /// below the 99th in 100.
-public func percentile(_ values: [Double], _ q: Double) -> Double {
+package func percentile(_ values: [Double], _ q: Double) -> Double {
     guard !values.isEmpty else { return 0 }
     let sorted = values.sorted()
     let rank = Int((min(max(q, 0), 1) * Double(sorted.count)).rounded(.up))

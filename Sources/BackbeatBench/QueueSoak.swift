@@ -7,8 +7,8 @@ import BackbeatMusic
 /// Music-queue traffic: a looping `QueuePlayer` over generated songs while
 /// the game loop inserts, removes, skips, seeks, pauses and fades at random.
 /// Its stream's underruns count toward the soak's.
-public final class QueueSoak: SoakParticipant {
-    public let name = "queue"
+package final class QueueSoak: SoakParticipant {
+    package let name = "queue"
     private var player: QueuePlayer?
     private var songs: [URL] = []
     private var directory: URL?
@@ -17,9 +17,9 @@ public final class QueueSoak: SoakParticipant {
     private var finalUnderruns = 0
 
     /// A queue load.
-    public init() {}
+    package init() {}
 
-    public func start(engine: AudioEngine) throws {
+    package func start(engine: AudioEngine) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "backbeat-soak-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -45,7 +45,7 @@ public final class QueueSoak: SoakParticipant {
         self.player = player
     }
 
-    public func tick(engine: AudioEngine, random: inout SeededRandom, second: Double) {
+    package func tick(engine: AudioEngine, random: inout SeededRandom, second: Double) {
         guard let player, second >= nextChange else { return }
         nextChange = second + 0.5 + 2.5 * random.nextUnit()
         changes += 1
@@ -63,14 +63,14 @@ public final class QueueSoak: SoakParticipant {
         }
     }
 
-    public func finish(engine: AudioEngine) {
+    package func finish(engine: AudioEngine) {
         finalUnderruns = player?.underrunCount ?? finalUnderruns
         player?.removeAllItems()
         player = nil
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    public var underruns: Int { player?.underrunCount ?? finalUnderruns }
+    package var underruns: Int { player?.underrunCount ?? finalUnderruns }
 
-    public var summary: String { "\(changes) queue changes, \(songs.count) songs, \(underruns) stream underruns" }
+    package var summary: String { "\(changes) queue changes, \(songs.count) songs, \(underruns) stream underruns" }
 }

@@ -7,11 +7,11 @@
 /// so neither side always goes first. Figures are taken per round (a ratio
 /// from the same round's two sides) and reported as the median of the
 /// rounds with their min and max (``Figure/init(key:rounds:unit:)``).
-public enum Rounds {
+package enum Rounds {
     /// Runs `rounds` rounds over `sides` (Backbeat first), alternating the
     /// order; returns each side's values, one per round, in round order.
     /// `log` gets the round number (from 1) and that round's values, in `sides` order.
-    public static func interleaved(
+    package static func interleaved(
         _ rounds: Int, sides: [() throws -> Double],
         log: (Int, [Double]) -> Void = { _, _ in }
     ) throws -> [[Double]] {
@@ -25,13 +25,13 @@ public enum Rounds {
     }
 
     /// Per-round ratios `numerator[i] / denominator[i]`.
-    public static func ratios(_ numerator: [Double], _ denominator: [Double]) -> [Double] {
+    package static func ratios(_ numerator: [Double], _ denominator: [Double]) -> [Double] {
         zip(numerator, denominator).map { $0 / $1 }
     }
 }
 
 /// The median of `values` (the mean of the middle two for an even count; 0 when empty).
-public func median(_ values: [Double]) -> Double {
+package func median(_ values: [Double]) -> Double {
     guard !values.isEmpty else { return 0 }
     let sorted = values.sorted()
     let middle = sorted.count / 2

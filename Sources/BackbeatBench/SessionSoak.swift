@@ -9,8 +9,8 @@ import BackbeatEngine
 ///
 /// It drives the engine's own session, so its decisions reach the effects
 /// (muted, paused, stopped) while they play.
-public final class SessionSoak: SoakParticipant {
-    public let name = "session"
+package final class SessionSoak: SoakParticipant {
+    package let name = "session"
     private var session: AudioSession?
     private var observation: ObservationToken?
     /// Session updates delivered so far (written by the session's callback).
@@ -20,9 +20,9 @@ public final class SessionSoak: SoakParticipant {
     private var nextEvent = 0.0
 
     /// A session load.
-    public init() {}
+    package init() {}
 
-    public func start(engine: AudioEngine) throws {
+    package func start(engine: AudioEngine) throws {
         let session = engine.session
         let updates = self.updates
         observation = session.observe { _ in updates.value.withLockedValue { $0 += 1 } }
@@ -31,7 +31,7 @@ public final class SessionSoak: SoakParticipant {
         self.session = session
     }
 
-    public func tick(engine: AudioEngine, random: inout SeededRandom, second: Double) {
+    package func tick(engine: AudioEngine, random: inout SeededRandom, second: Double) {
         guard let session, second >= nextEvent else { return }
         nextEvent = second + 0.2 + 1.5 * random.nextUnit()
         events += 1
@@ -58,7 +58,7 @@ public final class SessionSoak: SoakParticipant {
         }
     }
 
-    public func finish(engine: AudioEngine) {
+    package func finish(engine: AudioEngine) {
         // Back to a state where nothing is held: paused effects resume and end.
         if let session {
             session.post(.interruptionEnded(shouldResume: true))
@@ -72,6 +72,6 @@ public final class SessionSoak: SoakParticipant {
         session = nil
     }
 
-    public var underruns: Int { 0 }
-    public var summary: String { "\(events) session events, \(updates.value.withLockedValue { $0 }) updates" }
+    package var underruns: Int { 0 }
+    package var summary: String { "\(events) session events, \(updates.value.withLockedValue { $0 }) updates" }
 }

@@ -11,7 +11,7 @@ import Backbeat
 /// game loop about every 5 ms of wall-clock time, then ``finish(engine:)``,
 /// which must stop everything it started and drop every sound it holds, so
 /// source and buffer counts can return to where they were.
-public protocol SoakParticipant: AnyObject {
+package protocol SoakParticipant: AnyObject {
     /// A short name for the log.
     var name: String { get }
     /// Prepares sounds and players (not timed).

@@ -9,49 +9,49 @@ import BackbeatMedia
 /// triggers, bus fades and ducks, session events. Checks that resident
 /// memory stays flat, that OpenAL source and buffer counts come back to
 /// where they started, and that nothing underran.
-public struct SoakSuite: BenchSuite {
-    public let name = "soak"
-    public let summary =
+package struct SoakSuite: BenchSuite {
+    package let name = "soak"
+    package let summary =
         "real-time .file output with random triggers, fades, ducks and session events (10 minutes; --seconds)"
 
     /// The participants a soak runs unless told otherwise. Music queue
     /// changes and streams join here when the music player lands.
-    public static var defaultParticipants: [any SoakParticipant] {
+    package static var defaultParticipants: [any SoakParticipant] {
         [EffectsSoak(), BusSoak(), SessionSoak(), QueueSoak()]
     }
 
     private let makeParticipants: @Sendable () -> [any SoakParticipant]
 
     /// A soak with ``defaultParticipants``.
-    public init() { makeParticipants = { SoakSuite.defaultParticipants } }
+    package init() { makeParticipants = { SoakSuite.defaultParticipants } }
 
     /// A soak with the participants `make` returns (called once per run).
-    public init(participants make: @escaping @Sendable () -> [any SoakParticipant]) { makeParticipants = make }
+    package init(participants make: @escaping @Sendable () -> [any SoakParticipant]) { makeParticipants = make }
 
     /// What one soak run saw.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Wall-clock seconds the load ran.
-        public var seconds: Double
+        package var seconds: Double
         /// Effect voice restarts plus every participant's underruns.
-        public var underruns: Int
+        package var underruns: Int
         /// Sources alive after the run less those alive before it.
-        public var leakedSources: Int
+        package var leakedSources: Int
         /// Buffers alive after the run less those alive before it.
-        public var leakedBuffers: Int
+        package var leakedBuffers: Int
         /// Resident memory at the end of the load less at the end of the warm-up, MiB.
-        public var rssGrowthMiB: Double
+        package var rssGrowthMiB: Double
         /// Resident memory at the end of the warm-up, MiB.
-        public var rssWarmMiB: Double
+        package var rssWarmMiB: Double
         /// The furthest engine time fell behind the wall clock, ms.
-        public var maxLagMilliseconds: Double
+        package var maxLagMilliseconds: Double
         /// Times engine time fell more than 30 ms behind the wall clock.
-        public var lateEpisodes: Int
+        package var lateEpisodes: Int
         /// Frames the file received.
-        public var framesRendered: Int64
+        package var framesRendered: Int64
     }
 
     /// Runs the load for `seconds` of wall-clock time.
-    public func soak(seconds: Double, seed: UInt64 = 2009, log: (String) -> Void) throws -> Result {
+    package func soak(seconds: Double, seed: UInt64 = 2009, log: (String) -> Void) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "backbeat-soak-out-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -137,7 +137,7 @@ public struct SoakSuite: BenchSuite {
         return result
     }
 
-    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+    package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let seconds = options.seconds ?? (options.quick ? 5 : 600)
         let r = try soak(seconds: seconds, log: log)
         return [

@@ -18,13 +18,13 @@ import BackbeatEffects
 /// comparison move every emitter to the same point on the same frame. The
 /// throughput figures time moving and rendering, not working out the points
 /// (the game's own work, the same on both sides).
-public struct SpatialScene: Sendable {
+package struct SpatialScene: Sendable {
     /// One emitter's sound, level and path.
-    public struct Emitter: Sendable {
+    package struct Emitter: Sendable {
         /// Index into ``SpatialScene/sounds``.
-        public let sound: Int
+        package let sound: Int
         /// Linear gain, 0...1.
-        public let gain: Float
+        package let gain: Float
         /// Bearing at time zero, in radians (0: ahead, -Z), and its turn rate in radians per second.
         let bearing: Double
         let turn: Double
@@ -34,20 +34,20 @@ public struct SpatialScene: Sendable {
     }
 
     /// The sounds, decoded (mono, one at 44.1 kHz so OpenAL resamples it).
-    public let sounds: [PCMBuffer]
+    package let sounds: [PCMBuffer]
     /// The emitters, in the order both sides start them.
-    public let emitters: [Emitter]
+    package let emitters: [Emitter]
     /// Output rate of both sides.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Frames between two game frames (the scene moves every emitter once per game frame): 20 ms.
-    public var gameFrame: Int { sampleRate / 50 }
+    package var gameFrame: Int { sampleRate / 50 }
     /// The centre of log10(distance) and the swing around it.
     let centre: Double
     static let swing = 40.0
     static let nearest = 0.0, farthest = log10(50_000.0)
 
     /// A scene of `count` emitters with about `audibleTarget` audible at once.
-    public init(count: Int, audibleTarget: Int = 50, seed: UInt64 = 0x5A7, sampleRate: Int = 48_000) {
+    package init(count: Int, audibleTarget: Int = 50, seed: UInt64 = 0x5A7, sampleRate: Int = 48_000) {
         self.sampleRate = sampleRate
         sounds = SpatialScene.makeSounds()
         var random = SeededRandom(seed: seed)
@@ -109,7 +109,7 @@ public struct SpatialScene: Sendable {
     }
 
     /// Where emitter `e` is at `seconds`.
-    public func position(of e: Emitter, at seconds: Double) -> Audio3DPoint {
+    package func position(of e: Emitter, at seconds: Double) -> Audio3DPoint {
         let swing = centre + SpatialScene.swing * sin(2 * Double.pi * seconds / e.period + e.phase)
         let distance = pow(10, min(max(swing, SpatialScene.nearest), SpatialScene.farthest))
         let bearing = e.bearing + e.turn * seconds
@@ -117,13 +117,13 @@ public struct SpatialScene: Sendable {
     }
 
     /// Every emitter's position at `seconds`, into `points` (reused).
-    public func positions(at seconds: Double, into points: inout [Audio3DPoint]) {
+    package func positions(at seconds: Double, into points: inout [Audio3DPoint]) {
         if points.count != emitters.count { points = Array(repeating: .zero, count: emitters.count) }
         for i in emitters.indices { points[i] = position(of: emitters[i], at: seconds) }
     }
 
     /// Emitters heard above `threshold` (a gain) at `seconds`, by the inverse-distance model.
-    public func audibleCount(at seconds: Double, threshold: Float = 0.001) -> Int {
+    package func audibleCount(at seconds: Double, threshold: Float = 0.001) -> Int {
         emitters.filter { e in
             let p = position(of: e, at: seconds)
             let d = max(1, (p.x * p.x + p.y * p.y + p.z * p.z).squareRoot())
@@ -134,12 +134,12 @@ public struct SpatialScene: Sendable {
     // MARK: The two sides
 
     /// The Backbeat side: an offline engine with every emitter a placed, looping voice.
-    public final class BackbeatSide {
+    package final class BackbeatSide {
         /// The engine rendering the scene.
-        public let engine: AudioEngine
+        package let engine: AudioEngine
         let effects: [SoundEffect]
         /// The emitters' voices, in scene order.
-        public let voices: [Voice]
+        package let voices: [Voice]
         let scene: SpatialScene
         private var points: [Audio3DPoint] = []
         private var frame = 0
@@ -172,13 +172,13 @@ public struct SpatialScene: Sendable {
 
         /// Works out where every emitter is at the current frame (the game's
         /// own work, outside what ``move()`` measures).
-        public func prepare() {
+        package func prepare() {
             scene.positions(at: Double(frame) / Double(scene.sampleRate), into: &points)
         }
 
         /// Moves every emitter to the points ``prepare()`` worked out, all at
         /// once, as a game would each frame (``AudioEngine/moveVoices(_:to:)``).
-        public func move() throws {
+        package func move() throws {
             try engine.moveVoices(voices, to: points)
         }
 
@@ -186,7 +186,7 @@ public struct SpatialScene: Sendable {
         /// `samples` (reused), moving the emitters at each game frame.
         /// Returns the nanoseconds spent moving and rendering (not working out the points).
         @discardableResult
-        public func render(frames: Int, into samples: inout [Float]) throws -> UInt64 {
+        package func render(frames: Int, into samples: inout [Float]) throws -> UInt64 {
             var block = [Float](repeating: 0, count: scene.gameFrame * 2)
             var done = 0
             var spent: UInt64 = 0
@@ -206,12 +206,12 @@ public struct SpatialScene: Sendable {
         }
 
         /// Shuts the engine down.
-        public func close() { engine.shutdown() }
+        package func close() { engine.shutdown() }
     }
 
     /// The raw-OpenAL side: a loopback device playing every emitter on a
     /// source of its own, moved by hand every game frame.
-    public final class RawSide {
+    package final class RawSide {
         let baseline: OpenALBaseline
         let scene: SpatialScene
         let chunk: Int
@@ -241,7 +241,7 @@ public struct SpatialScene: Sendable {
         /// Renders `frames` frames into `samples` (reused), moving every source
         /// at each game frame. Returns the nanoseconds spent moving and rendering.
         @discardableResult
-        public func render(frames: Int, into samples: inout [Float]) -> UInt64 {
+        package func render(frames: Int, into samples: inout [Float]) -> UInt64 {
             var block = [Float](repeating: 0, count: scene.gameFrame * 2)
             var done = 0
             var spent: UInt64 = 0
@@ -263,14 +263,14 @@ public struct SpatialScene: Sendable {
         }
 
         /// Closes the device.
-        public func close() { baseline.close() }
+        package func close() { baseline.close() }
     }
 
     /// Starts the scene through Backbeat.
-    public func startBackbeat(hrtf: Bool = false) throws -> BackbeatSide { try BackbeatSide(self, hrtf: hrtf) }
+    package func startBackbeat(hrtf: Bool = false) throws -> BackbeatSide { try BackbeatSide(self, hrtf: hrtf) }
 
     /// Starts the scene through raw OpenAL, rendering in calls of `chunk` frames.
-    public func startRaw(hrtf: Bool = false, chunk: Int) throws -> RawSide {
+    package func startRaw(hrtf: Bool = false, chunk: Int) throws -> RawSide {
         try RawSide(self, hrtf: hrtf, chunk: chunk)
     }
 }

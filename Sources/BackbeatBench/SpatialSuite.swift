@@ -20,26 +20,26 @@ import BackbeatEngine
 /// Both sides move the emitters and render in the same game frames, and the
 /// throughput counts both (moving is part of what a game pays); working out
 /// the emitters' paths is the game's own work and is not timed.
-public struct SpatialSuite: BenchSuite {
-    public let name = "spatial"
-    public let summary =
+package struct SpatialSuite: BenchSuite {
+    package let name = "spatial"
+    package let summary =
         "3D scenes with virtual voices: 255 moving emitters vs raw OpenAL (plain and HRTF), 10,000 emitters, moving cost"
 
     /// The suite.
-    public init() {}
+    package init() {}
 
     /// Throughput of both sides of a scene, round by round.
-    public struct Measurement: Sendable {
+    package struct Measurement: Sendable {
         /// Backbeat's throughput in each round, × real time.
-        public let backbeatRounds: [Double]
+        package let backbeatRounds: [Double]
         /// Raw OpenAL's throughput in each round, × real time.
-        public let rawRounds: [Double]
+        package let rawRounds: [Double]
         /// Backbeat's throughput over raw OpenAL's, in each round.
-        public var ratioRounds: [Double] { Rounds.ratios(backbeatRounds, rawRounds) }
+        package var ratioRounds: [Double] { Rounds.ratios(backbeatRounds, rawRounds) }
     }
 
     /// Renders `seconds` of `scene` on both sides in each of `rounds` interleaved rounds.
-    public func measure(
+    package func measure(
         _ scene: SpatialScene, hrtf: Bool, seconds: Double, rounds: Int, log: (String) -> Void = { _ in }
     ) throws -> Measurement {
         let values = try interleaved(
@@ -77,7 +77,7 @@ public struct SpatialSuite: BenchSuite {
 
     /// The RMS of the difference between Backbeat's and raw OpenAL's renders
     /// of `seconds` of `scene`, relative to raw OpenAL's RMS, in dB; and raw's RMS.
-    public func errorDecibels(_ scene: SpatialScene, seconds: Double) throws -> (error: Double, rms: Double) {
+    package func errorDecibels(_ scene: SpatialScene, seconds: Double) throws -> (error: Double, rms: Double) {
         let frames = gameFrames(seconds, scene)
         var a = [Float](repeating: 0, count: frames * 2)
         var b = a
@@ -102,7 +102,7 @@ public struct SpatialSuite: BenchSuite {
     /// × real time, in each round; and, between its rounds, the goal's
     /// reference: raw OpenAL moving `referenceSources` sources of the same
     /// sounds on the same paths, in 5 ms calls (each a source of its own, all mixed).
-    public func xRealTime(count: Int, referenceSources: Int = 64, seconds: Double, rounds: Int) throws -> (
+    package func xRealTime(count: Int, referenceSources: Int = 64, seconds: Double, rounds: Int) throws -> (
         backbeat: [Double], reference: [Double]
     ) {
         let scene = SpatialScene(count: count)
@@ -115,7 +115,7 @@ public struct SpatialSuite: BenchSuite {
     /// How often, per second of audio, voices of a `count`-emitter scene went
     /// dormant, woke, got a source and gave one up (after the first game
     /// frame, where every emitter starts): the churn the audibility threshold causes.
-    public func transitions(count: Int, seconds: Double) throws -> (
+    package func transitions(count: Int, seconds: Double) throws -> (
         sleeps: Double, wakes: Double, realized: Double, virtualized: Double, warm: Double
     ) {
         let scene = SpatialScene(count: count)
@@ -150,7 +150,7 @@ public struct SpatialSuite: BenchSuite {
     /// The time of each of `count` game frames moving a 1,000-emitter scene's
     /// emitters (one batch of 1,000 position changes), in microseconds, with
     /// one update period rendered between frames.
-    public func moveTimes(emitters: Int, frames count: Int) throws -> [Double] {
+    package func moveTimes(emitters: Int, frames count: Int) throws -> [Double] {
         let scene = SpatialScene(count: emitters)
         let side = try scene.startBackbeat()
         defer { side.close() }
@@ -174,7 +174,7 @@ public struct SpatialSuite: BenchSuite {
         )
     }
 
-    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+    package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let quick = options.quick
         let seconds = quick ? 0.2 : 10
         let rounds = options.rounds

@@ -13,15 +13,15 @@ import BackbeatSupport
 ///
 /// The streaming run lasts `BACKBEAT_BENCH_STREAM_SECONDS` seconds (default
 /// 600, 20 with `--quick`).
-public struct StreamSuite: BenchSuite {
-    public let name = "stream"
-    public let summary =
+package struct StreamSuite: BenchSuite {
+    package let name = "stream"
+    package let summary =
         "underruns streaming music through a real-time .file output with 64 voices and a busy core; MiB per active stream, 1-min vs 60-min songs"
 
     /// The suite.
-    public init() {}
+    package init() {}
 
-    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+    package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let quick = options.quick
         let seconds =
             ProcessInfo.processInfo.environment["BACKBEAT_BENCH_STREAM_SECONDS"].flatMap(Int.init) ?? (quick ? 20 : 600)

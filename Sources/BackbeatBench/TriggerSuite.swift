@@ -12,26 +12,26 @@ import BackbeatEffects
 /// as in a game; the calls are cut into rounds, and each cost figure is the
 /// median of the rounds' percentiles, with their spread. Then how many frames pass between `play()` and the first
 /// sample out, and whether `play(at:)` lands on its frame.
-public struct TriggerSuite: BenchSuite {
-    public let name = "trigger"
-    public let summary =
+package struct TriggerSuite: BenchSuite {
+    package let name = "trigger"
+    package let summary =
         "cost of SoundEffect.play() vs raw alSourcePlay and of a SoundEvent trigger vs play() (p50/p99), trigger-to-first-sample latency, play(at:) accuracy"
 
     /// The suite.
-    public init() {}
+    package init() {}
 
     /// Per-call costs in microseconds.
-    public struct Costs: Sendable {
+    package struct Costs: Sendable {
         /// `play()` costs, in call order.
-        public let backbeat: [Double]
+        package let backbeat: [Double]
         /// `alSourcePlay` costs, in call order.
-        public let raw: [Double]
+        package let raw: [Double]
         /// `SoundEvent.play()` costs, in call order.
-        public let event: [Double]
+        package let event: [Double]
 
         /// The calls cut into `rounds` consecutive stretches; a stretch of each
         /// side was timed in the same alternating blocks, so it is one round.
-        public func rounds(_ rounds: Int) -> [(
+        package func rounds(_ rounds: Int) -> [(
             backbeat: ArraySlice<Double>, raw: ArraySlice<Double>, event: ArraySlice<Double>
         )] {
             let count = min(backbeat.count, raw.count, event.count)
@@ -45,7 +45,7 @@ public struct TriggerSuite: BenchSuite {
 
     /// Times `triggers` calls on each side, alternating blocks of `block` calls.
     /// Every fourth call renders one update period.
-    public func measureCosts(triggers: Int, block: Int = 1_000) throws -> Costs {
+    package func measureCosts(triggers: Int, block: Int = 1_000) throws -> Costs {
         let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
         defer { engine.shutdown() }
         let click = Self.click()
@@ -127,7 +127,7 @@ public struct TriggerSuite: BenchSuite {
 
     /// Frames from `play()` (called between two renders, mid update period)
     /// to the first non-zero output frame, for Backbeat and for raw OpenAL.
-    public func measureLatency() throws -> (backbeat: Int, raw: Int, outputLatency: Int) {
+    package func measureLatency() throws -> (backbeat: Int, raw: Int, outputLatency: Int) {
         let tick = Self.tick()
         let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
         defer { engine.shutdown() }
@@ -148,7 +148,7 @@ public struct TriggerSuite: BenchSuite {
 
     /// The largest distance in frames between a `play(at:)` target and the
     /// first frame heard, over `trials` seeded targets from 1 frame to 0.5 s ahead.
-    public func measureScheduleError(trials: Int) throws -> Int {
+    package func measureScheduleError(trials: Int) throws -> Int {
         let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
         defer { engine.shutdown() }
         let sound = try SoundEffect(buffer: Self.tick(), name: "tick", engine: engine)
@@ -166,7 +166,7 @@ public struct TriggerSuite: BenchSuite {
         return worst
     }
 
-    public func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
+    package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let triggers = options.quick ? 400 : 20_000
         let costs = try measureCosts(triggers: triggers, block: options.quick ? 100 : 1_000)
         let rounds = costs.rounds(options.rounds)
@@ -247,7 +247,7 @@ public struct TriggerSuite: BenchSuite {
     }
 
     /// The index of the first frame with a non-zero sample.
-    public static func firstAudibleFrame(_ samples: [Float], channels: Int) -> Int? {
+    package static func firstAudibleFrame(_ samples: [Float], channels: Int) -> Int? {
         samples.firstIndex { $0 != 0 }.map { $0 / channels }
     }
 

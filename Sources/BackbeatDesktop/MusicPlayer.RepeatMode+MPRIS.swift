@@ -28,6 +28,8 @@ extension MusicPlayer.RepeatMode {
     }
 
     /// Decodes `"none"`, `"one"` or `"all"`.
+    /// - Parameter decoder: The decoder to read one string from.
+    /// - Throws: `DecodingError.dataCorrupted` for any other string.
     public init(from decoder: any Decoder) throws {
         let word = try decoder.singleValueContainer().decode(String.self)
         switch word {
@@ -43,6 +45,8 @@ extension MusicPlayer.RepeatMode {
     }
 
     /// Encodes as `"none"`, `"one"` or `"all"`.
+    /// - Parameter encoder: The encoder to write one string to.
+    /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(word)

@@ -23,6 +23,14 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
     public var assetURL: URL?
 
     /// Creates a description of a track.
+    /// - Parameters:
+    ///   - trackID: The player's identifier for the track (`mpris:trackid`).
+    ///   - title: The track's title.
+    ///   - artist: The artists, joined with ", ".
+    ///   - albumTitle: The album's title.
+    ///   - playbackDuration: The track's length, when known.
+    ///   - artworkURL: Where the artwork is, usually a `file://` URL.
+    ///   - assetURL: The track's own location.
     public init(
         trackID: String? = nil, title: String? = nil, artist: String? = nil, albumTitle: String? = nil,
         playbackDuration: MediaTime? = nil, artworkURL: URL? = nil, assetURL: URL? = nil

@@ -153,6 +153,9 @@ public final class SystemMusicPlayer: Sendable {
     ///
     /// Uses SetPosition with the track's ID; a player that gives no ID is moved
     /// with a relative Seek from its position now.
+    ///
+    /// - Parameter time: The position in the track.
+    /// - Throws: ``BackbeatError`` when the player refuses or is gone.
     public func seek(to time: MediaTime) throws {
         let player = try resolve("seek")
         guard player.canSeek != false else {
@@ -173,6 +176,8 @@ public final class SystemMusicPlayer: Sendable {
     }
 
     /// Sets how the player repeats (LoopStatus).
+    /// - Parameter mode: None, one track or the whole queue.
+    /// - Throws: ``BackbeatError`` when the player refuses or is gone.
     public func setRepeatMode(_ mode: MusicPlayer.RepeatMode) throws {
         let player = try resolve("setRepeatMode")
         guard player.loopStatus != nil else {
@@ -187,6 +192,8 @@ public final class SystemMusicPlayer: Sendable {
 
     /// Turns shuffle on (``MusicPlayer/ShuffleMode/songs``) or off.
     /// ``MusicPlayer/ShuffleMode/albums`` is unsupported: MPRIS shuffles songs only.
+    /// - Parameter mode: `.off` or `.songs`.
+    /// - Throws: ``BackbeatError/Code/unsupportedByPlayer`` for `.albums`; ``BackbeatError`` when the player refuses or is gone.
     public func setShuffleMode(_ mode: MusicPlayer.ShuffleMode) throws {
         let player = try resolve("setShuffleMode")
         guard mode != .albums else {
@@ -205,6 +212,8 @@ public final class SystemMusicPlayer: Sendable {
     }
 
     /// Sets the player's volume (clamped below at 0; NaN ignored).
+    /// - Parameter volume: The level, 0...1 (1 is the player's full level; some players go above).
+    /// - Throws: ``BackbeatError`` when the player refuses or is gone.
     public func setVolume(_ volume: Float) throws {
         guard !volume.isNaN else { return }
         let player = try resolve("setVolume")
@@ -222,6 +231,7 @@ public final class SystemMusicPlayer: Sendable {
 
     /// Replaces the player's queue with the files of `items` (see ``setQueue(urls:)``).
     ///
+    /// - Parameter items: Items backed by files, in order.
     /// - Throws: as ``setQueue(urls:)``; ``BackbeatError/Code/invalidArgument``,
     ///   before the player is asked anything, for an item whose asset is bytes
     ///   in memory, a game's own byte source or an archive entry: another
@@ -249,6 +259,9 @@ public final class SystemMusicPlayer: Sendable {
     /// ``BackbeatError/Code/unsupportedByPlayer``, as does a URI scheme other
     /// than `file` that the player does not list. An empty queue is an
     /// invalid argument.
+    ///
+    /// - Parameter urls: The tracks, in order, at least one.
+    /// - Throws: ``BackbeatError`` as above, or when the player refuses or is gone.
     public func setQueue(urls: [URL]) throws {
         guard !urls.isEmpty else {
             throw BackbeatError(
@@ -307,6 +320,8 @@ public final class SystemMusicPlayer: Sendable {
 
     /// Calls `handler` with each event, in order, on a queue of the desktop's own,
     /// until the returned token is cancelled.
+    /// - Parameter handler: Called with each ``Event``.
+    /// - Returns: A token; cancel it (or let it go) to stop the calls.
     @discardableResult
     public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken {
         broadcast.observe(handler)

@@ -32,7 +32,7 @@ extension AudioEngine {
 
     /// OpenAL sources the voice pool owns (what the device grants, less a
     /// reserve for music streams).
-    public var voiceSourceCount: Int { withLock { voicePoolLocked.sourceCount } }
+    package var voiceSourceCount: Int { withLock { voicePoolLocked.sourceCount } }
 
     // MARK: For the benchmark program (package access, not public API)
 

@@ -13,6 +13,9 @@ extension AudioEngine {
     /// voices hold sources. A point with a NaN or infinite coordinate leaves
     /// its voice where it was; a voice that has finished is ignored.
     ///
+    /// - Parameters:
+    ///   - voices: Voices of this engine.
+    ///   - positions: Their new positions in metres, one per voice.
     /// - Throws: `invalidArgument` when the arrays differ in length or a voice
     ///   belongs to another engine (nothing is moved then); `engineShutDown`
     ///   after ``shutdown()``.

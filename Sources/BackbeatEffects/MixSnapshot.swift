@@ -32,6 +32,11 @@ public struct MixSnapshot: Sendable, Equatable {
         public var wetDryMix: Float?
 
         /// Settings for one bus; every one is optional.
+        /// - Parameters:
+        ///   - volume: The bus's volume, 0...1; nil leaves it.
+        ///   - filter: The bus's filter; nil leaves it.
+        ///   - effect: The bus's effect; nil leaves it.
+        ///   - wetDryMix: How much goes through the effect, 0...1; nil leaves it.
         public init(volume: Float? = nil, filter: AudioFilter? = nil, effect: BusEffect? = nil, wetDryMix: Float? = nil)
         {
             self.volume = volume
@@ -51,6 +56,10 @@ public struct MixSnapshot: Sendable, Equatable {
     public var reverb: AudioEnvironmentReverbParameters?
 
     /// A snapshot named `name` with the given settings.
+    /// - Parameters:
+    ///   - name: The snapshot's name, as its errors show it.
+    ///   - buses: Settings by bus name; buses not named are left alone.
+    ///   - reverb: The game-wide reverb to glide to; nil leaves it.
     public init(name: String, buses: [String: BusSettings] = [:], reverb: AudioEnvironmentReverbParameters? = nil) {
         self.name = name
         self.buses = buses
@@ -85,6 +94,9 @@ public final class ActiveMixSnapshot: @unchecked Sendable {
     /// engine time along `curve`, back to what the snapshots below it or the
     /// game set. From the middle of the attack, the release starts where the
     /// attack is. A second release does nothing.
+    /// - Parameters:
+    ///   - duration: The glide back, in engine time (0...1 day); zero returns at once.
+    ///   - curve: How volumes move back.
     /// - Throws: `.invalidArgument` for a negative duration or one over a day.
     public func release(over duration: MediaTime = .zero, curve: FadeCurve = .linear) throws {
         try MixSnapshot.check(duration, "ActiveMixSnapshot.release")
@@ -136,6 +148,11 @@ extension AudioEngine {
     /// volumes along `curve`. Where several active snapshots set the same
     /// property, the highest `priority` wins, and among equal priorities the
     /// latest; lower ones hold it again when it is released.
+    /// - Parameters:
+    ///   - snapshot: The settings to apply.
+    ///   - duration: The glide's length in engine time (0...1 day).
+    ///   - curve: How volumes move.
+    ///   - priority: Higher wins where snapshots set the same property.
     /// - Returns: the active snapshot, to release.
     /// - Throws: `.unknownBus` for a bus name the engine has no bus by;
     ///   `.invalidArgument` for a negative duration, one over a day, or a

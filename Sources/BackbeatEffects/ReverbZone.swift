@@ -35,6 +35,11 @@ public struct ReverbZone: Sendable, Equatable {
     public var reverb: AudioEnvironmentReverbParameters
 
     /// A zone; a negative or NaN fade distance is 0.
+    /// - Parameters:
+    ///   - name: The zone's name, for your own bookkeeping.
+    ///   - shape: Where the zone is, in world metres.
+    ///   - fadeDistance: Metres outside the shape over which its weight falls to 0.
+    ///   - reverb: The room the zone sounds like.
     public init(name: String, shape: Shape, fadeDistance: Float, reverb: AudioEnvironmentReverbParameters) {
         self.name = name
         self.shape = shape

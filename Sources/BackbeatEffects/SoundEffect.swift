@@ -113,6 +113,9 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// A sound from a file (Ogg Vorbis, WAV, FLAC, AIFF, ...). Nothing is read
     /// until it is preloaded or played; a missing or unreadable file is
     /// reported then. Its `LOOPSTART` tags, if any, are its loop region.
+    /// - Parameters:
+    ///   - url: The sound file.
+    ///   - engine: The engine that plays it.
     public convenience init(contentsOf url: URL, engine: AudioEngine) {
         self.init(contentsOf: url, loopPoints: nil, engine: engine)
     }
@@ -136,6 +139,9 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// entry or a game's own byte source. Nothing is read until it is
     /// preloaded or played. The asset's loop points (set on it, else its
     /// file's `LOOPSTART` tags) are the sound's loop region.
+    /// - Parameters:
+    ///   - asset: The encoded sound.
+    ///   - engine: The engine that plays it.
     public init(asset: AudioAsset, engine: AudioEngine) {
         self.name = asset.url.lastPathComponent
         self.origin = .asset(asset)
@@ -154,6 +160,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     /// A sound from PCM in memory (mono or stereo).
     ///
+    /// - Parameters:
+    ///   - buffer: The samples, copied into an OpenAL buffer when the sound loads.
+    ///   - name: The sound's name in events and logs.
+    ///   - engine: The engine that plays it.
     /// - Throws: ``BackbeatError/Code/emptySound`` for a zero-frame buffer,
     ///   ``BackbeatError/Code/unsupportedFormat`` for more than two channels.
     public convenience init(buffer: PCMBuffer, name: String, engine: AudioEngine) throws {
@@ -249,6 +259,7 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     /// Loads the sound in the background; `completion` runs once, when it is
     /// resident or has failed.
+    /// - Parameter completion: Runs once, with success or the error that stopped the load.
     public func preload(completion: @escaping @Sendable (Result<Void, BackbeatError>) -> Void) {
         guard let engine else {
             completion(.failure(BackbeatError(.engineShutDown, operation: "preload")))
@@ -358,6 +369,18 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// `position`, when not nil, places the voice in 3D from its first frame
     /// (as ``Voice/position``; a point with a NaN or infinite coordinate is
     /// ignored and the voice plays 2D, panned by `pan`).
+    ///
+    /// - Parameters:
+    ///   - time: The engine time of the first frame; nil plays now.
+    ///   - volume: 0...1 (clamped; NaN means 1).
+    ///   - pan: -1 (left) ... 1 (right) for a 2D voice (clamped; NaN means 0).
+    ///   - position: Where the voice is in 3D, in metres; nil plays it 2D.
+    ///   - rate: Playback rate and pitch, 0.5...2 (clamped; NaN means 1).
+    ///   - looping: ``Looping/once`` (default), ``Looping/times(_:)`` or ``Looping/forever`` (until stopped).
+    ///   - priority: Higher wins when sources run out.
+    ///   - bus: The bus to play on (default: the engine's effects bus).
+    ///   - completion: Runs once when the voice ends; `true` when it played to its end.
+    /// - Returns: The voice, to change or stop it while it plays.
     @discardableResult
     public func play(
         at time: MediaTime?, volume: Float = 1, pan: Float = 0, position: Audio3DPoint? = nil, rate: Float = 1,

@@ -80,6 +80,12 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         public var startDelay: ClosedRange<MediaTime>
 
         /// Ranges for a play's variation; the defaults vary nothing.
+        /// - Parameters:
+        ///   - volumeDecibels: Gain in dB added to each play, picked in this range.
+        ///   - pitchCents: Pitch change in cents, picked in this range (-1200...1200).
+        ///   - pan: Pan of a 2D play, picked in this range (-1...1).
+        ///   - positionOffset: The largest offset in metres on each axis of a 3D play.
+        ///   - startDelay: Delay before each play starts, picked in this range (0...60 s).
         public init(
             volumeDecibels: ClosedRange<Float> = 0...0, pitchCents: ClosedRange<Float> = 0...0,
             pan: ClosedRange<Float> = 0...0, positionOffset: Audio3DPoint = .zero,
@@ -282,6 +288,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Starts the generator again from `seed`, and forgets past picks.
+    /// - Parameter seed: Any value; the same seed gives the same picks.
     public func reseed(_ seed: UInt64) {
         locked {
             generator = SplitMix64(seed: seed)

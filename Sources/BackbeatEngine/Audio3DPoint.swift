@@ -22,6 +22,10 @@ public struct Audio3DPoint: Sendable, Hashable, Codable {
     public var z: Float
 
     /// A point from its three coordinates, in metres.
+    /// - Parameters:
+    ///   - x: Metres to the right (+X).
+    ///   - y: Metres up (+Y).
+    ///   - z: Metres backwards (+Z; a listener at rest faces -Z).
     public init(x: Float, y: Float, z: Float) {
         self.x = x
         self.y = y
@@ -49,6 +53,10 @@ public struct Audio3DAngularOrientation: Sendable, Hashable, Codable {
     public var roll: Float
 
     /// An orientation from its three angles, in degrees.
+    /// - Parameters:
+    ///   - yaw: Degrees turned right about the vertical axis.
+    ///   - pitch: Degrees looked up.
+    ///   - roll: Degrees the head is tilted to the right.
     public init(yaw: Float, pitch: Float, roll: Float) {
         self.yaw = yaw
         self.pitch = pitch
@@ -65,6 +73,9 @@ public struct Audio3DVectorOrientation: Sendable, Hashable, Codable {
     public var up: Audio3DPoint
 
     /// An orientation from its facing and up vectors (any length, not parallel).
+    /// - Parameters:
+    ///   - forward: Where the listener faces.
+    ///   - up: Which way is up over its head.
     public init(forward: Audio3DPoint, up: Audio3DPoint) {
         self.forward = forward
         self.up = up
@@ -98,6 +109,11 @@ public struct AudioDistanceAttenuationParameters: Sendable, Hashable, Codable {
     public var rolloffFactor: Float
 
     /// Parameters from their four values (the defaults are AVAudioEnvironmentNode's).
+    /// - Parameters:
+    ///   - distanceAttenuationModel: The curve.
+    ///   - referenceDistance: Metres (> 0) within which a voice plays at full level.
+    ///   - maximumDistance: Metres (at least `referenceDistance`) beyond which a voice gets no quieter.
+    ///   - rolloffFactor: How steeply the curve falls (0 or more; 0 turns attenuation off).
     public init(
         distanceAttenuationModel: AudioDistanceAttenuationModel = .inverse, referenceDistance: Float = 1,
         maximumDistance: Float = 100_000, rolloffFactor: Float = 1
@@ -115,6 +131,8 @@ public struct AudioDistanceAttenuationParameters: Sendable, Hashable, Codable {
     }
 
     /// The gain (0...1) these parameters give a voice `distance` metres from the listener.
+    /// - Parameter distance: Metres from the listener; NaN counts as the reference distance.
+    /// - Returns: The gain, 1 within the reference distance.
     public func gain(atDistance distance: Float) -> Float {
         let d = min(max(distance.isNaN ? referenceDistance : distance, referenceDistance), maximumDistance)
         let r = referenceDistance, f = rolloffFactor
@@ -145,6 +163,11 @@ public struct AudioCone: Sendable, Hashable, Codable {
     public var outerHighFrequencyGain: Float
 
     /// A cone; see the type's description.
+    /// - Parameters:
+    ///   - innerAngle: The full angle in degrees (0...360) of full level around the direction.
+    ///   - outerAngle: The full angle in degrees (`innerAngle`...360) beyond which `outerGain` applies.
+    ///   - outerGain: The gain outside the outer angle, 0...1.
+    ///   - outerHighFrequencyGain: The further gain of high frequencies outside the outer angle, 0...1 (1: none).
     public init(
         innerAngle: Float = 360, outerAngle: Float = 360, outerGain: Float = 0, outerHighFrequencyGain: Float = 1
     ) {

@@ -22,6 +22,7 @@ public struct AudioCaptureDevice: Sendable, Hashable, Codable, CustomStringConve
     public let name: String
 
     /// A device by name, as ``available`` lists it.
+    /// - Parameter name: The name OpenAL reports (`ALC_CAPTURE_DEVICE_SPECIFIER`).
     public init(name: String) { self.name = name }
 
     /// The capture devices OpenAL can enumerate now (empty with no sound
@@ -65,12 +66,16 @@ public final class AudioCapture: Sendable {
         public static let silence = Level(peakPower: -160, averagePower: -160)
 
         /// Creates a level from the two figures in dBFS.
+        /// - Parameters:
+        ///   - peakPower: The largest absolute sample, in dBFS.
+        ///   - averagePower: The root mean square, in dBFS.
         public init(peakPower: Float, averagePower: Float) {
             self.peakPower = peakPower
             self.averagePower = averagePower
         }
 
         /// The level of interleaved samples in -1...1.
+        /// - Parameter samples: Interleaved samples; non-finite ones are skipped, and none reads as ``silence``.
         public init(samples: [Float]) {
             var peak: Float = 0, sum: Double = 0
             for sample in samples where sample.isFinite {
@@ -185,6 +190,8 @@ public final class AudioCapture: Sendable {
 
     /// Calls `handler` on the capture thread with every buffer captured from
     /// now on, until the token is cancelled.
+    /// - Parameter handler: Called with each full buffer; keep it short, the capture thread waits for it.
+    /// - Returns: A token; cancel it (or let it go) to stop the calls.
     public func observe(_ handler: @escaping @Sendable (PCMBuffer) -> Void) -> ObservationToken {
         broadcast.observe(handler)
     }
@@ -301,6 +308,11 @@ public final class AudioCapture: Sendable {
     /// ``format`` (its rate, channels and sample type), and returns when the
     /// file is complete and in place. Starts capturing if needed, and stops
     /// again afterwards if it started.
+    /// - Parameters:
+    ///   - url: The file to write.
+    ///   - fileType: The container and encoding.
+    ///   - duration: How much audio to capture, above zero and at most 24 hours.
+    ///   - overwrite: Whether an existing file at `url` may be replaced.
     /// - Throws: ``BackbeatError`` `.invalidArgument` for a duration not
     ///   above zero or over 24 hours, the writer's errors, `.captureUnavailable`
     ///   if the device is lost first, or `CancellationError`; nothing is left

@@ -9,41 +9,41 @@ import BackbeatMedia
 
 extension AudioEngine {
     /// What this machine's OpenAL offers Backbeat.
-    public struct Capabilities: Sendable {
+    package struct Capabilities: Sendable {
         /// An extension Backbeat relies on, and whether OpenAL has it.
-        public struct Extension: Sendable {
+        package struct Extension: Sendable {
             /// The extension's name, such as `ALC_SOFT_loopback`.
-            public let name: String
+            package let name: String
             /// Whether OpenAL reports it.
-            public let isPresent: Bool
+            package let isPresent: Bool
         }
 
         /// The OpenAL version and renderer.
-        public let version: String
+        package let version: String
         /// The extensions Backbeat relies on.
-        public let extensions: [Extension]
+        package let extensions: [Extension]
         /// Sources a context grants (mono plus stereo).
-        public let maxSources: Int
+        package let maxSources: Int
         /// Playback devices OpenAL enumerates.
-        public let playbackDevices: [String]
+        package let playbackDevices: [String]
         /// The default playback device's name, when OpenAL reports one.
-        public let defaultDeviceName: String?
+        package let defaultDeviceName: String?
         /// The default device's sample rate, or the error opening it gave.
-        public let defaultDevice: Result<Int, BackbeatError>
+        package let defaultDevice: Result<Int, BackbeatError>
         /// The period size and count Backbeat configured, or nil when the
         /// user's `ALSOFT_CONF` decides.
-        public let configuredLatency: OutputLatency?
+        package let configuredLatency: OutputLatency?
         /// The latency measured on the default device while a source played
         /// on it (the period it got and `AL_SEC_OFFSET_LATENCY_SOFT`), when it opened.
-        public let measuredLatency: MeasuredLatency?
+        package let measuredLatency: MeasuredLatency?
         /// The HRTF data sets OpenAL Soft offers a 48 kHz stereo output.
-        public let hrtfDataSets: [String]
+        package let hrtfDataSets: [String]
         /// Those of ``hrtfDataSets`` that load at 48 kHz (OpenAL Soft 1.19
         /// runs a data set only at its own sample rate).
-        public let usableHRTFDataSets: [String]
+        package let usableHRTFDataSets: [String]
         /// Whether the default device renders through an HRTF when opened as
         /// Backbeat opens it, and why, when it opened.
-        public let defaultDeviceHRTF: HRTFStatus?
+        package let defaultDeviceHRTF: HRTFStatus?
     }
 
     /// Extensions Backbeat's features stand on.
@@ -57,7 +57,9 @@ extension AudioEngine {
     /// Probes OpenAL: a loopback device for version and extensions, then the
     /// default playback device. Never throws; a device that will not open is
     /// reported in ``Capabilities/defaultDevice``.
-    public static func capabilities(latency: OutputLatency = .default) -> Capabilities {
+    /// - Parameter latency: The period size and count to configure first, as an engine would.
+    /// - Returns: What OpenAL offers.
+    package static func capabilities(latency: OutputLatency = .default) -> Capabilities {
         latency.prepareOpenAL()
         var version = "unavailable", extensions: [Capabilities.Extension] = [], maxSources = 0
         var hrtfDataSets: [String] = [], usableHRTFDataSets: [String] = []

@@ -19,23 +19,23 @@ extension AudioEngine {
 
     /// The latency in effect on an open device, as measured there rather
     /// than as requested.
-    public struct MeasuredLatency: Sendable, Hashable, CustomStringConvertible {
+    package struct MeasuredLatency: Sendable, Hashable, CustomStringConvertible {
         /// The device's rate in Hz.
-        public let sampleRate: Int
+        package let sampleRate: Int
         /// The period OpenAL Soft got, in frames (from `ALC_REFRESH`).
-        public let periodSize: Int
+        package let periodSize: Int
         /// The number of periods Backbeat configured; nil when the user's
         /// `ALSOFT_CONF` decides.
-        public let periods: Int?
+        package let periods: Int?
         /// The latency a playing source sees: the mean of the latency part of
         /// `AL_SEC_OFFSET_LATENCY_SOFT` (one reading of `ALC_DEVICE_LATENCY_SOFT`,
         /// its same value, for a running engine).
-        public let latency: MediaTime
+        package let latency: MediaTime
         /// The largest reading, when several were taken.
-        public let maximum: MediaTime
+        package let maximum: MediaTime
 
         /// `256 × 3 frames at 48000 Hz: 13.8 ms (max 19.4)`.
-        public var description: String {
+        package var description: String {
             let period: String = periods.map { "\(periodSize) × \($0) frames" } ?? "\(periodSize)-frame periods"
             let mean: Double = latency.seconds * 1000
             let most: Double = maximum.seconds * 1000
@@ -72,6 +72,8 @@ extension AudioEngine {
     ///
     /// With PulseAudio this asks the server: it blocks while a server is
     /// frozen, so do not call it from a real-time or engine callback.
+    /// - Parameter latency: The period size and count to configure first (the first device of a process fixes them).
+    /// - Returns: The device names and the default one.
     public static func outputDevices(latency: OutputLatency = .default) -> OutputDevices {
         latency.prepareOpenAL()
         let names = ALDevice.playbackDeviceNames()
@@ -91,7 +93,7 @@ extension AudioEngine {
     /// The latency in effect on this engine's device: the period OpenAL Soft
     /// got and the latency it reports now. Nil for `.offline` and `.file`
     /// outputs, and while the device is lost.
-    public var measuredOutputLatency: MeasuredLatency? {
+    package var measuredOutputLatency: MeasuredLatency? {
         withLock {
             guard case .device = output, !device.isLoopback, device.isConnected,
                 let period = device.periodFrames, let nanoseconds = device.latencyNanoseconds()

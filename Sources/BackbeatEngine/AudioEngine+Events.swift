@@ -19,6 +19,9 @@ extension AudioEngine {
     /// the thread that feeds OpenAL: an offline or fast `.file` output calls them
     /// on the thread that called ``render(frames:)`` or ``advance(by:)``; a
     /// `.device` or paced `.file` output on a delivery thread of its own, in order.
+    ///
+    /// - Parameter handler: Called with each ``PlaybackEvent``, in order.
+    /// - Returns: A token; cancel it (or let it go) to stop the calls.
     @discardableResult
     public func observe(_ handler: @escaping @Sendable (PlaybackEvent) -> Void) -> ObservationToken {
         eventBroadcast.observe(handler)

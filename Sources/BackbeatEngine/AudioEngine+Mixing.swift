@@ -1,6 +1,10 @@
 extension AudioEngine {
     /// Makes a bus for a group of sounds (dialogue, UI, ambience) feeding
     /// `parent` (default: the master bus).
+    /// - Parameters:
+    ///   - name: The bus's name, as snapshots and banks refer to it.
+    ///   - parent: The bus it feeds; nil feeds the master bus.
+    /// - Returns: The new bus, at volume 1.
     public func makeBus(named name: String, parent: Bus? = nil) -> Bus {
         let bus = Bus(name: name, parent: parent ?? masterBus)
         bus.engine = self
@@ -13,6 +17,10 @@ extension AudioEngine {
     ///
     /// `body` may call the engine (each call takes the lock as usual); update
     /// steps that run meanwhile hold their changes back too, until the batch ends.
+    ///
+    /// - Parameter body: The changes to apply together.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws; the changes it made before throwing still apply.
     public func performBatchUpdates<T>(_ body: () throws -> T) throws -> T {
         defer { deliverPendingEvents() }
         try withLock {

@@ -54,6 +54,7 @@ public struct AudioEnvironmentReverbParameters: Sendable, Equatable {
     public static let presetNames: [String] = ALReverbProperties.presets.map(\.name)
 
     /// Loads a preset's room (keeps ``enable`` and ``level``).
+    /// - Parameter name: A preset's name from ``presetNames``, such as `hangar` or `castle_smallroom`.
     /// - Throws: ``BackbeatError/Code/unknownReverbPreset`` if `name` is not in ``presetNames``.
     public mutating func loadFactoryReverbPreset(_ name: String) throws {
         guard let p = ALReverbProperties.preset(named: name) else {

@@ -207,6 +207,9 @@ extension Bus {
     /// effect alone and 0.5 half each. Setting, changing the mix and removing
     /// glide over the de-zipper time (``AudioEngine/dezipperDuration``), so
     /// nothing clicks; a removed effect's slot empties once silent.
+    /// - Parameters:
+    ///   - effect: The effect; nil removes the one there.
+    ///   - wetDryMix: How much goes through the effect, 0...1.
     /// - Throws: `.invalidArgument` for a value out of range (one line naming it).
     public func setEffect(_ effect: BusEffect?, wetDryMix: Float = 1) throws {
         let parameters = try effect?.parameters()

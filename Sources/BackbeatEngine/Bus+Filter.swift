@@ -26,6 +26,9 @@ extension Bus {
 
     /// Glides the bus's filter to `filter` (nil: none) over `duration` of
     /// engine time, or over the de-zipper time if that is longer.
+    /// - Parameters:
+    ///   - filter: The new filter; nil removes it.
+    ///   - duration: The glide's length in engine time; zero glides over the de-zipper time.
     public func setFilter(_ filter: AudioFilter?, over duration: MediaTime) {
         guard let engine else { return }
         engine.withLock {

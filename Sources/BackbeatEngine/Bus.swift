@@ -91,6 +91,11 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Fades the volume to `target` over `duration` of engine time.
     /// `completion` runs once, on the update step where the fade ends (or
     /// not at all if another fade or a volume change replaces it).
+    /// - Parameters:
+    ///   - target: The volume to reach, 0...1.
+    ///   - duration: The fade's length in engine time.
+    ///   - curve: How the volume moves between its ends.
+    ///   - completion: Runs once when the fade reaches `target`; nil for none.
     public func fade(
         to target: Float, duration: MediaTime, curve: FadeCurve = .linear,
         completion: (@Sendable () -> Void)? = nil
@@ -123,6 +128,11 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Lowers the bus by `decibels` (a negative number, such as -12) with an
     /// attack, and raises it back over `release` when the returned duck is
     /// released by ``Duck/release()``. Several ducks at once take the deepest.
+    /// - Parameters:
+    ///   - decibels: How far to lower the bus, in dB (negative).
+    ///   - attack: How long the bus takes to get there, in engine time.
+    ///   - release: How long it takes to come back once released.
+    /// - Returns: The duck; release it to bring the bus back.
     @discardableResult
     public func duck(by decibels: Float, attack: MediaTime, release: MediaTime) -> Duck {
         duck(by: decibels, attack: attack, release: release, until: nil)

@@ -28,6 +28,10 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// Straight from `from` at the bottom of the parameter's range to `to` at its top.
+    /// - Parameters:
+    ///   - from: The output at the bottom of the parameter's range.
+    ///   - to: The output at its top.
+    /// - Returns: The curve; values outside the range give the nearer end's output.
     public static func linear(from: Float, to: Float) -> ParameterCurve {
         ParameterCurve(points: nil, from: from, to: to)
     }
@@ -42,6 +46,7 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// A curve through `points`, given as (parameter value, output) pairs.
+    /// - Parameter points: (parameter value, output) pairs, by increasing value; the output is linear between them and flat beyond the ends.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for no points, a value that is not finite,
     ///   or parameter values not strictly increasing.
     public init(points: [(Float, Float)]) throws {
@@ -56,6 +61,10 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// The output for `value` of a parameter whose range is `range`.
+    /// - Parameters:
+    ///   - value: The parameter's value.
+    ///   - range: The parameter's range; a ``linear(from:to:)`` curve maps its bottom to `from` and its top to `to`.
+    /// - Returns: The curve's output for `value`.
     public func output(for value: Float, in range: ClosedRange<Float>) -> Float {
         guard let points else {
             let span = range.upperBound - range.lowerBound
@@ -98,6 +107,12 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     private var restedAtLastStep = true
 
     /// A parameter on `engine`, starting at `initialValue` (default: the range's bottom).
+    /// - Parameters:
+    ///   - name: A name to tell the parameter by in errors and logs.
+    ///   - range: The values it takes, finite.
+    ///   - initialValue: Where it starts, within `range`; nil starts at the bottom.
+    ///   - slewPerSecond: The most the heard value moves per second of engine time; nil jumps at once.
+    ///   - engine: The engine whose update steps move it.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for a range or value that is not finite,
     ///   an initial value outside the range, or a slew that is not positive.
     public init(

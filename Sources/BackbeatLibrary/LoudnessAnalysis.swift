@@ -31,6 +31,9 @@ public final class LoudnessAnalysis: Sendable {
     private let progress = LockedValueBox<(completed: Int, total: Int, cancelled: Bool)>((0, 0, false))
 
     /// An analysis of the items of `library` not yet measured (all of them with `reanalyze`).
+    /// - Parameters:
+    ///   - library: The library whose items to measure.
+    ///   - reanalyze: Whether items already measured are measured again.
     public init(library: MediaLibrary, reanalyze: Bool = false) {
         self.library = library
         self.reanalyze = reanalyze

@@ -125,6 +125,10 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     var artworkWidth: Int { storage.artworkWidth }
     var artworkHeight: Int { storage.artworkHeight }
 
+    /// Whether both are the same item of the same library (by persistent ID).
+    /// - Parameters:
+    ///   - lhs: An item.
+    ///   - rhs: Another item.
     public static func == (lhs: MediaItem, rhs: MediaItem) -> Bool {
         let a = lhs.storage, b = rhs.storage
         return a === b
@@ -138,6 +142,8 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
                 && a.artworkHeight == b.artworkHeight)
     }
 
+    /// Hashes the item's identity, as ``==`` compares it.
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(persistentID)
         hasher.combine(path)
@@ -160,6 +166,8 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     }
 
     /// The value of `property`, typed as ``MediaItemProperty`` documents, or nil when unknown.
+    /// - Parameter property: The property to read.
+    /// - Returns: Its value, or nil when the item does not have it.
     public func value(forProperty property: MediaItemProperty) -> (any Sendable)? {
         switch property {
         case .persistentID: persistentID
@@ -185,6 +193,8 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     }
 
     /// Whether predicates may use `property` (see ``MediaItemProperty/isFilterable``).
+    /// - Parameter property: The property a predicate would test.
+    /// - Returns: True when a ``MediaPropertyPredicate`` may use it.
     public static func canFilter(by property: MediaItemProperty) -> Bool { property.isFilterable }
 
     /// The text value of a grouping property, for collections and sections.

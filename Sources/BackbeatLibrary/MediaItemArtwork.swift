@@ -12,6 +12,9 @@ public struct MediaItemArtwork: Hashable, Sendable {
         /// Height in pixels.
         public var height: Int
         /// Creates a size.
+        /// - Parameters:
+        ///   - width: The width in pixels (1...4096 for ``MediaItemArtwork/image(at:)``).
+        ///   - height: The height in pixels (1...4096 for ``MediaItemArtwork/image(at:)``).
         public init(width: Int, height: Int) {
             self.width = width
             self.height = height
@@ -33,6 +36,8 @@ public struct MediaItemArtwork: Hashable, Sendable {
     /// The picture scaled to exactly `size`, or nil when the picture has gone
     /// from the file since the last scan (callers show a placeholder).
     ///
+    /// - Parameter size: The image's size in pixels, 1...4096 on each side.
+    /// - Returns: The scaled picture, or nil when it is gone.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for a size outside
     ///   1...4096 on either side, ``BackbeatError/Code/invalidImage`` when the
     ///   picture is not a JPEG or PNG (by its first bytes), is larger than
@@ -75,6 +80,10 @@ public struct ArtworkImage: Hashable, Sendable {
     }
 
     /// The pixel at (`x`, `y`) as (r, g, b, a).
+    /// - Parameters:
+    ///   - x: The column, `0..<size.width` (outside traps).
+    ///   - y: The row from the top, `0..<size.height` (outside traps).
+    /// - Returns: The pixel's red, green, blue and alpha, 0...255.
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = (y * size.width + x) * 4
         return (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3])

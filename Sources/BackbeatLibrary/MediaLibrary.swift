@@ -67,6 +67,10 @@ public final class MediaLibrary: Sendable {
     /// (`.broken`, with its `-wal` and `-shm`) and rebuilt; ``indexWarning``
     /// says so. Nothing else is ever moved: writes wait up to 5 s for another
     /// program's transaction.
+    ///
+    /// - Parameters:
+    ///   - roots: The folders whose audio files make the library.
+    ///   - index: Where the SQLite index lives.
     /// - Throws: `.indexBusy`, `.indexReadOnly`, `.indexFull`, `.indexNewerVersion`
     ///   or `.indexForeign` (the files are left as they are), or `.indexFailed`
     ///   when no index can be opened or created.
@@ -127,6 +131,8 @@ public final class MediaLibrary: Sendable {
 
     /// Calls `handler` with each change (see ``events()``), on the thread that
     /// scanned, until the returned token is cancelled.
+    /// - Parameter handler: Called with each ``LibraryChange``.
+    /// - Returns: A token; cancel it (or let it go) to stop the calls.
     @discardableResult
     public func observe(_ handler: @escaping @Sendable (LibraryChange) -> Void) -> ObservationToken {
         broadcast.observe(handler)
@@ -147,6 +153,8 @@ public final class MediaLibrary: Sendable {
     }
 
     /// The item with this persistent ID.
+    /// - Parameter persistentID: The ID ``MediaItem/persistentID`` gave, stable across rescans.
+    /// - Returns: The item, read from the index now.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` when the library has no such item.
     public func item(persistentID: UInt64) throws -> MediaItem {
         let items = try index.read("find item") { db in

@@ -47,6 +47,10 @@ public final class MediaPicker: Sendable {
     private let state = LockedValueBox<(selection: [MediaItem], result: Result?)>(([], nil))
 
     /// A picker over `library`, offering `mediaTypes`.
+    /// - Parameters:
+    ///   - library: The library to browse.
+    ///   - mediaTypes: The kinds of items offered.
+    ///   - allowsPickingMultipleItems: Whether several items may be picked before the picker finishes.
     public init(library: MediaLibrary, mediaTypes: MediaType = .anyAudio, allowsPickingMultipleItems: Bool = false) {
         self.library = library
         self.mediaTypes = mediaTypes
@@ -54,6 +58,9 @@ public final class MediaPicker: Sendable {
     }
 
     /// The rows to show for `category`, in the iPod's order, with alphabetical sections.
+    /// - Parameter category: What to list: songs, albums, artists, playlists, ...
+    /// - Returns: The rows, and the sections (first letters) that index them.
+    /// - Throws: The library's ``BackbeatError`` when its query cannot run.
     public func browse(_ category: Category) throws -> (entries: [Entry], sections: [MediaQuerySection]) {
         var query = MediaQuery(library: library)
         try query.addFilterPredicate(MediaPropertyPredicate(value: mediaTypes))
@@ -102,6 +109,7 @@ public final class MediaPicker: Sendable {
     /// Picks `items` (a song, or every item of a row). In single selection the
     /// first item finishes the picker; in multiple selection items already
     /// picked are not added twice. Does nothing once the picker has finished.
+    /// - Parameter items: The items to add to the selection.
     public func pick(_ items: [MediaItem]) {
         state.withLockedValue { state in
             guard state.result == nil, !items.isEmpty else { return }
@@ -116,6 +124,7 @@ public final class MediaPicker: Sendable {
     }
 
     /// Removes `item` from the selection.
+    /// - Parameter item: The item to remove; one not picked is ignored.
     public func unpick(_ item: MediaItem) {
         state.withLockedValue { state in
             guard state.result == nil else { return }

@@ -30,26 +30,46 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
     let value: Value
 
     /// A predicate on a text property (title, artist, albumTitle, albumArtist, genre, composer).
+    /// - Parameters:
+    ///   - value: The text to match.
+    ///   - property: The property to test.
+    ///   - comparison: Equality, or containment for text.
     public init(value: String, property: MediaItemProperty, comparison: Comparison = .equalTo) {
         self.init(.text(value), property, comparison)
     }
 
     /// A predicate on a number (albumTrackNumber, discNumber).
+    /// - Parameters:
+    ///   - value: The number to match.
+    ///   - property: The property to test.
+    ///   - comparison: Equality, or containment for text.
     public init(value: Int, property: MediaItemProperty, comparison: Comparison = .equalTo) {
         self.init(.integer(Int64(value)), property, comparison)
     }
 
     /// A predicate on a persistent ID.
+    /// - Parameters:
+    ///   - value: The persistent ID to match.
+    ///   - property: The property to test.
+    ///   - comparison: Equality, or containment for text.
     public init(value: UInt64, property: MediaItemProperty, comparison: Comparison = .equalTo) {
         self.init(.integer(Int64(bitPattern: value)), property, comparison)
     }
 
     /// A predicate on a flag (isCompilation).
+    /// - Parameters:
+    ///   - value: The flag to match.
+    ///   - property: The property to test.
+    ///   - comparison: Equality, or containment for text.
     public init(value: Bool, property: MediaItemProperty, comparison: Comparison = .equalTo) {
         self.init(.bool(value), property, comparison)
     }
 
     /// A predicate on the media type: matches items of any of the types in `value`.
+    /// - Parameters:
+    ///   - value: The types to match; an item of any of them matches.
+    ///   - property: The property to test.
+    ///   - comparison: Equality, or containment for text.
     public init(value: MediaType, property: MediaItemProperty = .mediaType, comparison: Comparison = .equalTo) {
         self.init(.mediaType(value), property, comparison)
     }

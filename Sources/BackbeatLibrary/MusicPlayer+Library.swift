@@ -9,12 +9,16 @@ import BackbeatMusic
 extension MusicPlayer {
     /// Plays the items `query` returns; play counts go to its library.
     ///
+    /// - Parameter query: The query whose items, in its order, make the queue.
     /// - Throws: the library's ``BackbeatError`` if the query cannot run.
     public func setQueue(query: MediaQuery) throws {
         setQueue(items: try query.items, library: query.library)
     }
 
     /// Plays the items of `collection`.
+    /// - Parameters:
+    ///   - collection: The items, in order.
+    ///   - library: Where plays and skips are recorded; nil records none.
     public func setQueue(collection: MediaItemCollection, library: MediaLibrary? = nil) {
         setQueue(items: collection.items, library: library)
     }
@@ -22,6 +26,10 @@ extension MusicPlayer {
     /// Plays `items`, in order (or shuffled). With `library`, plays and skips
     /// are recorded there. The player stops; the first item becomes the
     /// now-playing item.
+    ///
+    /// - Parameters:
+    ///   - items: The items, in order.
+    ///   - library: Where plays and skips are recorded; nil records none.
     public func setQueue(items: [MediaItem], library: MediaLibrary? = nil) {
         setQueue(items: items, history: library.map(LibraryPlayHistory.init))
     }

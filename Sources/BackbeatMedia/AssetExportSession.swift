@@ -33,6 +33,7 @@ public final class AssetExportSession: Sendable {
         case custom(sampleRate: Int?, channelCount: Int?, commonFormat: AudioFormat.CommonFormat?, quality: Double?)
 
         /// The preset for a command-line name: `cd`, `passthrough`, `vorbis` (quality 0.5) or `flac`.
+        /// - Parameter name: `cd` (or `cdquality`), `passthrough`, `vorbis` (or `ogg`) or `flac`, case-insensitive; any other name gives nil.
         public init?(name: String) {
             switch name.lowercased() {
             case "cd", "cdquality": self = .cdQuality
@@ -74,6 +75,10 @@ public final class AssetExportSession: Sendable {
     private let state = LockedValueBox(State())
 
     /// Creates a session; nothing happens until ``export(to:as:overwrite:)``.
+    /// - Parameters:
+    ///   - asset: The audio to export.
+    ///   - preset: The output's format and encoding.
+    ///   - timeRange: The part of `asset` to export; nil exports all of it.
     public init(asset: AudioAsset, preset: Preset, timeRange: MediaTimeRange? = nil) {
         self.asset = asset
         self.preset = preset
@@ -94,6 +99,10 @@ public final class AssetExportSession: Sendable {
 
     /// Exports to `url`, in `fileType` (nil: inferred from the extension).
     /// Task cancellation cancels the export too.
+    /// - Parameters:
+    ///   - url: The file to write.
+    ///   - fileType: The container; nil infers it from `url`'s extension.
+    ///   - overwrite: Whether an existing file at `url` is replaced.
     /// - Throws: ``BackbeatError``: the source's errors (`.fileNotFound`, `.corruptFile`, ...), `.fileExists`
     ///   without `overwrite`, `.writeFailed` for a missing directory, `.unsupportedFormat` when the preset
     ///   cannot produce that container, `.cancelled`. No partial file is left behind.
@@ -125,6 +134,11 @@ public final class AssetExportSession: Sendable {
 
     /// Starts the export in a new task and calls `completionHandler` when it ends, with nil on success.
     /// ``status``, ``progress`` and ``cancelExport()`` work as with ``export(to:as:overwrite:)``.
+    /// - Parameters:
+    ///   - url: The file to write.
+    ///   - fileType: The container; nil infers it from `url`'s extension.
+    ///   - overwrite: Whether an existing file at `url` is replaced.
+    ///   - completionHandler: Called once, on a task's thread, with nil on success or the error.
     public func exportAsynchronously(
         to url: URL, as fileType: AudioFileType? = nil, overwrite: Bool = false,
         completionHandler: @escaping @Sendable (BackbeatError?) -> Void

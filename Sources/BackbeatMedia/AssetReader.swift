@@ -38,6 +38,7 @@ public final class AssetReader {
     public private(set) var outputs: [AssetReaderTrackOutput] = []
 
     /// Creates a reader for an asset.
+    /// - Parameter asset: The audio to read; it is opened now, to fail early.
     /// - Throws: ``BackbeatError`` if the asset cannot be opened.
     public init(asset: AudioAsset) throws {
         self.asset = asset
@@ -45,6 +46,8 @@ public final class AssetReader {
     }
 
     /// Adds the track output. Throws `.invalidArgument` once reading has begun or if an output was already added.
+    /// - Parameter output: The output to read through; it must not belong to another reader.
+    /// - Throws: ``BackbeatError/Code/invalidArgument`` as above.
     public func add(_ output: AssetReaderTrackOutput) throws {
         guard status == .unknown else {
             throw BackbeatError(
@@ -111,6 +114,7 @@ public final class AssetReaderTrackOutput {
     private var pipeline: ReadPipeline?
 
     /// Creates an output with the given settings (nil: the file's native PCM).
+    /// - Parameter outputSettings: The format of the buffers it returns (converted and resampled as needed); nil keeps the file's native PCM.
     public init(outputSettings: AudioFormat?) {
         self.outputSettings = outputSettings
     }

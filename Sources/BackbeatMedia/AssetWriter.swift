@@ -58,6 +58,10 @@ public final class AssetWriter {
 
     /// Creates a writer. Checks now that the directory exists and that the
     /// file does not, unless `overwrite` is true.
+    /// - Parameters:
+    ///   - outputURL: The file to write; it is created by ``startWriting()``.
+    ///   - fileType: The container and encoding.
+    ///   - overwrite: Whether an existing file at `outputURL` may be replaced.
     /// - Throws: ``BackbeatError`` `.writeFailed` (missing directory), `.fileExists`, `.notAFile`.
     public init(outputURL: URL, fileType: AudioFileType, overwrite: Bool = false) throws {
         self.outputURL = outputURL
@@ -67,6 +71,8 @@ public final class AssetWriter {
     }
 
     /// Adds the input. Throws `.invalidArgument` after ``startWriting()`` or for a second input.
+    /// - Parameter input: The one input; it must not belong to another writer.
+    /// - Throws: ``BackbeatError/Code/invalidArgument`` as above.
     public func add(_ input: AssetWriterInput) throws {
         guard status == .unknown else {
             throw BackbeatError(
@@ -226,6 +232,9 @@ public final class AssetWriterInput {
     private var finished = false
 
     /// Creates an input with the given file settings.
+    /// - Parameters:
+    ///   - outputSettings: The file's sample rate and channel count; appended buffers must match them.
+    ///   - quality: The Ogg Vorbis quality, from 0 (smallest) to 1 (best); other containers ignore it.
     public init(outputSettings: AudioFormat, quality: Double = 0.5) {
         self.outputSettings = outputSettings
         self.quality = quality
@@ -238,6 +247,7 @@ public final class AssetWriterInput {
 
     /// Appends a buffer, which must have the settings' sample rate and channel
     /// count (either sample type, either layout).
+    /// - Parameter buffer: The next samples, in either sample type and layout.
     /// - Throws: ``BackbeatError`` `.invalidArgument` for a mismatched buffer or a writer not writing;
     ///   `.writeFailed` if the file cannot be written (the writer then fails and removes its file).
     public func append(_ buffer: PCMBuffer) throws {

@@ -34,6 +34,7 @@ public final class AudioArchive: Sendable {
 
     /// Opens the zip archive at `url` and reads its directory.
     ///
+    /// - Parameter url: The `.zip` file.
     /// - Throws: ``BackbeatError/Code/fileNotFound``, `.notAFile`, `.emptyFile`, `.readFailed`,
     ///   ``BackbeatError/Code/notAnArchive`` or ``BackbeatError/Code/corruptArchive``.
     public init(url: URL) throws {
@@ -60,6 +61,8 @@ public final class AudioArchive: Sendable {
 
     /// The bytes of the entry at `path`, as a byte source (stored: in place; deflated: streamed).
     ///
+    /// - Parameter path: The entry's path inside the archive, such as `Music/theme.ogg`.
+    /// - Returns: A byte source for the entry, readable from any thread.
     /// - Throws: as ``asset(path:loopPoints:looping:)``.
     public func source(path: String) throws -> any AudioByteSource {
         let entryURL = AudioArchive.entryURL(archive: url, path: path)
@@ -105,6 +108,10 @@ public final class AudioArchive: Sendable {
     /// Resolves `archive.zip:path/inside` (the archive a file, the path inside it) to the entry's asset.
     ///
     /// A reference without `.zip:` is not an archive entry: nil.
+    /// - Parameters:
+    ///   - reference: A path of the form `archive.zip:path/inside`.
+    ///   - looping: Whether the asset loops (default: forever, between its loop points or whole).
+    /// - Returns: The entry's asset, or nil when `reference` names no archive entry.
     /// - Throws: as ``init(url:)`` and ``asset(path:loopPoints:looping:)``.
     public static func asset(reference: String, looping: Looping = .forever) throws -> AudioAsset? {
         guard let (archive, path) = entryReference(reference) else { return nil }

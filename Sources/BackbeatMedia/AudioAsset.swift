@@ -129,18 +129,31 @@ public final class AudioAsset: Sendable {
     }
 
     /// Loads one property.
+    /// - Parameter property: The property, such as ``Property/duration``.
+    /// - Returns: Its value.
     /// - Throws: ``BackbeatError`` if the file cannot be opened or, for `.tags`, carries a corrupt picture.
     public func load<A>(_ property: Property<A>) async throws -> A {
         try property.get(details())
     }
 
     /// Loads two properties.
+    /// - Parameters:
+    ///   - a: The first property.
+    ///   - b: The second property.
+    /// - Returns: Their values, in order, read from one opening of the file.
+    /// - Throws: as ``load(_:)``.
     public func load<A, B>(_ a: Property<A>, _ b: Property<B>) async throws -> (A, B) {
         let d = try details()
         return (try a.get(d), try b.get(d))
     }
 
     /// Loads three properties.
+    /// - Parameters:
+    ///   - a: The first property.
+    ///   - b: The second property.
+    ///   - c: The third property.
+    /// - Returns: Their values, in order, read from one opening of the file.
+    /// - Throws: as ``load(_:)``.
     public func load<A, B, C>(_ a: Property<A>, _ b: Property<B>, _ c: Property<C>) async throws -> (A, B, C) {
         let d = try details()
         return (try a.get(d), try b.get(d), try c.get(d))

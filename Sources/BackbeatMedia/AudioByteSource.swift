@@ -12,7 +12,7 @@ import BackbeatSupport
 
 /// Random-access bytes that hold an encoded sound: Backbeat's one file interface.
 ///
-/// A file on disk (``AudioFileSource``), bytes in memory (`Data`), an entry of
+/// A file on disk, bytes in memory (`Data`), an entry of
 /// a zip archive (``AudioArchive``), or a game's own asset system: every
 /// decoder reads through this protocol, a piece at a time, so a song streams
 /// from it without a whole-file copy.
@@ -43,6 +43,10 @@ extension Data: AudioByteSource {
     public var size: Int64 { Int64(count) }
 
     /// Copies bytes from `offset` into `buffer`.
+    /// - Parameters:
+    ///   - buffer: Where the bytes go; at most `buffer.count` are copied.
+    ///   - offset: The first byte's position; out of range copies nothing.
+    /// - Returns: The number of bytes copied, 0 at or past the end.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard offset >= 0, offset < Int64(count), buffer.count > 0 else { return 0 }
         let start = Int(offset)
@@ -54,16 +58,17 @@ extension Data: AudioByteSource {
 }
 
 /// A file on disk as an ``AudioByteSource``: `pread` on a descriptor that stays open.
-public final class AudioFileSource: AudioByteSource {
+final class AudioFileSource: AudioByteSource {
     /// The file.
-    public let url: URL
+    let url: URL
     private let descriptor: Int32
     private let length: Int64
 
     /// Opens the file at `url` for reading.
     ///
+    /// - Parameter url: A regular, non-empty file.
     /// - Throws: ``BackbeatError/Code/fileNotFound``, `.notAFile`, `.emptyFile` or `.readFailed`.
-    public init(url: URL) throws {
+    init(url: URL) throws {
         try BackbeatError.checkReadableFile(url, operation: "open")
         self.url = url
         descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
@@ -82,10 +87,15 @@ public final class AudioFileSource: AudioByteSource {
     deinit { Glibc.close(descriptor) }
 
     /// The file's size when it was opened.
-    public var size: Int64 { length }
+    var size: Int64 { length }
 
     /// Copies bytes from `offset` into `buffer` (`pread`).
-    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+    /// - Parameters:
+    ///   - buffer: Where the bytes go; at most `buffer.count` are copied.
+    ///   - offset: The first byte's position in the file.
+    /// - Returns: The number of bytes copied: fewer than asked only at the end of the file.
+    /// - Throws: ``BackbeatError/Code/readFailed`` when `pread` fails.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0, offset >= 0 else { return 0 }
         var filled = 0
         while filled < buffer.count {

@@ -20,6 +20,11 @@ public struct AudioFormat: Sendable, Hashable, Codable, CustomStringConvertible 
     public var isInterleaved: Bool
 
     /// Creates a format; the defaults are interleaved Float32.
+    /// - Parameters:
+    ///   - sampleRate: Frames per second, in Hz.
+    ///   - channelCount: Samples per frame (1 mono, 2 stereo).
+    ///   - commonFormat: The sample type.
+    ///   - isInterleaved: Whether a frame's samples sit together (true) or each channel is a block of its own.
     public init(sampleRate: Int, channelCount: Int, commonFormat: CommonFormat = .float32, isInterleaved: Bool = true) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount

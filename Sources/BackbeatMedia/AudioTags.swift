@@ -46,6 +46,20 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var timeSignature: String?
 
     /// Creates tags; every field defaults to absent.
+    /// - Parameters:
+    ///   - title: The song's title.
+    ///   - artist: The performing artist.
+    ///   - albumTitle: The album's title.
+    ///   - albumArtist: The album's artist, when it differs from the song's.
+    ///   - genre: The genre, as the file names it.
+    ///   - composer: The composer.
+    ///   - trackNumber: The track's number on its disc, from 1.
+    ///   - discNumber: The disc's number in the album, from 1.
+    ///   - date: The release date as tagged (often a year).
+    ///   - isCompilation: Whether the album is a compilation of artists.
+    ///   - artwork: Embedded pictures, in file order.
+    ///   - beatsPerMinute: The tempo in beats per minute.
+    ///   - loopPoints: The loop region in frames, as written in the file.
     public init(
         title: String? = nil, artist: String? = nil, albumTitle: String? = nil, albumArtist: String? = nil,
         genre: String? = nil, composer: String? = nil, trackNumber: Int? = nil, discNumber: Int? = nil,
@@ -90,6 +104,13 @@ public struct Artwork: Sendable, Hashable, Codable {
     public static let frontCover = 3
 
     /// Creates a picture.
+    /// - Parameters:
+    ///   - data: The encoded image (PNG or JPEG).
+    ///   - mimeType: The image's type, such as `image/png`.
+    ///   - width: The width in pixels.
+    ///   - height: The height in pixels.
+    ///   - pictureType: The ID3/FLAC picture type, ``frontCover`` (3) by default.
+    ///   - description: A free description.
     public init(
         data: Data, mimeType: String, width: Int, height: Int, pictureType: Int = Artwork.frontCover,
         description: String = ""

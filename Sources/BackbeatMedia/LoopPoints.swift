@@ -26,6 +26,9 @@ public struct LoopPoints: Sendable, Hashable, Codable, CustomStringConvertible {
     public var length: Int64 { end - start }
 
     /// The region `start..<end`.
+    /// - Parameters:
+    ///   - start: The loop's first frame, from 0.
+    ///   - end: The frame after the loop's last, greater than `start`.
     /// - Throws: ``BackbeatError/Code/invalidLoopPoints`` when `start` is negative or `end` is not after `start`.
     public init(start: Int64, end: Int64) throws {
         guard start >= 0, end > start else {
@@ -38,6 +41,9 @@ public struct LoopPoints: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The region of `length` frames from `start`.
+    /// - Parameters:
+    ///   - start: The loop's first frame, from 0.
+    ///   - length: The loop's length in frames, at least 1.
     /// - Throws: ``BackbeatError/Code/invalidLoopPoints`` when `start` is negative, `length` is not positive, or the end overflows.
     public init(start: Int64, length: Int64) throws {
         let (end, overflow) = start.addingReportingOverflow(length)
@@ -55,6 +61,8 @@ public struct LoopPoints: Sendable, Hashable, Codable, CustomStringConvertible {
     /// These loop points fitted to a sound of `frameCount` frames: an end past
     /// the sound's end is moved to the end (tools often overshoot by a few
     /// samples); a start at or past the end names no region (nil).
+    /// - Parameter frameCount: The sound's length in frames.
+    /// - Returns: The fitted loop points, or nil when none fit.
     public func clamped(toFrameCount frameCount: Int64) -> LoopPoints? {
         guard start < frameCount else { return nil }
         return try? LoopPoints(start: start, end: min(end, frameCount))

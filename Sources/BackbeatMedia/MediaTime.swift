@@ -23,6 +23,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Creates `value / timescale` seconds. A timescale of zero or below traps.
+    /// - Parameters:
+    ///   - value: The count of `1/timescale` second units.
+    ///   - timescale: Units per second, such as 48,000 for frames at 48 kHz.
     public init(value: Int64, timescale: Int32) {
         precondition(timescale > 0, "MediaTime timescale must be positive")
         self.value = value
@@ -30,12 +33,18 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// A frame count at a sample rate.
+    /// - Parameters:
+    ///   - frames: The frame count.
+    ///   - sampleRate: Frames per second, in Hz: the time's timescale (below 1 counts as 1).
     public init(frames: Int64, sampleRate: Int) {
         // A rate is at least 1 and fits a timescale: saturate, never trap.
         self.init(value: frames, timescale: Int32(clamping: Swift.max(1, sampleRate)))
     }
 
     /// Seconds, at the given timescale (default: microseconds), rounded to nearest.
+    /// - Parameters:
+    ///   - seconds: The time in seconds; NaN counts as 0, and huge values saturate.
+    ///   - preferredTimescale: Units per second the time is kept in.
     public init(seconds: Double, preferredTimescale: Int32 = 1_000_000) {
         let scaled = (seconds * Double(preferredTimescale)).rounded()
         let clamped = scaled.isNaN ? 0 : Swift.min(Swift.max(scaled, Double(Int64.min / 2)), Double(Int64.max / 2))
@@ -49,6 +58,10 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public var seconds: Double { Double(value) / Double(timescale) }
 
     /// The time converted to another timescale, rounding as asked.
+    /// - Parameters:
+    ///   - newTimescale: Units per second, above 0 (0 or less traps).
+    ///   - rounding: How a time between two units rounds.
+    /// - Returns: The time at `newTimescale`, saturated if it does not fit.
     public func converted(to newTimescale: Int32, rounding: Rounding = .nearest) -> MediaTime {
         precondition(newTimescale > 0, "MediaTime timescale must be positive")
         if newTimescale == timescale { return self }
@@ -58,11 +71,17 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The number of frames at a sample rate, rounding as asked.
+    /// - Parameters:
+    ///   - sampleRate: Frames per second, in Hz.
+    ///   - rounding: How a time between two frames rounds.
+    /// - Returns: The frame count (the time's value at that rate).
     public func frames(atSampleRate sampleRate: Int, rounding: Rounding = .nearest) -> Int64 {
         converted(to: Int32(clamping: Swift.max(1, sampleRate)), rounding: rounding).value
     }
 
     /// Whether this time is exactly representable at `timescale`.
+    /// - Parameter newTimescale: Units per second, above 0.
+    /// - Returns: True when converting to `newTimescale` would not round.
     public func isExact(at newTimescale: Int32) -> Bool {
         (Int128(value) * Int128(newTimescale)) % Int128(timescale) == 0
     }
@@ -95,39 +114,68 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return (at(a), at(b), scale)
     }
 
+    /// The sum, exact across timescales.
+    /// - Parameters:
+    ///   - lhs: A time.
+    ///   - rhs: The time to add.
     public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
         let (a, b, scale) = common(lhs, rhs)
         return MediaTime(value: clamp(a + b), timescale: scale)
     }
 
+    /// The difference, exact across timescales.
+    /// - Parameters:
+    ///   - lhs: A time.
+    ///   - rhs: The time to subtract.
     public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
         let (a, b, scale) = common(lhs, rhs)
         return MediaTime(value: clamp(a - b), timescale: scale)
     }
 
+    /// Adds `rhs` to `lhs`.
+    /// - Parameters:
+    ///   - lhs: The time that grows.
+    ///   - rhs: The time to add.
     public static func += (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs + rhs }
+    /// Subtracts `rhs` from `lhs`.
+    /// - Parameters:
+    ///   - lhs: The time that shrinks.
+    ///   - rhs: The time to subtract.
     public static func -= (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs - rhs }
 
     /// Scales a time by an integer.
+    /// - Parameters:
+    ///   - lhs: The time.
+    ///   - rhs: The factor.
+    /// - Returns: `lhs` times `rhs`, at `lhs`'s timescale.
     public static func * (lhs: MediaTime, rhs: Int64) -> MediaTime {
         MediaTime(value: clamp(Int128(lhs.value) * Int128(rhs)), timescale: lhs.timescale)
     }
 
     /// The time negated; `-Int64.min` saturates to `Int64.max`.
+    /// - Parameter time: The time to negate.
     public static prefix func - (time: MediaTime) -> MediaTime {
         MediaTime(value: clamp(-Int128(time.value)), timescale: time.timescale)
     }
 
     /// Compares exactly, by cross-multiplying in 128 bits.
+    /// - Parameters:
+    ///   - lhs: A time.
+    ///   - rhs: Another time.
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
         Int128(lhs.value) * Int128(rhs.timescale) < Int128(rhs.value) * Int128(lhs.timescale)
     }
 
     /// Equal when they denote the same instant, whatever their timescales.
+    /// - Parameters:
+    ///   - lhs: A time.
+    ///   - rhs: Another time.
     public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
         Int128(lhs.value) * Int128(rhs.timescale) == Int128(rhs.value) * Int128(lhs.timescale)
     }
 
+    /// Hashes the instant, so equal times at different timescales hash alike.
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         let g = Self.gcd(value, Int64(timescale))
         hasher.combine(value / g)
@@ -135,8 +183,14 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The smaller of two times.
+    /// - Parameters:
+    ///   - a: A time.
+    ///   - b: Another time.
     public static func min(_ a: MediaTime, _ b: MediaTime) -> MediaTime { a < b ? a : b }
     /// The larger of two times.
+    /// - Parameters:
+    ///   - a: A time.
+    ///   - b: Another time.
     public static func max(_ a: MediaTime, _ b: MediaTime) -> MediaTime { a < b ? b : a }
 
     // MARK: Helpers

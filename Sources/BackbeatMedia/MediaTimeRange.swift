@@ -6,12 +6,18 @@ public struct MediaTimeRange: Sendable, Hashable, Codable, CustomStringConvertib
     public var duration: MediaTime
 
     /// A range from `start` lasting `duration` (negative durations become zero).
+    /// - Parameters:
+    ///   - start: Where the range begins.
+    ///   - duration: Its length; negative counts as zero.
     public init(start: MediaTime, duration: MediaTime) {
         self.start = start
         self.duration = duration < .zero ? .zero : duration
     }
 
     /// A range from `start` up to (not including) `end`.
+    /// - Parameters:
+    ///   - start: Where the range begins.
+    ///   - end: Where it stops (excluded); before `start` gives an empty range.
     public init(start: MediaTime, end: MediaTime) {
         self.init(start: start, duration: end - start)
     }

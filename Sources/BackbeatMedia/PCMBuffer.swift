@@ -17,6 +17,11 @@ public struct PCMBuffer: Sendable, Equatable {
     public var presentationTime: MediaTime
 
     /// Creates a buffer of Float32 samples; the count must be a multiple of the channel count.
+    /// - Parameters:
+    ///   - format: The samples' format; its `commonFormat` must be `.float32`.
+    ///   - floats: The samples, interleaved or planar as `format` says.
+    ///   - presentationTime: The first frame's time in the source it came from.
+    /// - Throws: ``BackbeatError/Code/invalidArgument`` for an invalid or mismatched format or a partial frame.
     public init(format: AudioFormat, floats: [Float], presentationTime: MediaTime = .zero) throws {
         try format.validate(operation: "PCMBuffer")
         guard format.commonFormat == .float32, floats.count % format.channelCount == 0 else {
@@ -32,6 +37,11 @@ public struct PCMBuffer: Sendable, Equatable {
     }
 
     /// Creates a buffer of Int16 samples; the count must be a multiple of the channel count.
+    /// - Parameters:
+    ///   - format: The samples' format; its `commonFormat` must be `.int16`.
+    ///   - int16s: The samples, interleaved or planar as `format` says.
+    ///   - presentationTime: The first frame's time in the source it came from.
+    /// - Throws: ``BackbeatError/Code/invalidArgument`` for an invalid or mismatched format or a partial frame.
     public init(format: AudioFormat, int16s: [Int16], presentationTime: MediaTime = .zero) throws {
         try format.validate(operation: "PCMBuffer")
         guard format.commonFormat == .int16, int16s.count % format.channelCount == 0 else {
@@ -68,6 +78,8 @@ public struct PCMBuffer: Sendable, Equatable {
     }
 
     /// One channel's samples as Float32.
+    /// - Parameter index: The channel, from 0 (left) to `channelCount - 1`.
+    /// - Returns: Its samples, one per frame (Int16 maps to -1..<1).
     public func channel(_ index: Int) -> [Float] {
         let all = interleavedFloats, n = format.channelCount
         return stride(from: index, to: all.count, by: n).map { all[$0] }

@@ -5,6 +5,7 @@ extension AudioSession {
         public let rawValue: UInt8
 
         /// Creates options from their raw bits.
+        /// - Parameter rawValue: The options' bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
 
         /// Play mixed with other audio instead of asking it to stop.
@@ -13,7 +14,7 @@ extension AudioSession {
         public static let duckOthers = CategoryOptions(rawValue: 1 << 1)
 
         /// Every combination of the known options, for tables and tests.
-        public static let allCombinations: [CategoryOptions] = [
+        package static let allCombinations: [CategoryOptions] = [
             [], [.mixWithOthers], [.duckOthers], [.mixWithOthers, .duckOthers],
         ]
 

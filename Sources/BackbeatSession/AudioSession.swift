@@ -99,7 +99,7 @@ public final class AudioSession: Sendable {
     /// The environment as the session last heard it.
     public var environment: SessionEnvironment { state.withLockedValue { $0.environment } }
     /// The decision in force.
-    public var decision: SessionDecision { state.withLockedValue { $0.decision } }
+    package var decision: SessionDecision { state.withLockedValue { $0.decision } }
     /// Whether another program is playing audio.
     public var isOtherAudioPlaying: Bool { state.withLockedValue { $0.environment.isOtherAudioPlaying } }
     /// Whether the game should silence secondary audio (its soundtrack) because
@@ -114,6 +114,9 @@ public final class AudioSession: Sendable {
 
     /// Sets the category and its options, effective at once, active or not.
     ///
+    /// - Parameters:
+    ///   - category: How the game's audio relates to other audio and the silent switch.
+    ///   - options: `.mixWithOthers` or `.duckOthers`, with ``Category/playback`` only.
     /// - Throws: ``BackbeatError/Code/invalidSessionOptions`` when an option is
     ///   set with a category other than ``Category/playback``; the session is unchanged.
     public func setCategory(_ category: Category, options: CategoryOptions = []) throws {
@@ -140,6 +143,8 @@ public final class AudioSession: Sendable {
     /// activating ends it: effects resume and the interrupted players stay paused.
     /// Deactivating lets ducked audio return to its level and resumes the other
     /// audio that activating stopped.
+    ///
+    /// - Parameter active: True to activate, false to deactivate.
     public func setActive(_ active: Bool) {
         let time = clock()
         submit { s in
@@ -168,6 +173,8 @@ public final class AudioSession: Sendable {
     /// nothing to resume, and resuming could start music the user stopped), a
     /// second began, a switch already in that position, other audio already
     /// started or not playing.
+    ///
+    /// - Parameter event: What happened; applied at the engine's current time.
     public func post(_ event: SessionEvent) {
         post(event, source: .hostGame, at: clock())
     }

@@ -1,5 +1,5 @@
 /// What a session asks of other programs' audio.
-public enum OtherAudioRequest: String, Sendable, Hashable, CustomStringConvertible {
+package enum OtherAudioRequest: String, Sendable, Hashable, CustomStringConvertible {
     /// Leave it alone: the game mixes with it.
     case mix
     /// Ask it to lower its level while the session is active.
@@ -7,5 +7,5 @@ public enum OtherAudioRequest: String, Sendable, Hashable, CustomStringConvertib
     /// Ask it to stop.
     case interrupt
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

@@ -3,34 +3,34 @@
 /// ``SessionPolicy/decide(category:options:environment:)`` makes it; the engine
 /// applies it and nothing else decides. "Muted" keeps time running, so unmuting
 /// continues mid-sound; "paused" stops time where it was.
-public struct SessionDecision: Sendable, Hashable {
+package struct SessionDecision: Sendable, Hashable {
     /// Whether the game's audio plays mixed with other audio (the table's third column).
-    public let mixesWithOthers: Bool
+    package let mixesWithOthers: Bool
     /// Whether the silent switch mutes the game's own sounds in this category.
-    public let silentSwitchMutesOwnSounds: Bool
+    package let silentSwitchMutesOwnSounds: Bool
     /// What activating the session asks of other audio.
-    public let otherAudioRequest: OtherAudioRequest
+    package let otherAudioRequest: OtherAudioRequest
     /// Whether effects are muted (silent switch), time running.
-    public let effectsMuted: Bool
+    package let effectsMuted: Bool
     /// Whether effects are paused (interruption).
-    public let effectsPaused: Bool
+    package let effectsPaused: Bool
     /// Whether music (the queue player, the ambient soundtrack, and `MusicPlayer`)
     /// is held back because other audio plays in an ambient session.
-    public let gameMusicHeldBack: Bool
+    package let gameMusicHeldBack: Bool
     /// Whether the game's own music is muted, time running: by the silent switch or held back.
-    public let gameMusicMuted: Bool
+    package let gameMusicMuted: Bool
     /// Whether music players must be in the `interrupted` state.
-    public let musicInterrupted: Bool
+    package let musicInterrupted: Bool
     /// Whether `MusicPlayer` ignores the silent switch. It does, in every category,
     /// as the iPod did: the player's music is the user's choice, not the game's sound.
-    public let musicPlayerIgnoresSilentSwitch: Bool
+    package let musicPlayerIgnoresSilentSwitch: Bool
     /// Whether other audio is playing that the game's secondary audio should give way to.
-    public let secondaryAudioShouldBeSilencedHint: Bool
+    package let secondaryAudioShouldBeSilencedHint: Bool
 
     /// Whether effects can be heard.
-    public var effectsAudible: Bool { !effectsMuted && !effectsPaused }
+    package var effectsAudible: Bool { !effectsMuted && !effectsPaused }
     /// Whether the queue player (the game's own music) can be heard.
-    public var gameMusicAudible: Bool { !gameMusicMuted && !musicInterrupted }
+    package var gameMusicAudible: Bool { !gameMusicMuted && !musicInterrupted }
     /// Whether `MusicPlayer` can be heard: the silent switch does not matter, being held back does.
-    public var musicPlayerAudible: Bool { !musicInterrupted && !gameMusicHeldBack }
+    package var musicPlayerAudible: Bool { !musicInterrupted && !gameMusicHeldBack }
 }

@@ -12,6 +12,12 @@ public struct SessionEnvironment: Sendable, Hashable {
     public var previousRoute: AudioRoute?
 
     /// Creates an environment; the defaults describe a quiet machine.
+    /// - Parameters:
+    ///   - isInterrupted: Whether an interruption (a call, an alarm) is under way.
+    ///   - isSilentSwitchOn: Whether the silent switch is on.
+    ///   - otherAudio: The names of other programs playing audio now.
+    ///   - currentRoute: The output in use.
+    ///   - previousRoute: The output before the last route change, if there was one.
     public init(
         isInterrupted: Bool = false, isSilentSwitchOn: Bool = false, otherAudio: [String] = [],
         currentRoute: AudioRoute = .defaultOutput, previousRoute: AudioRoute? = nil

@@ -34,7 +34,7 @@ public struct SessionUpdate: Sendable, Hashable, CustomStringConvertible {
     /// Engine time when it happened.
     public let time: MediaTime
     /// The decision in force after it.
-    public let decision: SessionDecision
+    package let decision: SessionDecision
     /// What was applied, in order. Empty when nothing changed or the event was ignored.
     package let actions: [SessionAction]
     /// Why the cause changed nothing, when it was ignored.

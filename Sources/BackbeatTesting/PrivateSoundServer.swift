@@ -55,6 +55,9 @@ public final class PrivateSoundServer: Sendable {
     /// Starts a server with these null sinks (the first is the default) and
     /// waits until it answers and every sink is awake.
     ///
+    /// - Parameters:
+    ///   - sinks: The null sinks' names, the default first.
+    ///   - timeout: Seconds to wait for the server and every sink.
     /// - Throws: ``BackbeatError`` `.invalidArgument` for no sinks, a
     ///   duplicate name, or a name with characters other than letters,
     ///   digits, `-`, `_` and `.`; `.soundServerFailed` when `pulseaudio`
@@ -111,6 +114,8 @@ public final class PrivateSoundServer: Sendable {
 
     /// Starts the daemon again at the same socket, after ``kill(signal:)``:
     /// what a user's server coming back looks like to a client.
+    /// - Parameter timeout: Seconds to wait for it to answer.
+    /// - Throws: ``BackbeatError`` `.soundServerFailed` when it does not start or answer in time.
     public func restart(timeout: Double = 10) throws {
         guard !isRunning else { return }
         try start(timeout: timeout)
@@ -118,6 +123,7 @@ public final class PrivateSoundServer: Sendable {
 
     /// Sends `signal` to the daemon. `SIGKILL` and `SIGTERM` end it (it is
     /// reaped here); `SIGSTOP` freezes it until `SIGCONT`.
+    /// - Parameter signal: The signal to send, such as `SIGKILL` or `SIGSTOP`.
     public func kill(signal: Int32 = SIGKILL) {
         state.withLockedValue { state in
             guard let pid = state.daemon else { return }
@@ -150,6 +156,10 @@ public final class PrivateSoundServer: Sendable {
 
     /// Runs `pactl` against this server and returns its standard output.
     ///
+    /// - Parameters:
+    ///   - arguments: pactl's arguments, such as `"list", "sinks"`.
+    ///   - timeout: Seconds before pactl counts as hung.
+    /// - Returns: What pactl printed.
     /// - Throws: ``BackbeatError`` `.soundServerFailed` when pactl fails or
     ///   takes longer than `timeout` seconds (a frozen server).
     @discardableResult
@@ -158,6 +168,11 @@ public final class PrivateSoundServer: Sendable {
     }
 
     /// Runs `pactl` against this server and returns its standard output.
+    /// - Parameters:
+    ///   - arguments: pactl's arguments, such as `["list", "sinks"]`.
+    ///   - timeout: Seconds before pactl counts as hung.
+    /// - Returns: What pactl printed.
+    /// - Throws: as ``pactl(_:timeout:)-(String...,_)``.
     @discardableResult
     public func pactl(_ arguments: [String], timeout: Double = 10) throws -> String {
         let output = scratchFile("pactl")
@@ -179,6 +194,9 @@ public final class PrivateSoundServer: Sendable {
     /// become the default: ``setDefaultSink(_:)`` does that. A restarted
     /// server has it too.
     ///
+    /// - Parameters:
+    ///   - sink: The new sink's name.
+    ///   - timeout: Seconds to wait for it to be awake.
     /// - Throws: ``BackbeatError`` `.invalidArgument` for a bad or taken
     ///   name; `.soundServerFailed` when the server refuses it or it is not
     ///   awake within `timeout` seconds.
@@ -208,6 +226,8 @@ public final class PrivateSoundServer: Sendable {
     }
 
     /// Makes `sink` the server's default output.
+    /// - Parameter sink: One of the server's sinks.
+    /// - Throws: ``BackbeatError`` `.invalidArgument` for a sink it does not have; `.soundServerFailed` when pactl fails.
     public func setDefaultSink(_ sink: String) throws {
         guard sinks.contains(sink) else {
             throw BackbeatError(.invalidArgument, operation: "setDefaultSink", reason: "no sink '\(sink)'")
@@ -222,6 +242,11 @@ public final class PrivateSoundServer: Sendable {
 
     /// Starts recording what `sink` plays (its monitor), as interleaved
     /// stereo float at 48 kHz, and returns once samples are arriving.
+    /// - Parameters:
+    ///   - sink: One of the server's sinks.
+    ///   - timeout: Seconds to wait for the first samples.
+    /// - Returns: The recording, running until it is stopped.
+    /// - Throws: ``BackbeatError`` `.invalidArgument` for a sink it does not have; `.soundServerFailed` when recording does not start in time.
     public func recordMonitor(of sink: String, timeout: Double = 10) throws -> MonitorRecording {
         guard sinks.contains(sink) else {
             throw BackbeatError(.invalidArgument, operation: "recordMonitor", reason: "no sink '\(sink)'")

@@ -33,15 +33,21 @@ public enum SampleAnalysis {
     }
 
     /// The largest absolute sample value (0 for no samples).
+    /// - Parameter samples: Samples in -1...1, of any channel layout.
+    /// - Returns: The peak, 0 or more.
     public static func peak(_ samples: some Collection<Float>) -> Float { samples.reduce(0) { max($0, abs($1)) } }
 
     /// The root mean square of the samples (0 for no samples).
+    /// - Parameter samples: Samples in -1...1, of any channel layout.
+    /// - Returns: The RMS level, 0 or more (a full-scale sine gives about 0.707).
     public static func rms(_ samples: some Collection<Float>) -> Float {
         guard !samples.isEmpty else { return 0 }
         return (samples.reduce(Float(0)) { $0 + $1 * $1 } / Float(samples.count)).squareRoot()
     }
 
     /// Sign changes from negative to non-negative: a tone's cycles, for a rough pitch.
+    /// - Parameter samples: Mono samples.
+    /// - Returns: The number of rising crossings.
     public static func risingZeroCrossings(_ samples: some Collection<Float>) -> Int {
         var count = 0
         var previous: Float?
@@ -59,6 +65,11 @@ public enum SampleAnalysis {
     /// The median makes a recording's brief dropout (a real-time device that
     /// missed a few milliseconds on a busy machine) cost nothing, where
     /// counting crossings over the whole span would read it as a lower pitch.
+    ///
+    /// - Parameters:
+    ///   - samples: Mono samples of one steady tone.
+    ///   - sampleRate: Their rate, in Hz.
+    /// - Returns: The tone's frequency in Hz, or nil.
     public static func zeroCrossingFrequency(_ samples: [Float], sampleRate: Int) -> Double? {
         var crossings: [Double] = []
         for i in samples.indices.dropFirst() where samples[i - 1] < 0 && samples[i] >= 0 {
@@ -148,6 +159,13 @@ public enum SampleAnalysis {
     }
 
     /// ``onsetFrames(_:channels:threshold:minimumGap:)`` as engine times at `sampleRate`.
+    /// - Parameters:
+    ///   - samples: Interleaved samples.
+    ///   - channels: Samples per frame.
+    ///   - sampleRate: Their rate, in Hz: the times' timescale.
+    ///   - threshold: The absolute level an onset must cross.
+    ///   - minimumGap: Frames after an onset before another counts.
+    /// - Returns: The onsets' times from the first sample, in order.
     public static func onsetTimes(
         _ samples: [Float], channels: Int, sampleRate: Int, threshold: Float = 0.01,
         minimumGap: Int = 64

@@ -109,12 +109,31 @@ struct BenchCompareCommand: ParsableCommand {
 struct BenchShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print one `backbeat bench --json` file as a Markdown table (median and min–max of each figure).")
+        abstract: "Print one `backbeat bench --json` file as a Markdown table (median and min–max of each figure).",
+        discussion: """
+            With --markdown, prints the README's benchmark table instead: one figure per cell (the median), \
+            its reference and goal, and a line under it giving the run's date, commit and machine. Given \
+            several runs, oldest first, each suite comes from the last run that has it, and each run gets \
+            its line.
+            """)
 
-    @Argument(help: "The run's JSON, such as Docs/bench/latest.json.")
-    var file: String
+    @Argument(help: "The run's JSON, such as Docs/bench/latest.json; with --markdown, several runs, oldest first.")
+    var files: [String]
+
+    @Flag(help: "Print the README's benchmark table: one figure per cell, the run's date, commit and machine under it.")
+    var markdown = false
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("name a run's JSON, such as Docs/bench/latest.json") }
+        guard markdown || files.count == 1 else { throw ValidationError("several runs need --markdown") }
+    }
 
     func run() throws {
+        if markdown {
+            print(BenchTable(reports: try files.map(readReport)).markdown)
+            return
+        }
+        let file = files[0]
         let report = try readReport(file)
         print("\(file): \(report.run.summary)")
         print("")
