@@ -126,7 +126,6 @@ extension AdaptiveMusicPlayer {
             let layerGain = playing.layer.flatMap { self.layerGains[$0]?.value(at: frame) } ?? 1
             return self.core.level.gain(at: frame) * playing.fade.value(at: frame) * layerGain
         }
-        stream.isMuted = sessionMuted
         stream.onEvent = { [unowned playing] event in
             if case .drained = event { playing.drained = true }
         }

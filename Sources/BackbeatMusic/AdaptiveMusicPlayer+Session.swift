@@ -31,8 +31,7 @@ extension AdaptiveMusicPlayer {
     }
 
     package func setGameMusicMuted(_ muted: Bool) {
-        sessionMuted = muted
-        for p in active { p.stream.isMuted = muted }
+        core.sessionMuted = muted
     }
 
     /// Held back arrives through ``setGameMusicMuted(_:)``, with the silent switch.

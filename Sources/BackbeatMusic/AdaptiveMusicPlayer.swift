@@ -88,8 +88,6 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     var suspended: (name: String, position: Int64)?
     /// Paused by an interruption (it resumes when the session says so), not by a route change or the game.
     var interrupted = false
-    /// Muted by the session (silent switch, other audio in an ambient session), time running.
-    var sessionMuted = false
     /// The state and section last reported in events.
     var reported: (state: PlaybackState, section: String?) = (.stopped, nil)
 

@@ -492,7 +492,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     package func setGameMusicMuted(_ muted: Bool) {}
 
     package func setHeldBack(_ heldBack: Bool) {
-        stream.isMuted = heldBack
+        core.sessionMuted = heldBack
     }
 
     package var isAudible: Bool { engine != nil && state != .stopped && state != .paused && state != .interrupted }

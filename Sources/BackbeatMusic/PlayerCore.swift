@@ -27,6 +27,14 @@ package final class PlayerCore<Event: Sendable>: @unchecked Sendable {
     /// and stingers): the meters and the underrun count then take them all.
     let hearsEveryStream: Bool
     var level = PlayerLevel()
+    /// Muted by the game (``QueuePlayer/isMuted``), and by the session (the
+    /// silent switch, other audio in an ambient session): silent, time running.
+    var userMuted = false {
+        didSet { applyMute() }
+    }
+    var sessionMuted = false {
+        didSet { applyMute() }
+    }
     private var metering = false
     private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
     /// The event a volume change posts, if the player reports them.
@@ -56,10 +64,15 @@ package final class PlayerCore<Event: Sendable>: @unchecked Sendable {
     /// The streams the meters and the underrun count read.
     private var heardStreams: ArraySlice<AudioStream> { hearsEveryStream ? streams[...] : streams.prefix(1) }
 
-    /// Takes `stream` into the player's streams, metered as the others are.
+    /// Takes `stream` into the player's streams, metered and muted as the others are.
     func adopt(_ stream: AudioStream) {
         stream.isMeteringEnabled = metering
+        stream.isMuted = userMuted || sessionMuted
         streams.append(stream)
+    }
+
+    private func applyMute() {
+        for stream in streams { stream.isMuted = userMuted || sessionMuted }
     }
 
     /// Runs `body` under the engine lock, then delivers the events it posted (outside the lock).

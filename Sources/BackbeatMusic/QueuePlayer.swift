@@ -70,8 +70,6 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     private var currentFrameCount: Int64?
     private var status: TimeControlStatus = .paused
     private var action: ActionAtItemEnd = .advance
-    private var userMuted = false
-    private var sessionMuted = false
     /// An item that ended with action `.none`: the player rests at its end.
     private var restingAtEnd = false
 
@@ -288,13 +286,8 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     /// Silences the player without stopping time.
     public var isMuted: Bool {
-        get { locked { userMuted } }
-        set {
-            locked {
-                userMuted = newValue
-                applyMute()
-            }
-        }
+        get { locked { core.userMuted } }
+        set { locked { core.userMuted = newValue } }
     }
 
     /// Bytes of PCM the player's stream holds now (audio queued on OpenAL and
@@ -345,10 +338,6 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     }
 
     // MARK: Internals (under the engine lock)
-
-    private func applyMute() {
-        for s in core.streams { s.isMuted = userMuted || sessionMuted }
-    }
 
     private func setStatus(_ new: TimeControlStatus) {
         guard new != status else { return }
@@ -469,7 +458,6 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
                 let spare = try AudioStream(engine: engine)
                 configure(spare)
                 core.adopt(spare)
-                applyMute()
             }
             crossfadeFrames = frames
             planAhead()
@@ -564,8 +552,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     }
 
     package func setGameMusicMuted(_ muted: Bool) {
-        sessionMuted = muted
-        applyMute()
+        core.sessionMuted = muted
     }
 
     /// Held back arrives through ``setGameMusicMuted(_:)``, with the silent switch.
