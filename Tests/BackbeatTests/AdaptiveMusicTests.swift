@@ -344,7 +344,7 @@ extension AdaptiveMusicTests {
                 let music = try AdaptiveMusicPlayer(
                     engine: engine,
                     sections: [MusicSection(name: "calm", asset: calm), MusicSection(name: "fight", asset: fight)])
-                let recorder = AdaptiveEventRecorder(music)
+                let recorder = PlayerEventRecorder(music)
                 #expect(music.playbackState == .stopped)
                 try music.play(section: "calm")
                 #expect(recorder.events == [.playbackStateDidChange(.playing)] && music.playbackState == .playing)
@@ -392,7 +392,7 @@ extension AdaptiveMusicTests {
             try withOfflineEngine { engine in
                 let music = try AdaptiveMusicPlayer(
                     engine: engine, sections: [MusicSection(name: "level", asset: level)])
-                let recorder = AdaptiveEventRecorder(music)
+                let recorder = PlayerEventRecorder(music)
                 music.isMeteringEnabled = true
                 #expect(music.isMeteringEnabled)
                 try music.play(section: "level")
@@ -471,14 +471,4 @@ extension AdaptiveMusicTests {
             #expect(SampleAnalysis.maxJump(tail, channels: 2) < 0.04, "no cut")
         }
     }
-}
-
-/// Collects an adaptive player's events.
-final class AdaptiveEventRecorder: @unchecked Sendable {
-    // @unchecked: `recorded` is only touched under `lock`.
-    private let lock = Lock()
-    private var recorded: [AdaptiveMusicPlayer.Event] = []
-    init(_ player: AdaptiveMusicPlayer) { player.observe { [weak self] e in self?.append(e) } }
-    private func append(_ e: AdaptiveMusicPlayer.Event) { lock.withLock { recorded.append(e) } }
-    var events: [AdaptiveMusicPlayer.Event] { lock.withLock { recorded } }
 }
