@@ -282,7 +282,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
         }
     }
 
-    // MARK: Mute and buffers
+    // MARK: Volume, mute, meters and buffers
 
     /// Silences the player without stopping time.
     public var isMuted: Bool {
