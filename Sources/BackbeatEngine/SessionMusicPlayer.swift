@@ -2,7 +2,7 @@ import BackbeatSession
 
 /// A music player as the audio session and the engine's shutdown see it.
 ///
-/// ``QueuePlayer`` and ``MusicPlayer`` register themselves with their engine
+/// ``QueuePlayer``, ``MusicPlayer`` and ``AdaptiveMusicPlayer`` register themselves with their engine
 /// (``AudioEngine/musicPlayers``). Every method is called under the engine
 /// lock; each posts its own state-change events.
 package protocol SessionMusicPlayer: AnyObject, Sendable {
@@ -43,6 +43,7 @@ extension AudioEngine {
     /// and applies the decision in force: a player made while other audio plays in an
     /// ambient session, or while the silent switch is on, starts held back or muted.
     package func registerMusicPlayerLocked(_ player: any SessionMusicPlayer) {
+        preconditionLocked()
         musicPlayers.removeAll { $0.player == nil }
         musicPlayers.append(WeakMusicPlayer(player: player))
         // The session applies its actions without holding its own lock, so reading
@@ -57,6 +58,7 @@ extension AudioEngine {
 
     /// The live music players, with the lock held.
     package var liveMusicPlayersLocked: [any SessionMusicPlayer] {
-        musicPlayers.compactMap(\.player)
+        preconditionLocked()
+        return musicPlayers.compactMap(\.player)
     }
 }

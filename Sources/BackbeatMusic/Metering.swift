@@ -19,12 +19,22 @@ struct Metering: Sendable {
         amplitude > 1e-8 ? max(-160, 20 * log10f(amplitude)) : -160
     }
 
-    /// Takes the levels the stream played since the last update (or the
-    /// buffer it plays now), after the player's volume and fades.
-    mutating func update(from stream: AudioStream) {
-        let levels = stream.takeLevels()
-        average = levels.rms.map(Self.decibels)
-        peak = levels.peak.map(Self.decibels)
+    /// Takes the levels `streams` played since the last update (or the
+    /// buffers they play now), after the player's volume and fades. Streams
+    /// heard together add: their peaks (a bound), and their powers (exact
+    /// for uncorrelated audio, such as a stinger over a section).
+    mutating func update(from streams: some Sequence<AudioStream>) {
+        var peak: [Float] = [0, 0]
+        var power: [Float] = [0, 0]
+        for stream in streams {
+            let levels = stream.takeLevels()
+            for c in 0..<2 {
+                peak[c] += levels.peak[c]
+                power[c] += levels.rms[c] * levels.rms[c]
+            }
+        }
+        average = power.map { Self.decibels($0.squareRoot()) }
+        self.peak = peak.map(Self.decibels)
     }
 
     /// Resets to silence.

@@ -32,7 +32,7 @@ import BackbeatEngine
 /// generated only between ``beginGeneratingPlaybackNotifications()`` and
 /// ``endGeneratingPlaybackNotifications()``; they reach every handler and
 /// every ``events()`` stream, once each, in order.
-public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineMusicPlaying {
+public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicPlayer, EngineMusicPlaying {
     // @unchecked: every mutable member is touched only under the engine lock.
 
     /// What the player is doing.
@@ -81,6 +81,10 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
         case volumeDidChange(Float)
 
         /// The same change: the same state, the same item (see ``MusicItem``) or the same volume.
+        /// - Parameters:
+        ///   - a: One event.
+        ///   - b: The other.
+        /// - Returns: Whether they report the same change.
         public static func == (a: Event, b: Event) -> Bool {
             switch (a, b) {
             case (.playbackStateDidChange(let x), .playbackStateDidChange(let y)): x == y
@@ -91,7 +95,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
         }
     }
 
-    public let core: PlayerCore<Event>
+    package let core: PlayerCore<Event>
     package var isGameMusic: Bool { false }
 
     private var queue: [any MusicItem] = []
@@ -110,6 +114,8 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
 
     /// The application music player of `engine` (made on first use).
     ///
+    /// - Parameter engine: The engine it plays on.
+    /// - Returns: The engine's one application player.
     /// - Throws: ``BackbeatError/Code/engineShutDown``, or
     ///   ``BackbeatError/Code/openAL`` when the device has no source left.
     public static func application(for engine: AudioEngine) throws -> MusicPlayer {
@@ -127,7 +133,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
         try engine.checkUsable("MusicPlayer.application")
         let stream = try AudioStream(engine: engine)
         core = PlayerCore(
-            engine: engine, stream: stream, generatesOnRequest: true, volumeEvent: { .volumeDidChange($0) })
+            engine: engine, streams: [stream], generatesOnRequest: true, volumeEvent: { .volumeDidChange($0) })
         // Weak: the engine may run an update while the player is being released.
         stream.gain = { [weak self] frame in self?.core.level.gain(at: frame) ?? 0 }
         stream.onEvent = { [weak self] event in self?.handle(event) }
@@ -152,6 +158,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     /// Plays `items`, in order (or shuffled). The player stops; the first
     /// item becomes the now-playing item. (`BackbeatLibrary` adds queues from
     /// a query or a collection, with play counts.)
+    /// - Parameter items: The songs, in queue order.
     public func setQueue(items: [any MusicItem]) {
         setQueue(items: items, history: nil)
     }
@@ -174,7 +181,10 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     /// The index of ``nowPlayingItem`` in the queue as set (not the shuffled order); nil with an empty queue.
     public var indexOfNowPlayingItem: Int? { locked { machine.currentKey } }
 
-    private var nowPlayingLocked: (any MusicItem)? { machine.currentKey.map { queue[$0] } }
+    private var nowPlayingLocked: (any MusicItem)? {
+        engine?.preconditionLocked()
+        return machine.currentKey.map { queue[$0] }
+    }
 
     /// Repeat mode; default ``RepeatMode/none``.
     public var repeatMode: RepeatMode {
@@ -190,6 +200,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     }
 
     /// Seeds the shuffle, so an order can be reproduced (tests, replays).
+    /// - Parameter seed: The seed; the same seed gives the same order.
     public func seedShuffle(_ seed: UInt64) {
         locked { perform(machine.seedShuffle(seed)) }
     }
@@ -254,6 +265,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     /// Moves to `time` in the now-playing item, sample-accurately: below zero
     /// clamps to zero; at or beyond the item's end, the item ends and the queue
     /// moves on as if it had played through. Nothing happens on an empty queue.
+    /// - Parameter time: The position in the now-playing item.
     public func seek(to time: MediaTime) {
         locked {
             guard machine.position != nil else { return }
@@ -327,6 +339,61 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
 
     /// Stops generating notifications once every begin has its end.
     public func endGeneratingPlaybackNotifications() { locked { core.endGenerating() } }
+
+    /// Calls `handler` with each event until the returned token is cancelled,
+    /// outside the engine lock, where the engine delivers its own events.
+    /// - Parameter handler: Called with each event, in order.
+    /// - Returns: The token that ends the observation when cancelled.
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken { core.observe(handler) }
+
+    /// A new stream of events from now on; it ends when the engine shuts down.
+    /// It keeps the newest 1,024 events its consumer has not read.
+    public func events() -> AsyncStream<Event> { core.events() }
+
+    // MARK: Volume and meters
+
+    /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
+    public var volume: Float {
+        get { core.volume }
+        set { core.volume = newValue }
+    }
+
+    /// Fades the volume to `target` over `duration` of engine time.
+    /// - Parameters:
+    ///   - target: The volume to reach, 0...1 (clamped; NaN ignored).
+    ///   - duration: How long the fade takes, in engine time.
+    ///   - curve: The fade's shape; equal-power by default.
+    public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
+        core.fade(to: target, duration: duration, curve: curve)
+    }
+
+    /// Fades to silence, equal-power, over `duration`: what engine shutdown
+    /// does. The player keeps its state; the fade lasts until shutdown.
+    /// - Parameter duration: How long the fade takes, in engine time; 1 s by default.
+    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) { core.fadeOut(duration: duration) }
+
+    /// Whether ``updateMeters()`` measures levels. Default false.
+    public var isMeteringEnabled: Bool {
+        get { core.isMeteringEnabled }
+        set { core.isMeteringEnabled = newValue }
+    }
+
+    /// Refreshes the meters from the audio played since the last refresh (after the player's volume).
+    public func updateMeters() { core.updateMeters() }
+
+    /// Average power of a channel in dB at the last ``updateMeters()``; -160 is silence, 0 full scale.
+    /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
+    /// - Returns: The average power in dB.
+    public func averagePower(forChannel channel: Int) -> Float { core.averagePower(forChannel: channel) }
+
+    /// Peak power of a channel in dB at the last ``updateMeters()``.
+    /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
+    /// - Returns: The peak power in dB.
+    public func peakPower(forChannel channel: Int) -> Float { core.peakPower(forChannel: channel) }
+
+    /// Underruns so far (always zero on offline outputs).
+    public var underrunCount: Int { core.underrunCount }
 
     // MARK: Internals (under the engine lock)
 
@@ -425,7 +492,7 @@ public final class MusicPlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     package func setGameMusicMuted(_ muted: Bool) {}
 
     package func setHeldBack(_ heldBack: Bool) {
-        stream.isMuted = heldBack
+        core.sessionMuted = heldBack
     }
 
     package var isAudible: Bool { engine != nil && state != .stopped && state != .paused && state != .interrupted }

@@ -9,22 +9,33 @@ import BackbeatSession
 import BackbeatEngine
 
 /// The one core every engine music player holds (``MusicPlayer``,
-/// ``QueuePlayer``): the engine it plays on, its streams, its level (volume,
-/// fades, the shutdown fade, meters) and its event delivery. Its queue is a
-/// ``QueueStateMachine`` the player holds beside it, whose actions the core
-/// performs on a stream.
+/// ``QueuePlayer``, ``AdaptiveMusicPlayer``): the engine it plays on, its
+/// streams, its level (volume, fades, the shutdown fade, meters) and its event
+/// delivery. A queue player's queue is a ``QueueStateMachine`` the player
+/// holds beside it, whose actions the core performs on a stream.
 ///
-/// The core has no public members: players reach it through
-/// ``EngineMusicPlaying``, whose extension gives every engine player the same
-/// volume, fade, meter and event API.
-public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
+/// The players' public volume, fade, meter and event members forward here;
+/// the session and the engine's shutdown reach it through ``EngineMusicPlaying``.
+package final class PlayerCore<Event: Sendable>: @unchecked Sendable {
     // @unchecked: every mutable member is touched only under the engine lock.
 
     weak var engine: AudioEngine?
     let sessionPlayerID = SessionPlayerID.next()
-    /// The player's streams; the first is the one heard (meters and underruns read it).
+    /// The player's streams; the first is the one heard, unless ``hearsEveryStream``.
     var streams: [AudioStream]
+    /// Whether every stream may be heard at once (the adaptive player's stems
+    /// and stingers): the meters and the underrun count then take them all.
+    let hearsEveryStream: Bool
     var level = PlayerLevel()
+    /// Muted by the game (``QueuePlayer/isMuted``), and by the session (the
+    /// silent switch, other audio in an ambient session): silent, time running.
+    var userMuted = false {
+        didSet { applyMute() }
+    }
+    var sessionMuted = false {
+        didSet { applyMute() }
+    }
+    private var metering = false
     private let broadcast = EventBroadcast<Event>(bufferLimit: 1_024)
     /// The event a volume change posts, if the player reports them.
     private let volumeEvent: ((Float) -> Event)?
@@ -32,9 +43,13 @@ public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
     private let generatesOnRequest: Bool
     private var generating = 0
 
-    init(engine: AudioEngine, stream: AudioStream, generatesOnRequest: Bool, volumeEvent: ((Float) -> Event)?) {
+    init(
+        engine: AudioEngine, streams: [AudioStream], hearsEveryStream: Bool = false, generatesOnRequest: Bool,
+        volumeEvent: ((Float) -> Event)?
+    ) {
         self.engine = engine
-        streams = [stream]
+        self.streams = streams
+        self.hearsEveryStream = hearsEveryStream
         self.generatesOnRequest = generatesOnRequest
         self.volumeEvent = volumeEvent
     }
@@ -43,8 +58,22 @@ public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
         for stream in streams { stream.close() }
     }
 
-    /// The stream heard now.
+    /// The stream heard now (players of one heard stream only).
     var stream: AudioStream { streams[0] }
+
+    /// The streams the meters and the underrun count read.
+    private var heardStreams: ArraySlice<AudioStream> { hearsEveryStream ? streams[...] : streams.prefix(1) }
+
+    /// Takes `stream` into the player's streams, metered and muted as the others are.
+    func adopt(_ stream: AudioStream) {
+        stream.isMeteringEnabled = metering
+        stream.isMuted = userMuted || sessionMuted
+        streams.append(stream)
+    }
+
+    private func applyMute() {
+        for stream in streams { stream.isMuted = userMuted || sessionMuted }
+    }
 
     /// Runs `body` under the engine lock, then delivers the events it posted (outside the lock).
     func locked<T>(_ body: () throws -> T) rethrows -> T {
@@ -70,9 +99,6 @@ public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
     func beginGenerating() { generating += 1 }
     func endGenerating() { generating = max(0, generating - 1) }
 
-    func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken { broadcast.observe(handler) }
-    func events() -> AsyncStream<Event> { broadcast.events() }
-
     func finishEventStreams() {
         let broadcast = self.broadcast
         if let engine { engine.afterPendingEvents { broadcast.finish() } } else { broadcast.finish() }
@@ -80,12 +106,14 @@ public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
 
     // MARK: Level (under the engine lock)
 
-    func setVolume(_ value: Float) {
+    func setVolumeLocked(_ value: Float) {
+        engine?.preconditionLocked()
         if let new = level.setVolume(value), let volumeEvent { post(volumeEvent(new)) }
     }
 
-    func fade(to target: Float, duration: MediaTime, curve: FadeCurve) {
+    func fadeLocked(to target: Float, duration: MediaTime, curve: FadeCurve) {
         guard let engine else { return }
+        engine.preconditionLocked()
         let frames = duration.frames(atSampleRate: engine.sampleRate)
         if let new = level.fade(to: target, at: engine.currentFrameLocked, frames: frames, curve: curve),
             let volumeEvent
@@ -94,23 +122,55 @@ public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
         }
     }
 
-    func fadeOut(duration: MediaTime) {
+    func fadeOutLocked(duration: MediaTime) {
         guard let engine else { return }
+        engine.preconditionLocked()
         let frames = max(0, duration.frames(atSampleRate: engine.sampleRate))
         level.beginShutdownFade(at: engine.currentFrameLocked, frames: frames)
     }
 
-    var isMeteringEnabled: Bool {
-        get { stream.isMeteringEnabled }
+    var isMeteringEnabledLocked: Bool {
+        get {
+            engine?.preconditionLocked()
+            return metering
+        }
         set {
+            engine?.preconditionLocked()
+            metering = newValue
             for stream in streams { stream.isMeteringEnabled = newValue }
             if !newValue { level.meters.reset() }
         }
     }
 
-    func updateMeters() {
-        if stream.isMeteringEnabled { level.meters.update(from: stream) }
+    func updateMetersLocked() {
+        engine?.preconditionLocked()
+        if metering { level.meters.update(from: heardStreams) }
     }
+
+    // MARK: What the players' public members forward to (each takes the lock)
+
+    var volume: Float {
+        get { locked { level.volume } }
+        set { locked { setVolumeLocked(newValue) } }
+    }
+
+    func fade(to target: Float, duration: MediaTime, curve: FadeCurve) {
+        locked { fadeLocked(to: target, duration: duration, curve: curve) }
+    }
+
+    func fadeOut(duration: MediaTime) { locked { fadeOutLocked(duration: duration) } }
+
+    var isMeteringEnabled: Bool {
+        get { locked { isMeteringEnabledLocked } }
+        set { locked { isMeteringEnabledLocked = newValue } }
+    }
+
+    func updateMeters() { locked { updateMetersLocked() } }
+    func averagePower(forChannel channel: Int) -> Float { locked { level.meters.average(forChannel: channel) } }
+    func peakPower(forChannel channel: Int) -> Float { locked { level.meters.peak(forChannel: channel) } }
+    var underrunCount: Int { locked { heardStreams.reduce(0) { $0 + $1.underruns } } }
+    func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken { broadcast.observe(handler) }
+    func events() -> AsyncStream<Event> { broadcast.events() }
 
     // MARK: The queue's actions (under the engine lock)
 
@@ -151,70 +211,22 @@ public final class PlayerCore<Event: Sendable>: @unchecked Sendable {
 }
 
 /// A music player that plays on an ``AudioEngine`` (``MusicPlayer``,
-/// ``QueuePlayer``): its volume, fades, meters and events come from its
-/// ``PlayerCore``, the same for each.
-public protocol EngineMusicPlaying: MusicPlaying {
-    /// The player's core (it has no public members).
+/// ``QueuePlayer``, ``AdaptiveMusicPlayer``): what the audio session and the
+/// engine's shutdown ask of it comes from its ``PlayerCore``, the same for each.
+package protocol EngineMusicPlaying: AnyObject {
+    /// What the player reports.
+    associatedtype Event: Sendable
+    /// The player's core.
     var core: PlayerCore<Event> { get }
 }
 
 extension EngineMusicPlaying {
-    /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
-    public var volume: Float {
-        get { core.locked { core.level.volume } }
-        set { core.locked { core.setVolume(newValue) } }
-    }
-
-    /// Fades the volume to `target` over `duration` of engine time.
-    public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
-        core.locked { core.fade(to: target, duration: duration, curve: curve) }
-    }
-
-    /// Fades to silence, equal-power, over `duration`: what engine shutdown
-    /// does. The player keeps its state; the fade lasts until shutdown.
-    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) {
-        core.locked { core.fadeOut(duration: duration) }
-    }
-
-    /// Whether ``updateMeters()`` measures levels. Default false.
-    public var isMeteringEnabled: Bool {
-        get { core.locked { core.isMeteringEnabled } }
-        set { core.locked { core.isMeteringEnabled = newValue } }
-    }
-
-    /// Refreshes the meters from the audio played since the last refresh (after the player's volume).
-    public func updateMeters() { core.locked { core.updateMeters() } }
-
-    /// Average power of `channel` (0 left, 1 right) in dB at the last
-    /// ``updateMeters()``; -160 is silence, 0 full scale.
-    public func averagePower(forChannel channel: Int) -> Float {
-        core.locked { core.level.meters.average(forChannel: channel) }
-    }
-
-    /// Peak power of `channel` in dB at the last ``updateMeters()``.
-    public func peakPower(forChannel channel: Int) -> Float {
-        core.locked { core.level.meters.peak(forChannel: channel) }
-    }
-
-    /// Underruns so far (always zero on offline outputs).
-    public var underrunCount: Int { core.locked { core.stream.underruns } }
-
-    /// Calls `handler` with each event until the returned token is cancelled,
-    /// outside the engine lock, where the engine delivers its own events.
-    @discardableResult
-    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken {
-        core.observe(handler)
-    }
-
-    /// A new stream of events from now on; it ends when the engine shuts down.
-    /// It keeps the newest 1,024 events its consumer has not read.
-    public func events() -> AsyncStream<Event> { core.events() }
-
     package var sessionPlayerID: SessionPlayerID { core.sessionPlayerID }
 
     package func finishEventStreams() { core.finishEventStreams() }
 
     package func beginShutdownFade(at frame: Int64, frames: Int64) {
+        core.engine?.preconditionLocked()
         core.level.beginShutdownFade(at: frame, frames: frames)
     }
 }

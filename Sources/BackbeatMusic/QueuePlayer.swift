@@ -19,7 +19,7 @@ import BackbeatEngine
 ///
 /// The player plays on ``AudioEngine/musicBus``. The audio session's silent
 /// switch mutes it without stopping time.
-public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineMusicPlaying {
+public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicPlayer, EngineMusicPlaying {
     // @unchecked: every mutable member is touched only under the engine lock.
 
     /// What happens when an item plays to its end.
@@ -57,7 +57,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
         case underrun(total: Int)
     }
 
-    public let core: PlayerCore<Event>
+    package let core: PlayerCore<Event>
     package var isGameMusic: Bool { true }
 
     /// The queue (the current item first), the plan, and looping as repeat-all.
@@ -70,13 +70,14 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     private var currentFrameCount: Int64?
     private var status: TimeControlStatus = .paused
     private var action: ActionAtItemEnd = .advance
-    private var userMuted = false
-    private var sessionMuted = false
     /// An item that ended with action `.none`: the player rests at its end.
     private var restingAtEnd = false
 
     /// A player for `items`, on `engine`'s music bus.
     ///
+    /// - Parameters:
+    ///   - engine: The engine it plays on.
+    ///   - items: The queue, the first item current; an item given twice is kept once.
     /// - Throws: ``BackbeatError`` with ``BackbeatError/Code/openAL`` when the
     ///   device has no source left for a stream, or
     ///   ``BackbeatError/Code/engineShutDown``.
@@ -85,7 +86,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
             try engine.checkUsable("QueuePlayer.init")
             return try AudioStream(engine: engine)
         }
-        core = PlayerCore(engine: engine, stream: stream, generatesOnRequest: false, volumeEvent: nil)
+        core = PlayerCore(engine: engine, streams: [stream], generatesOnRequest: false, volumeEvent: nil)
         engine.withLock {
             var seen = Set<PlayerItem>()
             _ = machine.setQueue(items.filter { seen.insert($0).inserted })
@@ -125,6 +126,19 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T { try core.locked(body) }
 
+    // MARK: Events
+
+    /// Calls `handler` with each event until the returned token is cancelled,
+    /// outside the engine lock, where the engine delivers its own events.
+    /// - Parameter handler: Called with each event, in order.
+    /// - Returns: The token that ends the observation when cancelled.
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken { core.observe(handler) }
+
+    /// A new stream of events from now on; it ends when the engine shuts down.
+    /// It keeps the newest 1,024 events its consumer has not read.
+    public func events() -> AsyncStream<Event> { core.events() }
+
     // MARK: Queue
 
     /// The items, the current one first.
@@ -134,16 +148,24 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     public var currentItem: PlayerItem? { locked { machine.currentKey } }
 
     /// Whether ``insert(_:after:)`` would accept `item` after `afterItem`.
+    /// - Parameters:
+    ///   - item: The item to insert.
+    ///   - afterItem: The item it would follow; nil for the end of the queue.
+    /// - Returns: Whether `item` is not in the queue yet and `afterItem` is.
     public func canInsert(_ item: PlayerItem, after afterItem: PlayerItem?) -> Bool {
         locked { canInsertLocked(item, after: afterItem) }
     }
 
     private func canInsertLocked(_ item: PlayerItem, after afterItem: PlayerItem?) -> Bool {
-        !machine.keys.contains(item) && (afterItem.map { machine.keys.contains($0) } ?? true)
+        engine?.preconditionLocked()
+        return !machine.keys.contains(item) && (afterItem.map { machine.keys.contains($0) } ?? true)
     }
 
     /// Inserts `item` after `afterItem`, or at the end when `afterItem` is nil.
     ///
+    /// - Parameters:
+    ///   - item: The item to insert.
+    ///   - afterItem: The item it follows; nil for the end of the queue.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` when `item` is already
     ///   in the queue or `afterItem` is not.
     public func insert(_ item: PlayerItem, after afterItem: PlayerItem?) throws {
@@ -160,6 +182,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
 
     /// Removes `item`. Removing the current item moves to the next; removing
     /// an item that is not in the queue does nothing.
+    /// - Parameter item: The item to remove.
     public func remove(_ item: PlayerItem) {
         locked {
             let wasCurrent = item == machine.currentKey
@@ -251,6 +274,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     /// zero clamp to zero; a time at or beyond the item's end ends the item
     /// (the queue moves on as if it had played through). Without a current
     /// item it does nothing.
+    /// - Parameter time: The position in the current item.
     public func seek(to time: MediaTime) {
         locked {
             guard let engine, !machine.keys.isEmpty else { return }
@@ -258,17 +282,12 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
         }
     }
 
-    // MARK: Mute and buffers
+    // MARK: Volume, mute, meters and buffers
 
     /// Silences the player without stopping time.
     public var isMuted: Bool {
-        get { locked { userMuted } }
-        set {
-            locked {
-                userMuted = newValue
-                applyMute()
-            }
-        }
+        get { locked { core.userMuted } }
+        set { locked { core.userMuted = newValue } }
     }
 
     /// Bytes of PCM the player's stream holds now (audio queued on OpenAL and
@@ -276,11 +295,49 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     /// second of stereo Float32, whatever the song's length.
     public var streamBufferBytes: Int { locked { stream.bufferedBytes } }
 
-    // MARK: Internals (under the engine lock)
+    /// Underruns so far (always zero on offline outputs).
+    public var underrunCount: Int { core.underrunCount }
 
-    private func applyMute() {
-        for s in core.streams { s.isMuted = userMuted || sessionMuted }
+    /// Peak power of a channel in dB at the last ``updateMeters()``.
+    /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
+    /// - Returns: The peak power in dB.
+    public func peakPower(forChannel channel: Int) -> Float { core.peakPower(forChannel: channel) }
+
+    /// Average power of a channel in dB at the last ``updateMeters()``; -160 is silence, 0 full scale.
+    /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
+    /// - Returns: The average power in dB.
+    public func averagePower(forChannel channel: Int) -> Float { core.averagePower(forChannel: channel) }
+
+    /// Refreshes the meters from the audio played since the last refresh (after the player's volume).
+    public func updateMeters() { core.updateMeters() }
+
+    /// Whether ``updateMeters()`` measures levels. Default false.
+    public var isMeteringEnabled: Bool {
+        get { core.isMeteringEnabled }
+        set { core.isMeteringEnabled = newValue }
     }
+
+    /// Fades to silence, equal-power, over `duration`: what engine shutdown
+    /// does. The player keeps its state; the fade lasts until shutdown.
+    /// - Parameter duration: How long the fade takes, in engine time; 1 s by default.
+    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) { core.fadeOut(duration: duration) }
+
+    /// Fades the volume to `target` over `duration` of engine time.
+    /// - Parameters:
+    ///   - target: The volume to reach, 0...1 (clamped; NaN ignored).
+    ///   - duration: How long the fade takes, in engine time.
+    ///   - curve: The fade's shape; equal-power by default.
+    public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
+        core.fade(to: target, duration: duration, curve: curve)
+    }
+
+    /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
+    public var volume: Float {
+        get { core.volume }
+        set { core.volume = newValue }
+    }
+
+    // MARK: Internals (under the engine lock)
 
     private func setStatus(_ new: TimeControlStatus) {
         guard new != status else { return }
@@ -391,6 +448,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     /// Crossfades into the next item over `duration`, on a second stream, equal-power;
     /// zero (the default) plays items gaplessly instead. Negative values count as zero.
     ///
+    /// - Parameter duration: How long the two items overlap; zero for gapless.
     /// - Throws: ``BackbeatError/Code/openAL`` when the device has no source left for the second stream.
     public func setCrossfadeDuration(_ duration: MediaTime) throws {
         try locked {
@@ -398,10 +456,8 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
             let frames = max(0, duration.frames(atSampleRate: engine.sampleRate))
             if frames > 0, spareStream == nil {
                 let spare = try AudioStream(engine: engine)
-                spare.isMeteringEnabled = stream.isMeteringEnabled
                 configure(spare)
-                core.streams.append(spare)
-                applyMute()
+                core.adopt(spare)
             }
             crossfadeFrames = frames
             planAhead()
@@ -496,8 +552,7 @@ public final class QueuePlayer: @unchecked Sendable, SessionMusicPlayer, EngineM
     }
 
     package func setGameMusicMuted(_ muted: Bool) {
-        sessionMuted = muted
-        applyMute()
+        core.sessionMuted = muted
     }
 
     /// Held back arrives through ``setGameMusicMuted(_:)``, with the silent switch.

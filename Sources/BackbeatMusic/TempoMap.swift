@@ -18,6 +18,10 @@ public struct TempoMap: Sendable, Hashable, Codable, CustomStringConvertible {
     public let beatUnit: Int
 
     /// A tempo of `beatsPerMinute` in `beatsPerBar`/`beatUnit` time.
+    /// - Parameters:
+    ///   - beatsPerMinute: The tempo, 1...999 (fractions allowed).
+    ///   - beatsPerBar: Beats in a bar, 1...64; 4 by default.
+    ///   - beatUnit: The note value of a beat: 1, 2, 4, 8, 16 or 32; 4 by default.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for a tempo outside 1...999 (or not finite),
     ///   beats per bar outside 1...64, or a beat unit that is not a power of two up to 32.
     public init(beatsPerMinute: Double, beatsPerBar: Int = 4, beatUnit: Int = 4) throws {
@@ -37,6 +41,7 @@ public struct TempoMap: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The tempo a file's tags give (`BPM` or `TEMPO`, and `TIMESIGNATURE`,
     /// 4/4 when absent or unreadable), or nil without a usable tempo.
+    /// - Parameter tags: The file's tags.
     public init?(tags: AudioTags) {
         guard let bpm = tags.beatsPerMinute else { return nil }
         var upper = 4, lower = 4

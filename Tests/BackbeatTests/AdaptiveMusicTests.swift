@@ -332,3 +332,143 @@ struct AdaptiveMusicTests {
         }
     }
 }
+
+/// What the adaptive player gains from the player core: events, meters, fades, the shutdown fade.
+extension AdaptiveMusicTests {
+    @Test("It posts the player events: its state, the section heard and its volume, each once, in order")
+    func postsEvents() throws {
+        try withTemporaryDirectory { dir in
+            let calm = try Self.constant(0.25, seconds: 4, dir, "calm.wav")
+            let fight = try Self.constant(0.5, seconds: 4, dir, "fight.wav")
+            try withOfflineEngine { engine in
+                let music = try AdaptiveMusicPlayer(
+                    engine: engine,
+                    sections: [MusicSection(name: "calm", asset: calm), MusicSection(name: "fight", asset: fight)])
+                let recorder = PlayerEventRecorder(music)
+                #expect(music.playbackState == .stopped)
+                try music.play(section: "calm")
+                #expect(recorder.events == [.playbackStateDidChange(.playing)] && music.playbackState == .playing)
+                var out = try engine.render(frames: 4_800)
+                #expect(recorder.events.last == .sectionDidChange("calm") && abs(out[out.count - 1] - 0.25) < 1e-4)
+                music.volume = 0.5
+                music.volume = 0.5  // unchanged: no event
+                out = try engine.render(frames: 4_800)
+                #expect(abs(out[out.count - 1] - 0.125) < 1e-4, "after the volume: \(out[out.count - 1])")
+                music.pause()
+                #expect(music.playbackState == .paused)
+                _ = try engine.render(frames: 4_800)
+                music.resume()
+                _ = try engine.render(frames: 4_800)
+                engine.session.post(.interruptionBegan)
+                _ = try engine.render(frames: 4_800)
+                #expect(music.playbackState == .interrupted)
+                engine.session.post(.interruptionEnded(shouldResume: true))
+                _ = try engine.render(frames: 4_800)
+                try music.transition(to: "fight", quantization: .immediate)
+                out = try engine.render(frames: 4_800)
+                #expect(abs(out[out.count - 1] - 0.25) < 1e-4, "fight at half volume: \(out[out.count - 1])")
+                music.stop()
+                #expect(music.playbackState == .stopped)
+                #expect(
+                    recorder.events == [
+                        .playbackStateDidChange(.playing), .sectionDidChange("calm"),
+                        .volumeDidChange(0.5),
+                        .playbackStateDidChange(.paused), .sectionDidChange(nil),
+                        .playbackStateDidChange(.playing), .sectionDidChange("calm"),
+                        .playbackStateDidChange(.interrupted), .sectionDidChange(nil),
+                        .playbackStateDidChange(.playing), .sectionDidChange("calm"),
+                        .sectionDidChange("fight"),
+                        .playbackStateDidChange(.stopped), .sectionDidChange(nil),
+                    ])
+            }
+        }
+    }
+
+    @Test("Meters read after the volume, stems and stingers heard together; fade(to:) reaches silence on time")
+    func metersAndFades() throws {
+        try withTemporaryDirectory { dir in
+            let level = try Self.constant(0.5, seconds: 4, dir, "level.wav")
+            let hit = try Self.constant(0.25, seconds: 2, dir, "hit.wav")
+            try withOfflineEngine { engine in
+                let music = try AdaptiveMusicPlayer(
+                    engine: engine, sections: [MusicSection(name: "level", asset: level)])
+                let recorder = PlayerEventRecorder(music)
+                music.isMeteringEnabled = true
+                #expect(music.isMeteringEnabled)
+                try music.play(section: "level")
+                _ = try engine.render(frames: 9_600)
+                music.updateMeters()
+                _ = try engine.render(frames: 9_600)
+                music.updateMeters()
+                #expect(abs(music.averagePower(forChannel: 0) - 20 * log10(0.5)) < 0.1)
+                #expect(abs(music.peakPower(forChannel: 1) - 20 * log10(0.5)) < 0.1)
+                #expect(music.averagePower(forChannel: 7) == -160 && music.peakPower(forChannel: 7) == -160)
+                music.volume = 0.5
+                _ = try engine.render(frames: 9_600)
+                music.updateMeters()
+                #expect(abs(music.averagePower(forChannel: 0) - 20 * log10(0.25)) < 0.1)
+                // A stinger over the section: the rendered mix is their sum; the meters add their powers and peaks.
+                try music.playStinger(hit, quantization: .immediate)
+                _ = try engine.render(frames: 9_600)
+                music.updateMeters()
+                let both = try engine.render(frames: 9_600)
+                music.updateMeters()
+                #expect(abs(both[both.count - 1] - 0.375) < 1e-4, "section and stinger at half volume: \(both.last!)")
+                let power = Float(0.25 * 0.25 + 0.125 * 0.125).squareRoot()
+                #expect(abs(music.averagePower(forChannel: 0) - 20 * log10(power)) < 0.1)
+                #expect(abs(music.peakPower(forChannel: 0) - 20 * log10(0.375)) < 0.1)
+                #expect(music.underrunCount == 0)
+                // A fade to silence over 0.1 s: falling half way, silent once done.
+                music.fade(to: 0, duration: MediaTime(seconds: 0.1))
+                #expect(music.volume == 0)
+                let fading = try engine.render(frames: 9_600)
+                let middle = fading[2_400 * 2]
+                #expect(middle > 0.01 && middle < 0.37, "half way through the fade: \(middle)")
+                #expect(SampleAnalysis.peak(Array(fading[(7_200 * 2)...])) < 1e-4, "silent after the fade")
+                _ = try engine.render(frames: 4_800)
+                music.updateMeters()
+                #expect(music.averagePower(forChannel: 0) == -160)
+                music.isMeteringEnabled = false
+                #expect(!music.isMeteringEnabled && music.peakPower(forChannel: 0) == -160)
+                #expect(
+                    recorder.events.filter { if case .volumeDidChange = $0 { true } else { false } } == [
+                        .volumeDidChange(0.5), .volumeDidChange(0),
+                    ])
+            }
+        }
+    }
+
+    @Test("The engine's shutdown fades it out as it does the other players, and ends its event streams")
+    func shutdownFade() async throws {
+        try await withTemporaryDirectoryAsync { dir in
+            let song = dir.appendingPathComponent("sine.wav")
+            // 500 Hz: five cycles per 480-frame block, so a block's RMS is the envelope.
+            try Songs.write(Songs.sineFrames(0..<(5 * 48_000), frequency: 500), to: song)
+            let url = dir.appendingPathComponent("out.wav")
+            let engine = try AudioEngine(output: .file(url: url, sampleRate: 48_000))
+            let music = try AdaptiveMusicPlayer(
+                engine: engine, sections: [MusicSection(name: "level", asset: AudioAsset(url: song))])
+            let events = music.events()
+            try music.play(section: "level")
+            try engine.advance(by: MediaTime(seconds: 1))
+            engine.shutdown()
+            var posted: [AdaptiveMusicPlayer.Event] = []
+            for await event in events { posted.append(event) }
+            #expect(posted == [.playbackStateDidChange(.playing), .sectionDidChange("level")])
+            let decoder = try AudioDecoders.open(url)
+            var samples: [Float] = []
+            _ = try decoder.read(frames: Int(decoder.frameCount), into: &samples)
+            #expect(decoder.frameCount >= 96_000 && decoder.frameCount <= 96_000 + 960)
+            let tail = Array(samples[(48_000 * 2)...])
+            let rms = stride(from: 0, to: tail.count / 2 - 480 + 1, by: 480).map { start in
+                SampleAnalysis.rms(SampleAnalysis.channel(Array(tail[(start * 2)..<((start + 480) * 2)]), 0, of: 2))
+            }
+            #expect(rms.count >= 100)
+            #expect(abs(rms[0] - Float(0.5 / 2.0.squareRoot())) < 0.02, "full level when the fade starts")
+            for i in 1..<rms.count { #expect(rms[i] <= rms[i - 1] + 1e-4, "block \(i) of \(rms.count) rises") }
+            #expect(rms[99] < 0.02, "nearly silent by the end of the fade")
+            #expect(SampleAnalysis.peak(tail[((48_000 + 48) * 2)...]) < 1e-4, "silent after it")
+            #expect(SampleAnalysis.maxJump(tail, channels: 2) < 0.04, "no cut")
+        }
+    }
+}

@@ -333,12 +333,14 @@ func residentBytes() -> Int {
     return 0
 }
 
-/// Collects a queue player's events.
-final class PlayerEventRecorder: @unchecked Sendable {
+/// Collects an engine music player's events (a queue player's, an adaptive player's).
+final class PlayerEventRecorder<Event: Sendable>: @unchecked Sendable {
     // @unchecked: `recorded` is only touched under `lock`.
     private let lock = Lock()
-    private var recorded: [QueuePlayer.Event] = []
-    init(_ player: QueuePlayer) { player.observe { [weak self] e in self?.append(e) } }
-    private func append(_ e: QueuePlayer.Event) { lock.withLock { recorded.append(e) } }
-    var events: [QueuePlayer.Event] { lock.withLock { recorded } }
+    private var recorded: [Event] = []
+    init<Player: EngineMusicPlaying>(_ player: Player) where Player.Event == Event {
+        _ = player.core.observe { [weak self] e in self?.append(e) }
+    }
+    private func append(_ e: Event) { lock.withLock { recorded.append(e) } }
+    var events: [Event] { lock.withLock { recorded } }
 }
