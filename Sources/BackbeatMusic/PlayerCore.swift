@@ -11,7 +11,7 @@ import BackbeatEngine
 /// The one core every engine music player holds (``MusicPlayer``,
 /// ``QueuePlayer``): the engine it plays on, its streams, its level (volume,
 /// fades, the shutdown fade, meters) and its event delivery. Its queue is a
-/// ``QueueStateMachine`` the player holds beside it, whose actions the core
+/// `QueueStateMachine` the player holds beside it, whose actions the core
 /// performs on a stream.
 ///
 /// The core has no public members: players reach it through
