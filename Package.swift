@@ -120,6 +120,16 @@ let package = Package(
             name: "DeviceScenes",
             dependencies: ["Backbeat", "BackbeatTesting"],
             path: "Tests/DeviceScenes"),
+        // The README's and the articles' code, type-checked: Scripts/snippets.py
+        // writes its sources from the markdown (`make snippets`). Snippets
+        // leave values unused, as examples do; their warnings say nothing. In
+        // no product, so the unsafe flag costs a package that depends on
+        // Backbeat nothing.
+        .target(
+            name: "DocSnippets",
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "DrumpadCore"],
+            path: "Tests/Snippets",
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
         .testTarget(
             name: "BackbeatTests",
             dependencies: ["Backbeat", "BackbeatTesting", "BackbeatTestFixtures", "FuzzSupport"]),
