@@ -8,7 +8,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test test-tsan hello-game sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format bench-micro bench-micro-baseline
+.PHONY: all deps build release test test-tsan hello-game snippets docs sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format bench-micro bench-micro-baseline
 
 all: build
 
@@ -39,6 +39,7 @@ release: deps
 # private bus; later a sound server) waited 50 s or more for its turn while the
 # peer played on without it. One at a time costs 20 s under the sanitizer.
 test: deps
+	$(MAKE) snippets
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --no-parallel
 	$(MAKE) hello-game
@@ -57,6 +58,27 @@ hello-game: deps
 	@rms=$$(sox out/hello-game.wav -n stat 2>&1 | awk '/^RMS +amplitude/ {print $$3}'); \
 	if awk -v r="$$rms" 'BEGIN { exit !(r > 0.01) }'; then echo "HelloGame rendered out/hello-game.wav (RMS $$rms)"; \
 	else echo "HelloGame rendered silence (RMS $$rms)"; exit 1; fi
+
+# Every ```swift block of README.md and of the DocC articles, type-checked:
+# Scripts/snippets.py writes them as the DocSnippets target's sources (in
+# Tests/Snippets/Generated, not committed), and evaluates a block that is a
+# package manifest with `swift package dump-package`.
+snippets: deps
+	python3 Scripts/snippets.py --manifests
+	$(SWIFT) build --target DocSnippets
+
+# The DocC catalog (Sources/Backbeat/Backbeat.docc) with the API it documents,
+# into .build/docs. A link that does not resolve, to an article or a symbol,
+# is a warning, and --warnings-as-errors makes it fail. Backbeat only
+# re-exports the modules that hold the API, so its symbol graph, with theirs
+# in it, comes from Scripts/docs-symbol-graph.sh (see there why).
+DOCS_DIR := .build/docs
+docs: deps
+	$(SWIFT) build --target Backbeat
+	Scripts/docs-symbol-graph.sh $(DOCS_DIR)/symbol-graphs
+	$(SWIFT) package --disable-sandbox --allow-writing-to-directory $(DOCS_DIR) generate-documentation \
+		--target Backbeat --warnings-as-errors --output-path $(DOCS_DIR)/Backbeat.doccarchive \
+		--additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs
 
 # The suite under the thread sanitizer, Desktop suites included (its own
 # scratch path). TSAN_FILTER narrows it, for a quicker look at one suite.

@@ -19,6 +19,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // `make docs`: builds the DocC catalog and fails on a broken link.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -118,6 +120,16 @@ let package = Package(
             name: "DeviceScenes",
             dependencies: ["Backbeat", "BackbeatTesting"],
             path: "Tests/DeviceScenes"),
+        // The README's and the articles' code, type-checked: Scripts/snippets.py
+        // writes its sources from the markdown (`make snippets`). Snippets
+        // leave values unused, as examples do; their warnings say nothing. In
+        // no product, so the unsafe flag costs a package that depends on
+        // Backbeat nothing.
+        .target(
+            name: "DocSnippets",
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "DrumpadCore"],
+            path: "Tests/Snippets",
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
         .testTarget(
             name: "BackbeatTests",
             dependencies: ["Backbeat", "BackbeatTesting", "BackbeatTestFixtures", "FuzzSupport"]),

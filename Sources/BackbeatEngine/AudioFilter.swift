@@ -11,7 +11,7 @@ import Musl
 import BackbeatOpenAL
 
 /// A filter on a voice's or a bus's direct path, by cutoff frequency or by
-/// raw EFX gains (see Docs/Environments.md for the mapping).
+/// raw EFX gains (see Backbeat.docc/Environments.md for the mapping).
 ///
 /// OpenAL Soft's filters are shelves: a low-pass lowers what lies above
 /// 5 kHz, a high-pass what lies below 250 Hz. A cutoff picks the shelf gain

@@ -16,7 +16,7 @@ import BackbeatOpenAL
 ///
 /// A bus's gain multiplies into every voice on it and on its child buses.
 /// Volume changes, mutes and pauses ramp over a few milliseconds so they never
-/// click; ``fade(to:duration:curve:)`` and ``duck(by:attack:release:until:)``
+/// click; ``fade(to:duration:curve:completion:)`` and ``duck(by:attack:release:until:)``
 /// run in engine time.
 ///
 /// ```swift

@@ -11,7 +11,7 @@ import BackbeatEngine
 /// The one core every engine music player holds (``MusicPlayer``,
 /// ``QueuePlayer``, ``AdaptiveMusicPlayer``): the engine it plays on, its
 /// streams, its level (volume, fades, the shutdown fade, meters) and its event
-/// delivery. A queue player's queue is a ``QueueStateMachine`` the player
+/// delivery. A queue player's queue is a `QueueStateMachine` the player
 /// holds beside it, whose actions the core performs on a stream.
 ///
 /// The players' public volume, fade, meter and event members forward here;

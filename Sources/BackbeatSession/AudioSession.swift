@@ -6,7 +6,7 @@ import BackbeatMedia
 /// switch, other programs' audio).
 ///
 /// There is one session per engine. Every change — an event, activation, a new
-/// category — re-evaluates ``SessionPolicy/decide(category:options:environment:)``
+/// category — re-evaluates `SessionPolicy.decide(category:options:environment:)`
 /// and applies the difference; nothing is decided once at launch. Each applied
 /// decision is reported as a ``SessionUpdate`` through ``events()`` and ``observe(_:)``.
 ///

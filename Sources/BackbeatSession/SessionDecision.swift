@@ -1,6 +1,6 @@
 /// What the engine must do for a category, its options and the environment.
 ///
-/// ``SessionPolicy/decide(category:options:environment:)`` makes it; the engine
+/// `SessionPolicy.decide(category:options:environment:)` makes it; the engine
 /// applies it and nothing else decides. "Muted" keeps time running, so unmuting
 /// continues mid-sound; "paused" stops time where it was.
 package struct SessionDecision: Sendable, Hashable {

@@ -1,7 +1,7 @@
 /// Something that happened outside the game and changes what its audio may do.
 ///
 /// On Linux only the game may know about a phone call or a silent mode, so the
-/// host game posts these with ``AudioSession/post(_:)``. A ``ScriptedEnvironment``
+/// host game posts these with ``AudioSession/post(_:)``. A `ScriptedEnvironment`
 /// posts them at engine times for tests and demos, and the engine posts
 /// ``routeChange(reason:previousRoute:currentRoute:)`` with
 /// ``RouteChangeReason/oldDeviceUnavailable`` when its OpenAL device disconnects.

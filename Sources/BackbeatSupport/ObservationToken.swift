@@ -1,4 +1,4 @@
-/// What ``EventBroadcast/observe(_:)`` returns: keep it to remove the handler
+/// What `EventBroadcast.observe(_:)` returns: keep it to remove the handler
 /// later with ``cancel()``.
 ///
 /// Dropping the token does not remove the handler (a game that never wants to

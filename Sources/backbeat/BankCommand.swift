@@ -6,7 +6,7 @@ import Foundation
 struct BankCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bank",
-        abstract: "Work with sound banks: JSON files of sound events (see Docs/Events.md).",
+        abstract: "Work with sound banks: JSON files of sound events (see Backbeat.docc/Events.md).",
         subcommands: [Check.self])
 
     /// `backbeat bank check FILE`: validates a bank.
