@@ -1,9 +1,10 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Built and tested on Linux only (OpenAL Soft, PulseAudio, D-Bus), so no
+// Apple platform is listed: `platforms` names Apple platforms alone.
 let package = Package(
     name: "Backbeat",
-    platforms: [.macOS(.v15)],
     products: [
         // What a game links: the engine, effects, music, session and media.
         .library(name: "Backbeat", targets: ["Backbeat"]),
