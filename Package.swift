@@ -119,15 +119,47 @@ let package = Package(
             name: "DeviceScenes",
             dependencies: ["Backbeat", "BackbeatTesting"],
             path: "Tests/DeviceScenes"),
+        // One test target per module, named after it, each depending on what
+        // its files import; the integration target drives the command-line
+        // tool and the device scenes as child processes.
+        .testTarget(name: "BackbeatOpenALTests", dependencies: ["BackbeatOpenAL", "COpenAL"]),
         .testTarget(
-            name: "BackbeatTests",
-            dependencies: ["Backbeat", "BackbeatTesting", "BackbeatTestFixtures", "FuzzSupport"]),
+            name: "BackbeatMediaTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "BackbeatTesting", "BackbeatTestFixtures",
+                "FuzzSupport",
+            ]),
+        .testTarget(
+            name: "BackbeatSessionTests",
+            dependencies: ["Backbeat", "BackbeatSupport", "BackbeatSession", "BackbeatTesting"]),
+        .testTarget(
+            name: "BackbeatEngineTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects",
+                "BackbeatMusic", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures",
+            ]),
+        .testTarget(
+            name: "BackbeatEffectsTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects", "BackbeatTesting",
+                "BackbeatTestFixtures",
+            ]),
+        .testTarget(
+            name: "BackbeatMusicTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "BackbeatLibrary", "BackbeatTesting",
+                "BackbeatTestFixtures",
+            ]),
         .testTarget(
             name: "BackbeatLibraryTests",
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures"]),
         .testTarget(
             name: "BackbeatDesktopTests",
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "BackbeatTestFixtures"]),
+        .testTarget(name: "BackbeatTestingTests", dependencies: ["Backbeat", "BackbeatTesting"]),
+        .testTarget(
+            name: "BackbeatIntegrationTests",
+            dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatTesting", "BackbeatTestFixtures"]),
         .testTarget(
             name: "DrumpadTests",
             dependencies: [
