@@ -53,7 +53,8 @@ let package = Package(
         // Server change events from PulseAudio, through the libpulse OpenAL Soft loads (dlopen, no headers).
         .target(name: "CPulseEvents", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "CAlsaLog", "CPulseEvents", "BackbeatSupport"]),
-        .target(name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate", "CZip"]),
+        .target(
+            name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate", "CZip"]),
         .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
         .target(
             name: "BackbeatEngine",
@@ -126,8 +127,8 @@ let package = Package(
         .testTarget(
             name: "BackbeatMediaTests",
             dependencies: [
-                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "BackbeatTesting", "BackbeatTestFixtures",
-                "FuzzSupport",
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "BackbeatTesting",
+                "BackbeatTestFixtures", "FuzzSupport",
             ]),
         .testTarget(
             name: "BackbeatSessionTests",
