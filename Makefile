@@ -8,7 +8,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test test-tsan hello-game snippets docs sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format bench-micro bench-micro-baseline
+.PHONY: all deps build release test test-tsan hello-game snippets docs sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format lint bench-micro bench-micro-baseline
 
 all: build
 
@@ -25,10 +25,16 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Formats every Swift file by .swift-format (120 columns, 4 spaces), in place.
-FORMAT_PATHS := Package.swift Sources Tests Demo Fuzz
+# Formats every Swift file by .swift-format (120 columns, 4 spaces, and the
+# rules it turns on), in place. Hidden folders (.build) are left alone.
+FORMAT_PATHS := Package.swift Sources Tests Demo Fuzz Benchmarks
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
+
+# Fails on any file `make format` would change or any rule it cannot fix by
+# itself. CI runs it before the tests.
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
 
 release: deps
 	$(SWIFT) build -c release

@@ -1,9 +1,10 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Built and tested on Linux only (OpenAL Soft, PulseAudio, D-Bus), so no
+// Apple platform is listed: `platforms` names Apple platforms alone.
 let package = Package(
     name: "Backbeat",
-    platforms: [.macOS(.v15)],
     products: [
         // What a game links: the engine, effects, music, session and media.
         .library(name: "Backbeat", targets: ["Backbeat"]),
@@ -54,7 +55,8 @@ let package = Package(
         // Server change events from PulseAudio, through the libpulse OpenAL Soft loads (dlopen, no headers).
         .target(name: "CPulseEvents", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "BackbeatOpenAL", dependencies: ["COpenAL", "CAlsaLog", "CPulseEvents", "BackbeatSupport"]),
-        .target(name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate", "CZip"]),
+        .target(
+            name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate", "CZip"]),
         .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
         .target(
             name: "BackbeatEngine",
@@ -130,15 +132,47 @@ let package = Package(
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "DrumpadCore"],
             path: "Tests/Snippets",
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
+        // One test target per module, named after it, each depending on what
+        // its files import; the integration target drives the command-line
+        // tool and the device scenes as child processes.
+        .testTarget(name: "BackbeatOpenALTests", dependencies: ["BackbeatOpenAL", "COpenAL"]),
         .testTarget(
-            name: "BackbeatTests",
-            dependencies: ["Backbeat", "BackbeatTesting", "BackbeatTestFixtures", "FuzzSupport"]),
+            name: "BackbeatMediaTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "BackbeatTesting",
+                "BackbeatTestFixtures", "FuzzSupport",
+            ]),
+        .testTarget(
+            name: "BackbeatSessionTests",
+            dependencies: ["Backbeat", "BackbeatSupport", "BackbeatSession", "BackbeatTesting"]),
+        .testTarget(
+            name: "BackbeatEngineTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects",
+                "BackbeatMusic", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures",
+            ]),
+        .testTarget(
+            name: "BackbeatEffectsTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects", "BackbeatTesting",
+                "BackbeatTestFixtures",
+            ]),
+        .testTarget(
+            name: "BackbeatMusicTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "BackbeatLibrary", "BackbeatTesting",
+                "BackbeatTestFixtures",
+            ]),
         .testTarget(
             name: "BackbeatLibraryTests",
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures"]),
         .testTarget(
             name: "BackbeatDesktopTests",
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "BackbeatTestFixtures"]),
+        .testTarget(name: "BackbeatTestingTests", dependencies: ["Backbeat", "BackbeatTesting"]),
+        .testTarget(
+            name: "BackbeatIntegrationTests",
+            dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatTesting", "BackbeatTestFixtures"]),
         .testTarget(
             name: "DrumpadTests",
             dependencies: [

@@ -181,6 +181,19 @@ package enum Media {
             format: AudioFormat(sampleRate: sampleRate, channelCount: channels, commonFormat: .int16), int16s: s)
     }
 
+    /// A 1,000-frame WAV in `dir` whose data chunk claims 104,000 bytes: a
+    /// file that lies about its size.
+    package static func lyingWAV(_ dir: URL) async throws -> URL {
+        let url = dir.appendingPathComponent("lie.wav")
+        try await Media.write(Media.int16Signal(frames: 1000), to: url, as: .wav)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let data = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4] == Array("data".utf8)[...] })
+        let claimed = UInt32(4000 + 100_000)
+        withUnsafeBytes(of: claimed.littleEndian) { bytes.replaceSubrange(data + 4..<data + 8, with: $0) }
+        try Data(bytes).write(to: url)
+        return url
+    }
+
     /// Files in a directory, hidden ones included.
     package static func listing(_ dir: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted()
@@ -188,6 +201,15 @@ package enum Media {
 
     package static let png = Data(
         [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8(($0 * 7) & 0xFF) })
+}
+
+/// Writes a mono or stereo buffer as a 32-bit float WAV.
+package func writeWAV(_ pcm: PCMBuffer, to url: URL) throws {
+    let writer = try SoundFileWriter(
+        url: url, type: .wavFloat, sampleRate: pcm.format.sampleRate,
+        channelCount: pcm.format.channelCount, overwrite: true)
+    try writer.write(pcm.interleavedFloats[...])
+    try writer.finish()
 }
 
 /// The command-line tool, run as a subprocess: the built `backbeat` binary

@@ -94,7 +94,7 @@ import BackbeatTestFixtures
             try Data((0..<4000).map { UInt8(($0 * 7919) & 0xFF) }).write(to: noise)
             let empty = dir.appendingPathComponent("empty.wav")
             try Data().write(to: empty)
-            let lying = try await AudioAssetTests.lyingWAV(dir)
+            let lying = try await Media.lyingWAV(dir)
             let aac = dir.appendingPathComponent("aac.wav")
             var wav = [UInt8](try Data(contentsOf: lying))
             let fmt = try #require((0..<wav.count - 4).first { wav[$0..<$0 + 4] == Array("fmt ".utf8)[...] })

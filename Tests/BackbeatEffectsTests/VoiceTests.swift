@@ -5,7 +5,7 @@ import BackbeatTesting
 
 /// A voice's own distance curve, source radius and rendering algorithm, on rendered samples.
 @Suite("Voice rendering: distance override, source radius, pass-through")
-struct VoiceRenderingTests {
+struct VoiceTests {
     static func levels(_ out: [Float]) -> (left: Float, right: Float) {
         (
             SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2)),

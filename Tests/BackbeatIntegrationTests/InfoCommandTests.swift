@@ -7,7 +7,7 @@ import BackbeatTestFixtures
 /// `backbeat info` on a real PulseAudio server (a private one), run as a
 /// child process: OpenAL picks its backends once per process, so a device
 /// scene never runs in the test process itself.
-@Suite struct DeviceInfoTests {
+@Suite struct InfoCommandTests {
     @Test(
         "soundServer: backbeat info lists the server's devices, marks the default, and reports the latency measured there"
     )

@@ -133,20 +133,9 @@ import BackbeatTestFixtures
         }
     }
 
-    static func lyingWAV(_ dir: URL) async throws -> URL {
-        let url = dir.appendingPathComponent("lie.wav")
-        try await Media.write(Media.int16Signal(frames: 1000), to: url, as: .wav)
-        var bytes = [UInt8](try Data(contentsOf: url))
-        let data = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4] == Array("data".utf8)[...] })
-        let claimed = UInt32(4000 + 100_000)
-        withUnsafeBytes(of: claimed.littleEndian) { bytes.replaceSubrange(data + 4..<data + 8, with: $0) }
-        try Data(bytes).write(to: url)
-        return url
-    }
-
     @Test func wavWhoseHeaderLiesAboutItsSize() async throws {
         try await withTemporaryDirectory { dir in
-            await Self.expectError(try await Self.lyingWAV(dir), .truncatedFile, reason: "claims 104000 bytes")
+            await Self.expectError(try await Media.lyingWAV(dir), .truncatedFile, reason: "claims 104000 bytes")
         }
     }
 

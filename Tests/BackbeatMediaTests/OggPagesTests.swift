@@ -7,7 +7,7 @@ import FuzzSupport
 /// The Ogg page CRC repair the fuzzers' custom mutator applies after each
 /// mutation (and the tests use to patch hostile files): a page it repairs
 /// decodes; the same change without the repair is refused by libogg.
-@Suite struct OggPageCRCTests {
+@Suite struct OggPagesTests {
     static func taggedOgg(in directory: URL) throws -> (url: URL, bytes: [UInt8]) {
         let url = directory.appendingPathComponent("tagged.ogg")
         try LibraryFixture.write(url, tags: AudioTags(title: "Seed QQQ", artist: "Tester"), frequency: 440)

@@ -149,7 +149,7 @@ import BackbeatTestFixtures
                 (source, dir.appendingPathComponent("no/such/dir/o.wav"), .writeFailed),
                 (source, existing, .fileExists),
                 (source, dir.appendingPathComponent("o.mp4"), .unsupportedFormat),
-                (try await AudioAssetTests.lyingWAV(dir), dir.appendingPathComponent("o2.wav"), .truncatedFile),
+                (try await Media.lyingWAV(dir), dir.appendingPathComponent("o2.wav"), .truncatedFile),
             ]
             for (from, to, code) in cases {
                 let session = AssetExportSession(asset: AudioAsset(url: from), preset: .cdQuality)

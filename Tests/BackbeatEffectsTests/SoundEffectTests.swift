@@ -289,15 +289,6 @@ struct SoundEffectTests {
     }
 }
 
-/// Writes a mono or stereo buffer as a 32-bit float WAV.
-func writeWAV(_ pcm: PCMBuffer, to url: URL) throws {
-    let writer = try SoundFileWriter(
-        url: url, type: .wavFloat, sampleRate: pcm.format.sampleRate,
-        channelCount: pcm.format.channelCount, overwrite: true)
-    try writer.write(pcm.interleavedFloats[...])
-    try writer.finish()
-}
-
 /// Polls `condition` (a background load's result), yielding between checks; fails after 10 s.
 func waitUntil(_ condition: () -> Bool) async throws {
     for _ in 0..<10_000 {
