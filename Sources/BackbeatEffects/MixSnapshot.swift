@@ -32,6 +32,12 @@ public struct MixSnapshot: Sendable, Equatable {
         public var wetDryMix: Float?
 
         /// Settings for one bus; every one is optional.
+        ///
+        /// - Parameters:
+        ///   - volume: The bus's volume, 0...1 (nil: leaves it).
+        ///   - filter: The bus's filter (nil: leaves it).
+        ///   - effect: The bus's effect parameters (nil: leaves them).
+        ///   - wetDryMix: The bus effect's wet/dry mix, 0...1 (nil: leaves it).
         public init(volume: Float? = nil, filter: AudioFilter? = nil, effect: BusEffect? = nil, wetDryMix: Float? = nil)
         {
             self.volume = volume
@@ -51,6 +57,11 @@ public struct MixSnapshot: Sendable, Equatable {
     public var reverb: AudioEnvironmentReverbParameters?
 
     /// A snapshot named `name` with the given settings.
+    ///
+    /// - Parameters:
+    ///   - name: The snapshot's name, for messages.
+    ///   - buses: The settings, by bus name.
+    ///   - reverb: The reverb parameters (nil: leaves them).
     public init(name: String, buses: [String: BusSettings] = [:], reverb: AudioEnvironmentReverbParameters? = nil) {
         self.name = name
         self.buses = buses
@@ -85,6 +96,10 @@ public final class ActiveMixSnapshot: @unchecked Sendable {
     /// engine time along `curve`, back to what the snapshots below it or the
     /// game set. From the middle of the attack, the release starts where the
     /// attack is. A second release does nothing.
+    ///
+    /// - Parameters:
+    ///   - duration: How long the glide back takes in engine time, at most a day.
+    ///   - curve: How volumes move back.
     /// - Throws: `.invalidArgument` for a negative duration or one over a day.
     public func release(over duration: MediaTime = .zero, curve: FadeCurve = .linear) throws {
         try MixSnapshot.check(duration, "ActiveMixSnapshot.release")
@@ -136,6 +151,12 @@ extension AudioEngine {
     /// volumes along `curve`. Where several active snapshots set the same
     /// property, the highest `priority` wins, and among equal priorities the
     /// latest; lower ones hold it again when it is released.
+    ///
+    /// - Parameters:
+    ///   - snapshot: What to set, by bus.
+    ///   - duration: How long the move takes in engine time, at most a day.
+    ///   - curve: How volumes move.
+    ///   - priority: Where several snapshots set a property, the highest wins.
     /// - Returns: the active snapshot, to release.
     /// - Throws: `.unknownBus` for a bus name the engine has no bus by;
     ///   `.invalidArgument` for a negative duration, one over a day, or a
@@ -159,7 +180,7 @@ extension AudioEngine {
             }
             let envelope = SnapshotEnvelope(
                 priority: priority, start: currentFrameLocked, frames: duration.frames(atSampleRate: rate),
-                curve: curve, smoothFrames: dezipperFrames)
+                curve: curve, smoothFrames: dezipperFrames, engineLock: lock)
             for (bus, settings) in layers {
                 bus.addSnapshotLayerLocked(
                     BusSnapshotLayer(

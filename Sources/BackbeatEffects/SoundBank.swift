@@ -184,6 +184,8 @@ public final class SoundBank: @unchecked Sendable {
     }
 
     /// The event named `name`, or nil.
+    ///
+    /// - Parameter name: The event's name in the bank.
     public subscript(name: String) -> SoundEvent? { byName[name] }
 
     /// Returns once the ``preloadedSounds`` are resident.
@@ -198,6 +200,7 @@ public final class SoundBank: @unchecked Sendable {
     /// sound files (each opened to read its header), against the default
     /// cache budget of 64 MiB.
     ///
+    /// - Parameter url: The bank's JSON file; its sounds are found relative to it.
     /// - Returns: what the bank holds.
     /// - Throws: ``BackbeatError/Code/invalidSoundBank``, as ``init(contentsOf:engine:buses:)``.
     public static func check(contentsOf url: URL) throws -> Summary {
@@ -207,6 +210,9 @@ public final class SoundBank: @unchecked Sendable {
     /// Checks a bank that is an entry of a zip archive, with its sounds in
     /// the archive, as ``init(archive:path:engine:buses:)`` reads it.
     ///
+    /// - Parameters:
+    ///   - archive: The zip archive holding the bank and its sounds.
+    ///   - path: The bank's path inside the archive.
     /// - Returns: what the bank holds.
     /// - Throws: ``BackbeatError/Code/invalidSoundBank``, as ``init(archive:path:engine:buses:)``.
     public static func check(archive: AudioArchive, path: String) throws -> Summary {
@@ -215,6 +221,10 @@ public final class SoundBank: @unchecked Sendable {
 
     /// Checks a bank's JSON bytes with its sounds found by `resolver`.
     ///
+    /// - Parameters:
+    ///   - source: The bank's JSON bytes.
+    ///   - name: The name problems are reported under.
+    ///   - resolver: Where the bank's sound paths are found.
     /// - Returns: what the bank holds.
     /// - Throws: ``BackbeatError/Code/invalidSoundBank``, as ``init(source:name:resolver:engine:buses:)``.
     public static func check(

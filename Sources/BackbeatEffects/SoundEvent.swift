@@ -35,7 +35,8 @@ import BackbeatEngine
 /// ```
 public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     // @unchecked: mutable state is read and written only under the engine lock
-    // (the engine of its sounds), or under the event's own lock without one.
+    // (the engine of its sounds), or under the event's own lock without one;
+    // the `…Locked` members check it in debug builds.
 
     /// How an event picks what to play.
     public enum PlaybackMode: String, Sendable, Hashable, Codable, CaseIterable {
@@ -80,6 +81,13 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         public var startDelay: ClosedRange<MediaTime>
 
         /// Ranges for a play's variation; the defaults vary nothing.
+        ///
+        /// - Parameters:
+        ///   - volumeDecibels: Volume change in decibels.
+        ///   - pitchCents: Pitch change in cents.
+        ///   - pan: Pan of a 2D play.
+        ///   - positionOffset: The largest offset on each axis of a 3D play.
+        ///   - startDelay: Delay before the sound starts.
         public init(
             volumeDecibels: ClosedRange<Float> = 0...0, pitchCents: ClosedRange<Float> = 0...0,
             pan: ClosedRange<Float> = 0...0, positionOffset: Audio3DPoint = .zero,
@@ -209,6 +217,20 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         return try ownLock.withLock(body)
     }
 
+    /// Traps, in a debug build, unless the calling thread holds the lock
+    /// that guards the event: its engine's, or its own without one. A release
+    /// build does nothing.
+    @inline(__always)
+    private func preconditionLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        if let engine {
+            engine.preconditionLocked(file: file, line: line)
+        } else {
+            ownLock.preconditionHeld("a sound event without an engine", file: file, line: line)
+        }
+        #endif
+    }
+
     // MARK: Settings
 
     /// How a play picks its sounds. Changing it starts the new mode afresh.
@@ -282,6 +304,8 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Starts the generator again from `seed`, and forgets past picks.
+    ///
+    /// - Parameter seed: The generator's new seed.
     public func reseed(_ seed: UInt64) {
         locked {
             generator = SplitMix64(seed: seed)
@@ -370,6 +394,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
 
     /// Forgets instances whose voices have all finished. With the lock held.
     private func pruneInstancesLocked() {
+        preconditionLocked()
         instances.removeAll { $0.voices.allSatisfy(\.isFinishedLocked) }
     }
 
@@ -379,6 +404,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
 
     /// The next play's decisions, with the lock held.
     func nextPickLocked() -> Pick {
+        preconditionLocked()
         let indices: [Int]
         switch modeValue {
         case .random: indices = [pickRandom()]

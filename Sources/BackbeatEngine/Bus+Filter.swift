@@ -26,6 +26,10 @@ extension Bus {
 
     /// Glides the bus's filter to `filter` (nil: none) over `duration` of
     /// engine time, or over the de-zipper time if that is longer.
+    ///
+    /// - Parameters:
+    ///   - filter: The filter, or nil for none.
+    ///   - duration: How long the glide takes in engine time.
     public func setFilter(_ filter: AudioFilter?, over duration: MediaTime) {
         guard let engine else { return }
         engine.withLock {
@@ -39,6 +43,7 @@ extension Bus {
 
     /// This bus's filter and its parents', in series, at `frame`.
     package func effectiveFilter(at frame: Int64) -> FilterGains {
+        preconditionEngineLocked()
         var gains = snapshotFilter(over: filterState.gains(at: frame), at: frame)
         var bus = parent
         while let b = bus {

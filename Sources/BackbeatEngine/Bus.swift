@@ -26,7 +26,8 @@ import BackbeatOpenAL
 /// duck.release()
 /// ```
 public final class Bus: @unchecked Sendable, CustomStringConvertible {
-    // @unchecked: mutable state is read and written only under the engine lock.
+    // @unchecked: mutable state is read and written only under the engine lock
+    // (the engine-side members check it in debug builds).
 
     /// The bus's name, such as `music`.
     public let name: String
@@ -71,6 +72,20 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         return engine.withLock(body)
     }
 
+    /// Traps, in a debug build, unless the calling thread holds the engine
+    /// lock (a bus whose engine is gone has nothing to check). A release
+    /// build does nothing, not even load the engine.
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for the trap's message.
+    ///   - line: The caller's line, for the trap's message.
+    @inline(__always)
+    package func preconditionEngineLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        engine?.preconditionLocked(file: file, line: line)
+        #endif
+    }
+
     /// Engine time, with the lock held.
     private var frame: Int64 { engine?.currentFrameLocked ?? 0 }
 
@@ -91,6 +106,12 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Fades the volume to `target` over `duration` of engine time.
     /// `completion` runs once, on the update step where the fade ends (or
     /// not at all if another fade or a volume change replaces it).
+    ///
+    /// - Parameters:
+    ///   - target: The volume to reach, 0...1 (clamped; NaN does nothing).
+    ///   - duration: The fade's length in engine time.
+    ///   - curve: How the volume moves between the two.
+    ///   - completion: Runs once when the fade ends.
     public func fade(
         to target: Float, duration: MediaTime, curve: FadeCurve = .linear,
         completion: (@Sendable () -> Void)? = nil
@@ -123,6 +144,12 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Lowers the bus by `decibels` (a negative number, such as -12) with an
     /// attack, and raises it back over `release` when the returned duck is
     /// released by ``Duck/release()``. Several ducks at once take the deepest.
+    ///
+    /// - Parameters:
+    ///   - decibels: How far to lower the bus: 0 down to -96 (clamped).
+    ///   - attack: How long the bus takes to go down.
+    ///   - release: How long it takes to come back up once released.
+    /// - Returns: The duck, to release.
     @discardableResult
     public func duck(by decibels: Float, attack: MediaTime, release: MediaTime) -> Duck {
         duck(by: decibels, attack: attack, release: release, until: nil)
@@ -150,6 +177,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     /// A duck that releases by itself after `holdFrames` (the session's music ducking).
     func duck(gain: Float, startFrame: Int64, attackFrames: Int64, holdFrames: Int64, releaseFrames: Int64) {
+        preconditionEngineLocked()
         let duck = Duck(
             bus: self, target: min(max(gain, 0), 1), attackFrames: max(0, attackFrames),
             releaseFrames: max(0, releaseFrames), trigger: nil,
@@ -162,6 +190,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     /// This bus's own gain at `frame`: level or fade, times ducks, times mute.
     func ownGain(at frame: Int64) -> Float {
+        preconditionEngineLocked()
         if muted || sessionMuted { return 0 }
         let base = snapshotVolume(over: fade?.gain(at: frame) ?? level, at: frame)
         let duckGain = ducks.reduce(Float(1)) { min($0, $1.gain(at: frame)) }
@@ -169,7 +198,11 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The product of gains from this bus up to the master.
+    ///
+    /// - Parameter frame: The engine frame of the update step.
+    /// - Returns: The gain, 0...1.
     package func effectiveGain(at frame: Int64) -> Float {
+        preconditionEngineLocked()
         var gain = ownGain(at: frame)
         var bus = parent
         while let b = bus { gain *= b.ownGain(at: frame); bus = b.parent }
@@ -178,6 +211,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     /// Whether this bus or any parent is paused.
     package var isEffectivelyPaused: Bool {
+        preconditionEngineLocked()
         var bus: Bus? = self
         while let b = bus { if b.paused || b.sessionPaused { return true }; bus = b.parent }
         return false
@@ -187,14 +221,19 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// `frame` (a fade, a duck, a glide, a mix snapshot coming in or going
     /// out, a slot still to load or empty): a
     /// device's update loop then steps every period. Engine lock held.
+    ///
+    /// - Parameter frame: The engine frame of the step just taken.
+    /// - Returns: Whether the bus moves after that step.
     package func isChangingLocked(at frame: Int64) -> Bool {
-        fade != nil || !ducks.isEmpty || frame < filterState.end || frame < effectState.end
+        preconditionEngineLocked()
+        return fade != nil || !ducks.isEmpty || frame < filterState.end || frame < effectState.end
             || effectState.parameters != effectState.loaded
             || snapshotLayers.contains { $0.envelope.isMoving(at: frame) }
     }
 
     /// Advances fades and ducks; returns the completion to run, if a fade ended.
     func update(at frame: Int64) -> (@Sendable () -> Void)? {
+        preconditionEngineLocked()
         ducks.removeAll { $0.isFinished(at: frame) }
         removeFinishedSnapshotLayers(at: frame)
         for duck in ducks { duck.update(at: frame) }

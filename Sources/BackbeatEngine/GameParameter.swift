@@ -28,6 +28,11 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// Straight from `from` at the bottom of the parameter's range to `to` at its top.
+    ///
+    /// - Parameters:
+    ///   - from: The output at the bottom of the range.
+    ///   - to: The output at the top of the range.
+    /// - Returns: The curve.
     public static func linear(from: Float, to: Float) -> ParameterCurve {
         ParameterCurve(points: nil, from: from, to: to)
     }
@@ -42,6 +47,8 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// A curve through `points`, given as (parameter value, output) pairs.
+    ///
+    /// - Parameter points: (parameter value, output) pairs, parameter values strictly increasing.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for no points, a value that is not finite,
     ///   or parameter values not strictly increasing.
     public init(points: [(Float, Float)]) throws {
@@ -56,6 +63,11 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// The output for `value` of a parameter whose range is `range`.
+    ///
+    /// - Parameters:
+    ///   - value: The parameter's value.
+    ///   - range: The parameter's range.
+    /// - Returns: The curve's output there (flat beyond its first and last points).
     public func output(for value: Float, in range: ClosedRange<Float>) -> Float {
         guard let points else {
             let span = range.upperBound - range.lowerBound
@@ -81,7 +93,8 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
 /// intensity.value = 0.9
 /// ```
 public final class GameParameter: @unchecked Sendable, EngineComponent {
-    // @unchecked: the mutable state is touched only under the engine lock.
+    // @unchecked: the mutable state is touched only under the engine lock
+    // (the engine-side members check it in debug builds).
 
     /// The parameter's name.
     public let name: String
@@ -98,6 +111,13 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     private var restedAtLastStep = true
 
     /// A parameter on `engine`, starting at `initialValue` (default: the range's bottom).
+    ///
+    /// - Parameters:
+    ///   - name: The parameter's name.
+    ///   - range: The values it takes; finite.
+    ///   - initialValue: Where it starts (nil: the range's bottom).
+    ///   - slewPerSecond: The most the heard value moves per second (nil: at once).
+    ///   - engine: The engine whose update steps move it.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for a range or value that is not finite,
     ///   an initial value outside the range, or a slew that is not positive.
     public init(
@@ -137,24 +157,45 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     /// The value heard now: ``value`` reached through the slew limit, at the last update step.
     public var currentValue: Float { engine?.withLock { heard } ?? heard }
 
+    /// Traps, in a debug build, unless the engine lock is held. A release build does nothing.
+    @inline(__always)
+    private func preconditionEngineLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        engine?.preconditionLocked(file: file, line: line)
+        #endif
+    }
+
     /// The heard value, under the engine lock.
-    package var currentValueLocked: Float { heard }
+    package var currentValueLocked: Float {
+        preconditionEngineLocked()
+        return heard
+    }
 
     /// Calls `apply` with the heard value under the engine lock at every update step, from the next on,
     /// until it returns false. What drivers do (a gain, a pitch) must not take the engine lock.
+    ///
+    /// - Parameter apply: Takes the heard value; returns false to stop being called.
     package func driveLocked(_ apply: @escaping (Float) -> Bool) {
+        preconditionEngineLocked()
         if apply(heard) { drivers.append(apply) }
     }
 
     /// Due every period while the heard value moves toward the value set;
     /// at rest, nothing is due (setting a value wakes a device's update loop).
-    package func nextDueFrame(after frame: Int64) -> Int64? { heard != target ? frame : nil }
+    package func nextDueFrame(after frame: Int64) -> Int64? {
+        preconditionEngineLocked()
+        return heard != target ? frame : nil
+    }
 
     /// Every period while the heard value moves or a driver listens (a driver
     /// is called at every step); at rest with none, nothing.
-    package func nextStepFrame(after frame: Int64) -> Int64? { heard != target || !drivers.isEmpty ? frame : nil }
+    package func nextStepFrame(after frame: Int64) -> Int64? {
+        preconditionEngineLocked()
+        return heard != target || !drivers.isEmpty ? frame : nil
+    }
 
     package func update(at frame: Int64) throws {
+        preconditionEngineLocked()
         guard let engine else { return }
         var elapsed = lastFrame.map { max(0, frame - $0) } ?? 0
         // At rest, a device's update loop may have slept for several periods:
