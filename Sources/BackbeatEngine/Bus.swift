@@ -41,24 +41,162 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     private var paused = false
     private var ducks: [Duck] = []
     private var fadeCompletion: (@Sendable () -> Void)?
-    /// ``effectiveGain(at:)`` and ``isEffectivelyPaused`` as of the current
-    /// update step, computed once per step for every voice to read.
-    package var stepGain: Float = 1
-    package var stepPaused = false
+    // The state the update step and the voices read: under the engine lock,
+    // through the checked properties below.
+    private var _stepGain: Float = 1
+    private var _stepPaused: Bool = false
+    private var _stepFilter: FilterGains = .open
+    private var _filterState: BusFilterState = BusFilterState()
+    private var _effectState: BusEffectState = BusEffectState()
+    private var _stepEffect: (slot: ALEffectSlot, wet: Float)?
+    private var _snapshotLayers: [BusSnapshotLayer] = []
+    private var _sessionMuted: Bool = false
+    private var _sessionPaused: Bool = false
+
+    /// ``effectiveGain(at:)`` as of the current update step, computed once
+    /// per step for every voice to read.
+    package var stepGain: Float {
+        get {
+            preconditionEngineLocked()
+            return _stepGain
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_stepGain
+        }
+        set {
+            preconditionEngineLocked()
+            _stepGain = newValue
+        }
+    }
+
+    /// ``isEffectivelyPaused`` as of the current update step.
+    package var stepPaused: Bool {
+        get {
+            preconditionEngineLocked()
+            return _stepPaused
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_stepPaused
+        }
+        set {
+            preconditionEngineLocked()
+            _stepPaused = newValue
+        }
+    }
+
     /// ``effectiveFilter(at:)`` as of the current update step.
-    package var stepFilter = FilterGains.open
+    package var stepFilter: FilterGains {
+        get {
+            preconditionEngineLocked()
+            return _stepFilter
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_stepFilter
+        }
+        set {
+            preconditionEngineLocked()
+            _stepFilter = newValue
+        }
+    }
+
     /// The bus's own filter and its glide (Bus+Filter.swift).
-    var filterState = BusFilterState()
+    var filterState: BusFilterState {
+        get {
+            preconditionEngineLocked()
+            return _filterState
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_filterState
+        }
+        set {
+            preconditionEngineLocked()
+            _filterState = newValue
+        }
+    }
+
     /// The bus's effect (``Bus/setEffect(_:wetDryMix:)``).
-    var effectState = BusEffectState()
+    var effectState: BusEffectState {
+        get {
+            preconditionEngineLocked()
+            return _effectState
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_effectState
+        }
+        set {
+            preconditionEngineLocked()
+            _effectState = newValue
+        }
+    }
+
     /// The effect slot and send gain for this update step.
-    package var stepEffect: (slot: ALEffectSlot, wet: Float)?
+    package var stepEffect: (slot: ALEffectSlot, wet: Float)? {
+        get {
+            preconditionEngineLocked()
+            return _stepEffect
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_stepEffect
+        }
+        set {
+            preconditionEngineLocked()
+            _stepEffect = newValue
+        }
+    }
+
     /// The active mix snapshots' settings for this bus, lowest priority first (Bus+Snapshot.swift).
-    package var snapshotLayers: [BusSnapshotLayer] = []
+    package var snapshotLayers: [BusSnapshotLayer] {
+        get {
+            preconditionEngineLocked()
+            return _snapshotLayers
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_snapshotLayers
+        }
+        set {
+            preconditionEngineLocked()
+            _snapshotLayers = newValue
+        }
+    }
+
     /// The session's silent-switch mute, kept apart from the game's own mute.
-    var sessionMuted = false
+    var sessionMuted: Bool {
+        get {
+            preconditionEngineLocked()
+            return _sessionMuted
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_sessionMuted
+        }
+        set {
+            preconditionEngineLocked()
+            _sessionMuted = newValue
+        }
+    }
+
     /// The session's interruption pause, kept apart from the game's own pause.
-    var sessionPaused = false
+    var sessionPaused: Bool {
+        get {
+            preconditionEngineLocked()
+            return _sessionPaused
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_sessionPaused
+        }
+        set {
+            preconditionEngineLocked()
+            _sessionPaused = newValue
+        }
+    }
 
     init(name: String, parent: Bus?) {
         self.name = name
