@@ -67,7 +67,17 @@ public final class AudioEngine: @unchecked Sendable {
     /// Whether a render steps only at the update periods that have work (on
     /// by default). Off, it steps and calls OpenAL every period, as it used
     /// to: the tests render both ways and compare.
-    package var skipsIdleSteps = true
+    package var skipsIdleSteps: Bool {
+        get {
+            preconditionLocked()
+            return _skipsIdleSteps
+        }
+        set {
+            preconditionLocked()
+            _skipsIdleSteps = newValue
+        }
+    }
+    private var _skipsIdleSteps = true
     /// The game changed something since the last update step (a public entry
     /// point took the lock): the next period boundary steps.
     var stepRequested = true
@@ -81,14 +91,42 @@ public final class AudioEngine: @unchecked Sendable {
     /// ``ALRampedWrites/count`` on this thread when the lock was taken or OpenAL last mixed.
     private var rampWritesSeen: UInt = 0
     /// Update steps run and OpenAL mix calls made by renders so far (for tests and the benchmarks).
-    package private(set) var renderCounts = (steps: 0, mixes: 0)
+    package private(set) var renderCounts: (steps: Int, mixes: Int) {
+        get {
+            preconditionLocked()
+            return _renderCounts
+        }
+        _modify {
+            preconditionLocked()
+            yield &_renderCounts
+        }
+        set {
+            preconditionLocked()
+            _renderCounts = newValue
+        }
+    }
+    private var _renderCounts = (steps: 0, mixes: 0)
     var components: [WeakComponent] = []
     private var isShutDown = false
     private var scratch: [Float] = []
     /// The thread that steps a real-time output (see `EngineUpdateLoop`).
     let updateLoop: EngineUpdateLoop
     /// Batches (`performBatchUpdates`) under way: while any is, OpenAL holds every change back.
-    package var openBatches = 0
+    package var openBatches: Int {
+        get {
+            preconditionLocked()
+            return _openBatches
+        }
+        _modify {
+            preconditionLocked()
+            yield &_openBatches
+        }
+        set {
+            preconditionLocked()
+            _openBatches = newValue
+        }
+    }
+    private var _openBatches = 0
     /// Observers of each update step's start, called without the lock.
     var stepObservers: [WeakStepObserver] = []
     var clockOrigin: Int64 = 0
@@ -123,7 +161,17 @@ public final class AudioEngine: @unchecked Sendable {
     /// The cap on voices the effects layer's pool may make audible (nil: what the device grants).
     package let maximumVoices: Int?
     /// Whether a bus's gain or pause changed in the current update step.
-    package internal(set) var busesChangedThisStep = false
+    package internal(set) var busesChangedThisStep: Bool {
+        get {
+            preconditionLocked()
+            return _busesChangedThisStep
+        }
+        set {
+            preconditionLocked()
+            _busesChangedThisStep = newValue
+        }
+    }
+    private var _busesChangedThisStep = false
     var pendingEvents: [PendingDelivery] = []
     /// The array ``pendingEvents`` last gave to delivery, emptied with its capacity kept.
     var spareEventBatch: [PendingDelivery] = []
