@@ -221,6 +221,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// A sound from a file (Ogg Vorbis, WAV, FLAC, AIFF, ...). Nothing is read
     /// until it is preloaded or played; a missing or unreadable file is
     /// reported then. Its `LOOPSTART` tags, if any, are its loop region.
+    ///
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - engine: the engine that plays it.
     public convenience init(contentsOf url: URL, engine: AudioEngine) {
         self.init(contentsOf: url, loopPoints: nil, engine: engine)
     }
@@ -244,6 +248,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// entry or a game's own byte source. Nothing is read until it is
     /// preloaded or played. The asset's loop points (set on it, else its
     /// file's `LOOPSTART` tags) are the sound's loop region.
+    ///
+    /// - Parameters:
+    ///   - asset: where the encoded sound is.
+    ///   - engine: the engine that plays it.
     public init(asset: AudioAsset, engine: AudioEngine) {
         self.name = asset.url.lastPathComponent
         self.origin = .asset(asset)
@@ -262,6 +270,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     /// A sound from PCM in memory (mono or stereo).
     ///
+    /// - Parameters:
+    ///   - buffer: the samples.
+    ///   - name: the sound's name, in errors too.
+    ///   - engine: the engine that plays it.
     /// - Throws: ``BackbeatError/Code/emptySound`` for a zero-frame buffer,
     ///   ``BackbeatError/Code/unsupportedFormat`` for more than two channels.
     public convenience init(buffer: PCMBuffer, name: String, engine: AudioEngine) throws {
@@ -357,6 +369,8 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     /// Loads the sound in the background; `completion` runs once, when it is
     /// resident or has failed.
+    ///
+    /// - Parameter completion: runs once with the outcome, outside the engine lock.
     public func preload(completion: @escaping @Sendable (Result<Void, BackbeatError>) -> Void) {
         guard let engine else {
             completion(.failure(BackbeatError(.engineShutDown, operation: "preload")))
@@ -466,6 +480,18 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// `position`, when not nil, places the voice in 3D from its first frame
     /// (as ``Voice/position``; a point with a NaN or infinite coordinate is
     /// ignored and the voice plays 2D, panned by `pan`).
+    ///
+    /// - Parameters:
+    ///   - time: the engine time its first frame is heard at (nil: now).
+    ///   - volume: 0...1 (clamped; NaN means 1).
+    ///   - pan: -1 (left) ... 1 (right) (clamped; NaN means 0).
+    ///   - position: where the voice is in 3D (nil: it plays 2D).
+    ///   - rate: playback rate and pitch, 0.5...2 (clamped; NaN means 1).
+    ///   - looping: ``Looping/once`` (default), ``Looping/times(_:)`` or ``Looping/forever`` (until stopped).
+    ///   - priority: higher wins when sources run out.
+    ///   - bus: the bus to play on (default: the engine's effects bus).
+    ///   - completion: runs once when the voice ends; `true` when it played to its end.
+    /// - Returns: the voice.
     @discardableResult
     public func play(
         at time: MediaTime?, volume: Float = 1, pan: Float = 0, position: Audio3DPoint? = nil, rate: Float = 1,

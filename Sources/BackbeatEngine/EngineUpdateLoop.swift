@@ -176,9 +176,18 @@ final class EngineUpdateLoop: @unchecked Sendable {
         return min(poll, UInt64(frames / Double(engine.sampleRate) * 1e9))
     }
 
+    /// Traps, in a debug build, unless the engine lock is held. A release
+    /// build does nothing (the call into the support module included).
+    @inline(__always)
+    private func preconditionEngineLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        engineLock.preconditionHeld("the engine's update loop", file: file, line: line)
+        #endif
+    }
+
     /// Whether the thread should go on.
     private func isRunningLocked(_ engine: AudioEngine) -> Bool {
-        engineLock.preconditionHeld()
+        preconditionEngineLocked()
         return engine.isRunningLocked && !isStopping
     }
 
@@ -186,7 +195,7 @@ final class EngineUpdateLoop: @unchecked Sendable {
     /// changed something (a public entry point took the lock). Calls from
     /// the loop's own thread do not wake it.
     func wakeLocked() {
-        engineLock.preconditionHeld()
+        preconditionEngineLocked()
         guard wakesOnChange, let thread, !thread.isCurrent else { return }
         progress.update { progress in
             guard !progress.wakeRequested else { return false }
@@ -215,7 +224,7 @@ final class EngineUpdateLoop: @unchecked Sendable {
 
     /// Whether the caller is the loop's thread.
     var isCurrentThreadLocked: Bool {
-        engineLock.preconditionHeld()
+        preconditionEngineLocked()
         return thread?.isCurrent ?? false
     }
 
