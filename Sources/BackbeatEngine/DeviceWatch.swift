@@ -104,7 +104,9 @@ final class DeviceWatch: Sendable {
                 watch.withLockedValue { $0.attempts.finished += 1 }
                 if let opened {
                     if let engine {
-                        install(opened, into: engine, generation: generation, previous: nil, reason: "the device came back")
+                        install(
+                            opened, into: engine, generation: generation, previous: nil,
+                            reason: "the device came back")
                     }
                     delay = Self.reopenFirstDelay
                     // The server came back: listen to it again.

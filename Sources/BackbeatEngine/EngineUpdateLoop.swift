@@ -10,9 +10,10 @@ import BackbeatOpenAL
 /// clock, the components, the device), as GRDB's `SerializedDatabase` runs a
 /// `Database` it does not own. Offline and fast-file engines never start it.
 final class EngineUpdateLoop: @unchecked Sendable {
-    // @unchecked: `thread` and `isStopping` are read and written only under the
-    // engine lock (checked in debug builds), except that `start` sets them in
-    // the engine's init, before any other thread sees the loop; `progress`
+    // @unchecked: `thread`, `isStopping` and `wakesOnChange` are read and
+    // written only under the engine lock (checked in debug builds), except
+    // that `start` sets `thread` and `wakesOnChange` once, in the engine's
+    // init, before the thread or any other caller sees the loop; `progress`
     // locks itself.
 
     /// What the thread reports and is told.
@@ -45,7 +46,7 @@ final class EngineUpdateLoop: @unchecked Sendable {
     /// scene whose only work was a music stream's refills (every 83 ms).
     static let devicePollNanoseconds: UInt64 = 100_000_000
 
-    /// The engine's lock, which guards `thread` and `isStopping`.
+    /// The engine's lock, which guards `thread`, `isStopping` and `wakesOnChange`.
     private let engineLock: Lock
     /// The thread's progress and stop request: it wakes for a stop, and the
     /// shutdown fade waits on its progress.
@@ -53,7 +54,7 @@ final class EngineUpdateLoop: @unchecked Sendable {
     private var thread: JoinableThread?
     private var isStopping = false
     /// Whether the loop sleeps until work is due (a `.device` output), so changes must wake it.
-    private(set) var wakesOnChange = false
+    private var wakesOnChange = false
 
     /// A loop for the engine whose lock is `engineLock`; nothing runs until ``start(for:rendering:)``.
     init(engineLock: Lock) {
