@@ -64,9 +64,13 @@ public final class AudioEngine: @unchecked Sendable {
     private var fileWriter: SoundFileWriter?
     var framesRendered: Int64 = 0
     var nextUpdateFrame: Int64 = 0
+    // skipsIdleSteps, renderCounts, openBatches and busesChangedThisStep are
+    // read from other modules, under the lock: a debug build checks it on
+    // every access; a release build stores them plainly, as loads.
     /// Whether a render steps only at the update periods that have work (on
     /// by default). Off, it steps and calls OpenAL every period, as it used
     /// to: the tests render both ways and compare.
+    #if DEBUG
     package var skipsIdleSteps: Bool {
         get {
             preconditionLocked()
@@ -78,6 +82,9 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
     private var _skipsIdleSteps = true
+    #else
+    package var skipsIdleSteps = true
+    #endif
     /// The game changed something since the last update step (a public entry
     /// point took the lock): the next period boundary steps.
     var stepRequested = true
@@ -91,6 +98,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// ``ALRampedWrites/count`` on this thread when the lock was taken or OpenAL last mixed.
     private var rampWritesSeen: UInt = 0
     /// Update steps run and OpenAL mix calls made by renders so far (for tests and the benchmarks).
+    #if DEBUG
     package private(set) var renderCounts: (steps: Int, mixes: Int) {
         get {
             preconditionLocked()
@@ -106,12 +114,16 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
     private var _renderCounts = (steps: 0, mixes: 0)
+    #else
+    package private(set) var renderCounts = (steps: 0, mixes: 0)
+    #endif
     var components: [WeakComponent] = []
     private var isShutDown = false
     private var scratch: [Float] = []
     /// The thread that steps a real-time output (see `EngineUpdateLoop`).
     let updateLoop: EngineUpdateLoop
     /// Batches (`performBatchUpdates`) under way: while any is, OpenAL holds every change back.
+    #if DEBUG
     package var openBatches: Int {
         get {
             preconditionLocked()
@@ -127,6 +139,9 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
     private var _openBatches = 0
+    #else
+    package var openBatches = 0
+    #endif
     /// Observers of each update step's start, called without the lock.
     var stepObservers: [WeakStepObserver] = []
     var clockOrigin: Int64 = 0
@@ -161,6 +176,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// The cap on voices the effects layer's pool may make audible (nil: what the device grants).
     package let maximumVoices: Int?
     /// Whether a bus's gain or pause changed in the current update step.
+    #if DEBUG
     package internal(set) var busesChangedThisStep: Bool {
         get {
             preconditionLocked()
@@ -172,6 +188,9 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
     private var _busesChangedThisStep = false
+    #else
+    package internal(set) var busesChangedThisStep = false
+    #endif
     var pendingEvents: [PendingDelivery] = []
     /// The array ``pendingEvents`` last gave to delivery, emptied with its capacity kept.
     var spareEventBatch: [PendingDelivery] = []

@@ -41,8 +41,11 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     private var paused = false
     private var ducks: [Duck] = []
     private var fadeCompletion: (@Sendable () -> Void)?
-    // The state the update step and the voices read: under the engine lock,
-    // through the checked properties below.
+    // The state the update step and the voices read, under the engine lock.
+    // A debug build reaches it through properties that check the lock; a
+    // release build stores it plainly, so that readers in other modules
+    // load a field as before instead of calling an accessor.
+    #if DEBUG
     private var _stepGain: Float = 1
     private var _stepPaused: Bool = false
     private var _stepFilter: FilterGains = .open
@@ -197,6 +200,26 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
             _sessionPaused = newValue
         }
     }
+    #else
+    /// ``effectiveGain(at:)`` and ``isEffectivelyPaused`` as of the current
+    /// update step, computed once per step for every voice to read.
+    package var stepGain: Float = 1
+    package var stepPaused = false
+    /// ``effectiveFilter(at:)`` as of the current update step.
+    package var stepFilter = FilterGains.open
+    /// The bus's own filter and its glide (Bus+Filter.swift).
+    var filterState = BusFilterState()
+    /// The bus's effect (``Bus/setEffect(_:wetDryMix:)``).
+    var effectState = BusEffectState()
+    /// The effect slot and send gain for this update step.
+    package var stepEffect: (slot: ALEffectSlot, wet: Float)?
+    /// The active mix snapshots' settings for this bus, lowest priority first (Bus+Snapshot.swift).
+    package var snapshotLayers: [BusSnapshotLayer] = []
+    /// The session's silent-switch mute, kept apart from the game's own mute.
+    var sessionMuted = false
+    /// The session's interruption pause, kept apart from the game's own pause.
+    var sessionPaused = false
+    #endif
 
     init(name: String, parent: Bus?) {
         self.name = name
