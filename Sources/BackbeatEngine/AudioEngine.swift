@@ -465,20 +465,6 @@ public final class AudioEngine: @unchecked Sendable {
         try renderDiscarding(frames: frames) { try renderSteps(frames: $0, into: &$1) }
     }
 
-    /// Steps a real-time output's thread has taken since the engine opened:
-    /// each is one wakeup (zero on other outputs).
-    package var realTimeSteps: Int { updateLoop.steps }
-
-    /// Whether the caller is this engine's real-time thread.
-    var isOnRealTimeThread: Bool { withLock(waking: false) { updateLoop.isCurrentThreadLocked } }
-
-    /// Waits until the real-time thread has taken engine time to `frame`, or
-    /// until `seconds` of wall time pass. The wall clock only bounds the wait;
-    /// engine time decides when it is over.
-    func waitForRealTime(toReach frame: Int64, atMost seconds: Double) {
-        updateLoop.wait(toReach: frame, atMost: seconds)
-    }
-
     /// Keeps the first error an update step hit on a real-time thread, for the next call to report.
     func deferLocked(_ error: BackbeatError) {
         preconditionLocked()
