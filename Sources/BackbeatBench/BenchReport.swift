@@ -25,6 +25,7 @@ package struct BenchReport: Sendable {
     }
 
     /// Reads a report that `backbeat bench --json` wrote.
+    ///
     /// - Throws: ``BenchError`` when `data` is not such a report.
     package init(json data: Data, name: String) throws {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {

@@ -28,6 +28,7 @@ package enum ChildPeakMemory {
 
     /// Runs `executable` with `arguments` (output discarded), asking it for its
     /// peak; returns its exit status and its own peak resident memory in MiB.
+    ///
     /// - Throws: ``BenchError`` when it cannot start or reports no peak.
     package static func spawnMeasuringPeak(_ executable: String, _ arguments: [String]) throws -> (
         status: Int32, peakMiB: Double

@@ -146,6 +146,7 @@ package struct DecodeSuite: BenchSuite {
 
     /// The peak resident memory, in MiB, of `executable convert input output`
     /// (a `backbeat` executable), as the child reads it from its own image.
+    ///
     /// - Throws: ``BenchError`` when the conversion fails or reports no peak.
     package static func convertPeakMiB(executable: String, input: URL, output: URL) throws -> Double {
         let run = try ChildPeakMemory.spawnMeasuringPeak(
@@ -156,6 +157,7 @@ package struct DecodeSuite: BenchSuite {
 
     /// The peak resident memory, in MiB, of the same child doing nothing:
     /// `executable convert --help`, which loads and starts the same program.
+    ///
     /// - Throws: ``BenchError`` when it fails or reports no peak.
     package static func floorMiB(executable: String) throws -> Double {
         let run = try ChildPeakMemory.spawnMeasuringPeak(executable, ["convert", "--help"])

@@ -28,6 +28,7 @@ extension MusicPlayer.RepeatMode {
     }
 
     /// Decodes `"none"`, `"one"` or `"all"`.
+    ///
     /// - Parameter decoder: The decoder to read one string from.
     /// - Throws: `DecodingError.dataCorrupted` for any other string.
     public init(from decoder: any Decoder) throws {
@@ -45,6 +46,7 @@ extension MusicPlayer.RepeatMode {
     }
 
     /// Encodes as `"none"`, `"one"` or `"all"`.
+    ///
     /// - Parameter encoder: The encoder to write one string to.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {

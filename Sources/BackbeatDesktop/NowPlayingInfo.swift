@@ -23,6 +23,7 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
     public var assetURL: URL?
 
     /// Creates a description of a track.
+    ///
     /// - Parameters:
     ///   - trackID: The player's identifier for the track (`mpris:trackid`).
     ///   - title: The track's title.

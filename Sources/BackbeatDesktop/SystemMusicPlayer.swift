@@ -176,6 +176,7 @@ public final class SystemMusicPlayer: Sendable {
     }
 
     /// Sets how the player repeats (LoopStatus).
+    ///
     /// - Parameter mode: None, one track or the whole queue.
     /// - Throws: ``BackbeatError`` when the player refuses or is gone.
     public func setRepeatMode(_ mode: MusicPlayer.RepeatMode) throws {
@@ -192,6 +193,7 @@ public final class SystemMusicPlayer: Sendable {
 
     /// Turns shuffle on (``MusicPlayer/ShuffleMode/songs``) or off.
     /// ``MusicPlayer/ShuffleMode/albums`` is unsupported: MPRIS shuffles songs only.
+    ///
     /// - Parameter mode: `.off` or `.songs`.
     /// - Throws: ``BackbeatError/Code/unsupportedByPlayer`` for `.albums`; ``BackbeatError`` when the player refuses or is gone.
     public func setShuffleMode(_ mode: MusicPlayer.ShuffleMode) throws {
@@ -212,6 +214,7 @@ public final class SystemMusicPlayer: Sendable {
     }
 
     /// Sets the player's volume (clamped below at 0; NaN ignored).
+    ///
     /// - Parameter volume: The level, 0...1 (1 is the player's full level; some players go above).
     /// - Throws: ``BackbeatError`` when the player refuses or is gone.
     public func setVolume(_ volume: Float) throws {
@@ -320,6 +323,7 @@ public final class SystemMusicPlayer: Sendable {
 
     /// Calls `handler` with each event, in order, on a queue of the desktop's own,
     /// until the returned token is cancelled.
+    ///
     /// - Parameter handler: Called with each ``Event``.
     /// - Returns: A token; cancel it (or let it go) to stop the calls.
     @discardableResult

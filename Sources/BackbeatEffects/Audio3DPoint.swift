@@ -22,6 +22,7 @@ public struct Audio3DPoint: Sendable, Hashable, Codable {
     public var z: Float
 
     /// A point from its three coordinates, in metres.
+    ///
     /// - Parameters:
     ///   - x: Metres to the right (+X).
     ///   - y: Metres up (+Y).
@@ -53,6 +54,7 @@ public struct Audio3DAngularOrientation: Sendable, Hashable, Codable {
     public var roll: Float
 
     /// An orientation from its three angles, in degrees.
+    ///
     /// - Parameters:
     ///   - yaw: Degrees turned right about the vertical axis.
     ///   - pitch: Degrees looked up.
@@ -73,6 +75,7 @@ public struct Audio3DVectorOrientation: Sendable, Hashable, Codable {
     public var up: Audio3DPoint
 
     /// An orientation from its facing and up vectors (any length, not parallel).
+    ///
     /// - Parameters:
     ///   - forward: Where the listener faces.
     ///   - up: Which way is up over its head.
@@ -109,6 +112,7 @@ public struct AudioDistanceAttenuationParameters: Sendable, Hashable, Codable {
     public var rolloffFactor: Float
 
     /// Parameters from their four values (the defaults are AVAudioEnvironmentNode's).
+    ///
     /// - Parameters:
     ///   - distanceAttenuationModel: The curve.
     ///   - referenceDistance: Metres (> 0) within which a voice plays at full level.
@@ -131,6 +135,7 @@ public struct AudioDistanceAttenuationParameters: Sendable, Hashable, Codable {
     }
 
     /// The gain (0...1) these parameters give a voice `distance` metres from the listener.
+    ///
     /// - Parameter distance: Metres from the listener; NaN counts as the reference distance.
     /// - Returns: The gain, 1 within the reference distance.
     public func gain(atDistance distance: Float) -> Float {
@@ -163,6 +168,7 @@ public struct AudioCone: Sendable, Hashable, Codable {
     public var outerHighFrequencyGain: Float
 
     /// A cone; see the type's description.
+    ///
     /// - Parameters:
     ///   - innerAngle: The full angle in degrees (0...360) of full level around the direction.
     ///   - outerAngle: The full angle in degrees (`innerAngle`...360) beyond which `outerGain` applies.

@@ -326,6 +326,7 @@ extension AudioEngine {
     ///
     /// OpenAL Soft 1.19 loads a data set only at its own sample rate: on a
     /// 48 kHz output, `default-44100` is offered but cannot run.
+    ///
     /// - Parameter name: A name from ``hrtfDataSets``; nil for OpenAL Soft's default.
     /// - Throws: `invalidArgument` for a name the output does not offer;
     ///   `unsupportedFormat` for a data set made for another sample rate. The

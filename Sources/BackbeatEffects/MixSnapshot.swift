@@ -32,6 +32,7 @@ public struct MixSnapshot: Sendable, Equatable {
         public var wetDryMix: Float?
 
         /// Settings for one bus; every one is optional.
+        ///
         /// - Parameters:
         ///   - volume: The bus's volume, 0...1; nil leaves it.
         ///   - filter: The bus's filter; nil leaves it.
@@ -56,6 +57,7 @@ public struct MixSnapshot: Sendable, Equatable {
     public var reverb: AudioEnvironmentReverbParameters?
 
     /// A snapshot named `name` with the given settings.
+    ///
     /// - Parameters:
     ///   - name: The snapshot's name, as its errors show it.
     ///   - buses: Settings by bus name; buses not named are left alone.
@@ -94,6 +96,7 @@ public final class ActiveMixSnapshot: @unchecked Sendable {
     /// engine time along `curve`, back to what the snapshots below it or the
     /// game set. From the middle of the attack, the release starts where the
     /// attack is. A second release does nothing.
+    ///
     /// - Parameters:
     ///   - duration: The glide back, in engine time (0...1 day); zero returns at once.
     ///   - curve: How volumes move back.
@@ -148,6 +151,7 @@ extension AudioEngine {
     /// volumes along `curve`. Where several active snapshots set the same
     /// property, the highest `priority` wins, and among equal priorities the
     /// latest; lower ones hold it again when it is released.
+    ///
     /// - Parameters:
     ///   - snapshot: The settings to apply.
     ///   - duration: The glide's length in engine time (0...1 day).
@@ -176,7 +180,7 @@ extension AudioEngine {
             }
             let envelope = SnapshotEnvelope(
                 priority: priority, start: currentFrameLocked, frames: duration.frames(atSampleRate: rate),
-                curve: curve, smoothFrames: dezipperFrames)
+                curve: curve, smoothFrames: dezipperFrames, engineLock: lock)
             for (bus, settings) in layers {
                 bus.addSnapshotLayerLocked(
                     BusSnapshotLayer(

@@ -35,6 +35,7 @@ public struct ReverbZone: Sendable, Equatable {
     public var reverb: AudioEnvironmentReverbParameters
 
     /// A zone; a negative or NaN fade distance is 0.
+    ///
     /// - Parameters:
     ///   - name: The zone's name, for your own bookkeeping.
     ///   - shape: Where the zone is, in world metres.

@@ -25,12 +25,20 @@ extension SoundBank {
         let kind: Kind
 
         /// Sounds are files, their paths relative to `url` (a folder).
+        ///
+        /// - Parameter url: The folder the bank's paths start from.
+        /// - Returns: The resolver.
         public static func directory(_ url: URL) -> Self { Self(kind: .directory(url)) }
 
         /// Sounds are entries of `archive`, their paths relative to `directory`
         /// inside it (`""`, the default: the archive's root). `..` steps up a
         /// folder, never out of the archive; a path that starts with `/`
         /// starts at the archive's root.
+        ///
+        /// - Parameters:
+        ///   - archive: The zip archive holding the sounds.
+        ///   - directory: The folder inside it the bank's paths start from.
+        /// - Returns: The resolver.
         public static func archive(_ archive: AudioArchive, directory: String = "") -> Self {
             Self(kind: .archive(archive, folder: directory.split(separator: "/").map(String.init)))
         }
@@ -40,6 +48,9 @@ extension SoundBank {
         /// returns its encoded bytes (`Data` or any ``AudioByteSource``), or
         /// nil when it has no such sound. Its errors are reported as the
         /// bank's, naming the event and the path.
+        ///
+        /// - Parameter resolve: Returns the encoded bytes at a path, or nil.
+        /// - Returns: The resolver.
         public static func custom(_ resolve: @escaping @Sendable (_ path: String) throws -> (any AudioByteSource)?)
             -> Self
         {

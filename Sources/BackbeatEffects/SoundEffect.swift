@@ -27,7 +27,8 @@ import BackbeatEngine
 /// let voice = snare.play(volume: 0.8, pan: -0.3)
 /// ```
 public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
-    // @unchecked: mutable state is read and written only under the engine lock.
+    // @unchecked: mutable state is read and written only under the engine lock
+    // (checked on every access in debug builds).
 
     enum Origin {
         case asset(AudioAsset)
@@ -102,17 +103,125 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     let origin: Origin
     weak var engine: AudioEngine?
 
-    var loadState: LoadState = .unloaded
-    var lastUse: UInt64 = 0
-    var lastStartFrame: Int64?
-    var preloadWaiters: [@Sendable (Result<Void, BackbeatError>) -> Void] = []
-    /// ``maximumInstances`` and ``minimumRetriggerInterval``, read under the lock.
-    var instanceLimit: Int?
-    var retriggerInterval: MediaTime = .zero
+    // The engine-bound state: read and written only under the engine lock,
+    // through the checked properties below (the deinitialiser, which has the
+    // object to itself, reads `_loadState` directly).
+    private var _loadState: LoadState = .unloaded
+    private var _lastUse: UInt64 = 0
+    private var _lastStartFrame: Int64?
+    private var _preloadWaiters: [@Sendable (Result<Void, BackbeatError>) -> Void] = []
+    private var _instanceLimit: Int?
+    private var _retriggerInterval: MediaTime = .zero
+
+    /// Traps, in a debug build, unless the engine lock is held (a sound whose
+    /// engine is gone has nothing to check). A release build does nothing.
+    @inline(__always)
+    private func preconditionEngineLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        engine?.preconditionLocked(file: file, line: line)
+        #endif
+    }
+
+    /// Where the sound is in the cache, under the engine lock.
+    var loadState: LoadState {
+        get {
+            preconditionEngineLocked()
+            return _loadState
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_loadState
+        }
+        set {
+            preconditionEngineLocked()
+            _loadState = newValue
+        }
+    }
+
+    /// The cache's use counter at the sound's last use, for eviction.
+    var lastUse: UInt64 {
+        get {
+            preconditionEngineLocked()
+            return _lastUse
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_lastUse
+        }
+        set {
+            preconditionEngineLocked()
+            _lastUse = newValue
+        }
+    }
+
+    /// The frame its last voice started at, for ``minimumRetriggerInterval``.
+    var lastStartFrame: Int64? {
+        get {
+            preconditionEngineLocked()
+            return _lastStartFrame
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_lastStartFrame
+        }
+        set {
+            preconditionEngineLocked()
+            _lastStartFrame = newValue
+        }
+    }
+
+    /// Completions waiting for the load under way.
+    var preloadWaiters: [@Sendable (Result<Void, BackbeatError>) -> Void] {
+        get {
+            preconditionEngineLocked()
+            return _preloadWaiters
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_preloadWaiters
+        }
+        set {
+            preconditionEngineLocked()
+            _preloadWaiters = newValue
+        }
+    }
+
+    /// ``maximumInstances``, read under the lock.
+    var instanceLimit: Int? {
+        get {
+            preconditionEngineLocked()
+            return _instanceLimit
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_instanceLimit
+        }
+        set {
+            preconditionEngineLocked()
+            _instanceLimit = newValue
+        }
+    }
+
+    /// ``minimumRetriggerInterval``, read under the lock.
+    var retriggerInterval: MediaTime {
+        get {
+            preconditionEngineLocked()
+            return _retriggerInterval
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_retriggerInterval
+        }
+        set {
+            preconditionEngineLocked()
+            _retriggerInterval = newValue
+        }
+    }
 
     /// A sound from a file (Ogg Vorbis, WAV, FLAC, AIFF, ...). Nothing is read
     /// until it is preloaded or played; a missing or unreadable file is
     /// reported then. Its `LOOPSTART` tags, if any, are its loop region.
+    ///
     /// - Parameters:
     ///   - url: The sound file.
     ///   - engine: The engine that plays it.
@@ -139,6 +248,7 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// entry or a game's own byte source. Nothing is read until it is
     /// preloaded or played. The asset's loop points (set on it, else its
     /// file's `LOOPSTART` tags) are the sound's loop region.
+    ///
     /// - Parameters:
     ///   - asset: The encoded sound.
     ///   - engine: The engine that plays it.
@@ -205,7 +315,7 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     deinit {
         // The last release may come inside a locked section (a voice let go
         // in an update step): free the buffer at the engine's next entry.
-        if case .loaded = loadState, let engine {
+        if case .loaded = _loadState, let engine {
             let id = ObjectIdentifier(self)
             engine.performLocked { engine in engine.effectCacheLocked.forgetLocked(id) }
         }
@@ -259,6 +369,7 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
 
     /// Loads the sound in the background; `completion` runs once, when it is
     /// resident or has failed.
+    ///
     /// - Parameter completion: Runs once, with success or the error that stopped the load.
     public func preload(completion: @escaping @Sendable (Result<Void, BackbeatError>) -> Void) {
         guard let engine else {

@@ -35,7 +35,8 @@ import BackbeatEngine
 /// ```
 public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     // @unchecked: mutable state is read and written only under the engine lock
-    // (the engine of its sounds), or under the event's own lock without one.
+    // (the engine of its sounds), or under the event's own lock without one;
+    // the `…Locked` members check it in debug builds.
 
     /// How an event picks what to play.
     public enum PlaybackMode: String, Sendable, Hashable, Codable, CaseIterable {
@@ -80,6 +81,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         public var startDelay: ClosedRange<MediaTime>
 
         /// Ranges for a play's variation; the defaults vary nothing.
+        ///
         /// - Parameters:
         ///   - volumeDecibels: Gain in dB added to each play, picked in this range.
         ///   - pitchCents: Pitch change in cents, picked in this range (-1200...1200).
@@ -215,6 +217,20 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         return try ownLock.withLock(body)
     }
 
+    /// Traps, in a debug build, unless the calling thread holds the lock
+    /// that guards the event: its engine's, or its own without one. A release
+    /// build does nothing.
+    @inline(__always)
+    private func preconditionLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        if let engine {
+            engine.preconditionLocked(file: file, line: line)
+        } else {
+            ownLock.preconditionHeld("a sound event without an engine", file: file, line: line)
+        }
+        #endif
+    }
+
     // MARK: Settings
 
     /// How a play picks its sounds. Changing it starts the new mode afresh.
@@ -288,6 +304,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Starts the generator again from `seed`, and forgets past picks.
+    ///
     /// - Parameter seed: Any value; the same seed gives the same picks.
     public func reseed(_ seed: UInt64) {
         locked {
@@ -377,6 +394,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
 
     /// Forgets instances whose voices have all finished. With the lock held.
     private func pruneInstancesLocked() {
+        preconditionLocked()
         instances.removeAll { $0.voices.allSatisfy(\.isFinishedLocked) }
     }
 
@@ -386,6 +404,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
 
     /// The next play's decisions, with the lock held.
     func nextPickLocked() -> Pick {
+        preconditionLocked()
         let indices: [Int]
         switch modeValue {
         case .random: indices = [pickRandom()]

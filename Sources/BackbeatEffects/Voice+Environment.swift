@@ -141,6 +141,7 @@ extension Voice {
     /// and sets what changed on its source. `attaching` snaps to the targets
     /// (a voice that starts has nothing to glide from). Engine lock held,
     /// context current.
+    ///
     /// - Returns: whether a glide is still running (the voice must not settle).
     @discardableResult
     func stepMix(source: ALSource, at frame: Int64, attaching: Bool, engine: AudioEngine) -> Bool {

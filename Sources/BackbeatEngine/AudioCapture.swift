@@ -22,6 +22,7 @@ public struct AudioCaptureDevice: Sendable, Hashable, Codable, CustomStringConve
     public let name: String
 
     /// A device by name, as ``available`` lists it.
+    ///
     /// - Parameter name: The name OpenAL reports (`ALC_CAPTURE_DEVICE_SPECIFIER`).
     public init(name: String) { self.name = name }
 
@@ -66,6 +67,7 @@ public final class AudioCapture: Sendable {
         public static let silence = Level(peakPower: -160, averagePower: -160)
 
         /// Creates a level from the two figures in dBFS.
+        ///
         /// - Parameters:
         ///   - peakPower: The largest absolute sample, in dBFS.
         ///   - averagePower: The root mean square, in dBFS.
@@ -75,6 +77,7 @@ public final class AudioCapture: Sendable {
         }
 
         /// The level of interleaved samples in -1...1.
+        ///
         /// - Parameter samples: Interleaved samples; non-finite ones are skipped, and none reads as ``silence``.
         public init(samples: [Float]) {
             var peak: Float = 0, sum: Double = 0
@@ -123,6 +126,7 @@ public final class AudioCapture: Sendable {
     }
 
     /// Opens a capture device.
+    ///
     /// - Parameters:
     ///   - device: the device, or nil for the default one.
     ///   - format: 8000 to 192000 Hz, 1 or 2 channels, `.float32` or `.int16`
@@ -190,6 +194,7 @@ public final class AudioCapture: Sendable {
 
     /// Calls `handler` on the capture thread with every buffer captured from
     /// now on, until the token is cancelled.
+    ///
     /// - Parameter handler: Called with each full buffer; keep it short, the capture thread waits for it.
     /// - Returns: A token; cancel it (or let it go) to stop the calls.
     public func observe(_ handler: @escaping @Sendable (PCMBuffer) -> Void) -> ObservationToken {
@@ -197,6 +202,7 @@ public final class AudioCapture: Sendable {
     }
 
     /// Starts capturing. Calling it while capturing does nothing.
+    ///
     /// - Throws: ``BackbeatError`` `.engineShutDown` after ``close()``,
     ///   `.captureUnavailable` once the device was lost.
     public func start() throws {
@@ -308,6 +314,7 @@ public final class AudioCapture: Sendable {
     /// ``format`` (its rate, channels and sample type), and returns when the
     /// file is complete and in place. Starts capturing if needed, and stops
     /// again afterwards if it started.
+    ///
     /// - Parameters:
     ///   - url: The file to write.
     ///   - fileType: The container and encoding.

@@ -57,6 +57,7 @@ extension AudioEngine {
     /// Probes OpenAL: a loopback device for version and extensions, then the
     /// default playback device. Never throws; a device that will not open is
     /// reported in ``Capabilities/defaultDevice``.
+    ///
     /// - Parameter latency: The period size and count to configure first, as an engine would.
     /// - Returns: What OpenAL offers.
     package static func capabilities(latency: OutputLatency = .default) -> Capabilities {

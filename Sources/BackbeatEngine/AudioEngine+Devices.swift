@@ -72,6 +72,7 @@ extension AudioEngine {
     ///
     /// With PulseAudio this asks the server: it blocks while a server is
     /// frozen, so do not call it from a real-time or engine callback.
+    ///
     /// - Parameter latency: The period size and count to configure first (the first device of a process fixes them).
     /// - Returns: The device names and the default one.
     public static func outputDevices(latency: OutputLatency = .default) -> OutputDevices {

@@ -21,7 +21,7 @@ extension AudioEngine {
     /// `.device` or paced `.file` output on a delivery thread of its own, in order.
     ///
     /// - Parameter handler: Called with each ``PlaybackEvent``, in order.
-    /// - Returns: A token; cancel it (or let it go) to stop the calls.
+    /// - Returns: A token that removes the handler when cancelled (dropping it does not).
     @discardableResult
     public func observe(_ handler: @escaping @Sendable (PlaybackEvent) -> Void) -> ObservationToken {
         eventBroadcast.observe(handler)
@@ -29,12 +29,14 @@ extension AudioEngine {
 
     /// Queues an event, with the lock held; delivered by ``deliverPendingEvents()`` once unlocked.
     package func postLocked(_ event: PlaybackEvent) {
+        preconditionLocked()
         pendingEvents.append(.event(event))
     }
 
     /// Queues a callback (a voice completion, a fade completion, a player's
     /// event), with the lock held, to run once unlocked, where events run.
     package func postLocked(callback: @escaping @Sendable () -> Void) {
+        preconditionLocked()
         pendingEvents.append(.callback(callback))
     }
 

@@ -1,6 +1,7 @@
 extension AudioEngine {
     /// Makes a bus for a group of sounds (dialogue, UI, ambience) feeding
     /// `parent` (default: the master bus).
+    ///
     /// - Parameters:
     ///   - name: The bus's name, as snapshots and banks refer to it.
     ///   - parent: The bus it feeds; nil feeds the master bus.

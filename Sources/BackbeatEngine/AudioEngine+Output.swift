@@ -38,6 +38,7 @@ extension AudioEngine {
         public var periods: Int
 
         /// A period size and count.
+        ///
         /// - Parameters:
         ///   - periodSize: Frames per period; below 64 counts as 64.
         ///   - periods: Periods in the ring; below 2 counts as 2.
@@ -57,6 +58,7 @@ extension AudioEngine {
         public static let safe = OutputLatency(periodSize: 1024, periods: 4)
 
         /// The buffered span at a sample rate.
+        ///
         /// - Parameter rate: The device's sample rate, in Hz.
         /// - Returns: The time `periodSize × periods` frames last at `rate`.
         public func duration(atSampleRate rate: Int) -> MediaTime {

@@ -56,7 +56,7 @@ public final class AudioEngine: @unchecked Sendable {
     public let outputLatency: MediaTime
     package let latencyFrames: Int64
 
-    package let lock = Lock()
+    package let lock: Lock
     /// Work queued by `performLocked(_:)`, run at the next entry under `lock`.
     private let lockedWork = LockedValueBox<[@Sendable (AudioEngine) -> Void]>([])
     /// The OpenAL device; replaced when the output is lost (see `AudioEngine+DeviceLoss`).
@@ -64,10 +64,27 @@ public final class AudioEngine: @unchecked Sendable {
     private var fileWriter: SoundFileWriter?
     var framesRendered: Int64 = 0
     var nextUpdateFrame: Int64 = 0
+    // skipsIdleSteps, renderCounts, openBatches and busesChangedThisStep are
+    // read from other modules, under the lock: a debug build checks it on
+    // every access; a release build stores them plainly, as loads.
     /// Whether a render steps only at the update periods that have work (on
     /// by default). Off, it steps and calls OpenAL every period, as it used
     /// to: the tests render both ways and compare.
+    #if DEBUG
+    package var skipsIdleSteps: Bool {
+        get {
+            preconditionLocked()
+            return _skipsIdleSteps
+        }
+        set {
+            preconditionLocked()
+            _skipsIdleSteps = newValue
+        }
+    }
+    private var _skipsIdleSteps = true
+    #else
     package var skipsIdleSteps = true
+    #endif
     /// The game changed something since the last update step (a public entry
     /// point took the lock): the next period boundary steps.
     var stepRequested = true
@@ -81,19 +98,50 @@ public final class AudioEngine: @unchecked Sendable {
     /// ``ALRampedWrites/count`` on this thread when the lock was taken or OpenAL last mixed.
     private var rampWritesSeen: UInt = 0
     /// Update steps run and OpenAL mix calls made by renders so far (for tests and the benchmarks).
+    #if DEBUG
+    package private(set) var renderCounts: (steps: Int, mixes: Int) {
+        get {
+            preconditionLocked()
+            return _renderCounts
+        }
+        _modify {
+            preconditionLocked()
+            yield &_renderCounts
+        }
+        set {
+            preconditionLocked()
+            _renderCounts = newValue
+        }
+    }
+    private var _renderCounts = (steps: 0, mixes: 0)
+    #else
     package private(set) var renderCounts = (steps: 0, mixes: 0)
+    #endif
     var components: [WeakComponent] = []
     private var isShutDown = false
     private var scratch: [Float] = []
-    private var realTimeThread: JoinableThread?
-    private var realTimeStopping = false
-    /// Whether the update loop sleeps until work is due (a `.device` output), so changes must wake it.
-    private var wakesUpdateLoop = false
+    /// The thread that steps a real-time output (see `EngineUpdateLoop`).
+    let updateLoop: EngineUpdateLoop
     /// Batches (`performBatchUpdates`) under way: while any is, OpenAL holds every change back.
+    #if DEBUG
+    package var openBatches: Int {
+        get {
+            preconditionLocked()
+            return _openBatches
+        }
+        _modify {
+            preconditionLocked()
+            yield &_openBatches
+        }
+        set {
+            preconditionLocked()
+            _openBatches = newValue
+        }
+    }
+    private var _openBatches = 0
+    #else
     package var openBatches = 0
-    /// The real-time thread's progress and stop request: it wakes for a stop,
-    /// and the shutdown fade waits on its progress.
-    private let realTime = ConditionLock(RealTimeProgress())
+    #endif
     /// Observers of each update step's start, called without the lock.
     var stepObservers: [WeakStepObserver] = []
     var clockOrigin: Int64 = 0
@@ -106,9 +154,9 @@ public final class AudioEngine: @unchecked Sendable {
     var recoveryWork: [@Sendable () -> Void] = []
     /// Where a real-time output runs `recoveryWork`, off its update thread.
     let recoveryQueue = DispatchQueue(label: "Backbeat device recovery", qos: .userInitiated)
-    /// What the device watch (a `.device` engine's reopening and following
-    /// of the default output, see `AudioEngine+DeviceLoss`) is asked to do.
-    let watch = ConditionLock(DeviceWatchState())
+    /// A `.device` engine's reopening of a lost device and following of the
+    /// default output (see `DeviceWatch`).
+    let deviceWatch = DeviceWatch()
 
     /// The bus every other bus feeds.
     public let masterBus: Bus
@@ -131,7 +179,21 @@ public final class AudioEngine: @unchecked Sendable {
     /// The cap on voices the effects layer's pool may make audible (nil: what the device grants).
     package let maximumVoices: Int?
     /// Whether a bus's gain or pause changed in the current update step.
-    package private(set) var busesChangedThisStep = false
+    #if DEBUG
+    package internal(set) var busesChangedThisStep: Bool {
+        get {
+            preconditionLocked()
+            return _busesChangedThisStep
+        }
+        set {
+            preconditionLocked()
+            _busesChangedThisStep = newValue
+        }
+    }
+    private var _busesChangedThisStep = false
+    #else
+    package internal(set) var busesChangedThisStep = false
+    #endif
     var pendingEvents: [PendingDelivery] = []
     /// The array ``pendingEvents`` last gave to delivery, emptied with its capacity kept.
     var spareEventBatch: [PendingDelivery] = []
@@ -159,6 +221,9 @@ public final class AudioEngine: @unchecked Sendable {
     public init(output: Output, maximumVoices: Int? = nil) throws {
         self.output = output
         self.maximumVoices = maximumVoices
+        let lock = Lock()
+        self.lock = lock
+        updateLoop = EngineUpdateLoop(engineLock: lock)
         switch output {
         case .device(let name, let latency):
             latency.prepareOpenAL()
@@ -196,13 +261,12 @@ public final class AudioEngine: @unchecked Sendable {
             eventDelivery = EventDeliveryQueue(name: "Backbeat events")
             deliverSessionUpdatesOffTheAudioThread()
             clockOrigin = device.clockNanoseconds() ?? 0
-            wakesUpdateLoop = true
-            startRealTimeThread(rendering: false)
-            if case .device(let name, _) = output { startDeviceWatch(requestedName: name) }
+            updateLoop.start(for: self, rendering: false)
+            if case .device(let name, _) = output { deviceWatch.start(for: self, requestedName: name) }
         } else if case .file(_, _, .realTime) = output {
             eventDelivery = EventDeliveryQueue(name: "Backbeat events")
             deliverSessionUpdatesOffTheAudioThread()
-            startRealTimeThread(rendering: true)
+            updateLoop.start(for: self, rendering: true)
         }
     }
 
@@ -237,6 +301,7 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Engine time in frames, with the lock held.
     package var currentFrameLocked: Int64 {
+        preconditionLocked()
         guard !device.isLoopback else { return framesRendered }
         let ns = (device.clockNanoseconds() ?? clockOrigin) - clockOrigin
         return clockBaseFrame + Int64((Double(ns) * Double(sampleRate) / 1e9).rounded(.down))
@@ -255,7 +320,11 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// The engine frame a reading of the device clock (ns) stands for, as
     /// ``currentFrameLocked`` counts; nil on a loopback device.
+    ///
+    /// - Parameter nanoseconds: A reading of the device clock.
+    /// - Returns: The engine frame, or nil on a loopback device.
     package func frameLocked(atDeviceClock nanoseconds: Int64) -> Int64? {
+        preconditionLocked()
         guard !device.isLoopback else { return nil }
         return clockBaseFrame + Int64((Double(nanoseconds - clockOrigin) * Double(sampleRate) / 1e9).rounded(.down))
     }
@@ -268,6 +337,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// result does not depend on how rendering is split into calls.
     /// On a `.file` output the frames are also written to the file.
     ///
+    /// - Parameter frames: How many frames to render, above zero.
+    /// - Returns: `frames * channelCount` interleaved samples.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` when `frames` is zero
     ///   or negative, ``BackbeatError/Code/wrongOutput`` on a device or paced
     ///   file output, ``BackbeatError/Code/engineShutDown`` after shutdown.
@@ -279,6 +350,9 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Renders `duration` of engine time, discarding the samples (a `.file`
     /// output still writes them). Use it to move time forward cheaply.
+    ///
+    /// - Parameter duration: The engine time to move on by (rounded to whole frames).
+    /// - Throws: What ``render(frames:)`` throws.
     public func advance(by duration: MediaTime) throws {
         let frames = duration.frames(atSampleRate: sampleRate, rounding: .nearest)
         guard frames > 0 else { return }
@@ -350,10 +424,11 @@ public final class AudioEngine: @unchecked Sendable {
     /// changed since its last call. Then the call ends at the next boundary,
     /// so the change lands within one period, as when every period is its
     /// own call. Either way the samples are the same.
-    private func renderLocked(
+    func renderLocked(
         frames: Int, into samples: inout [Float], at offset: Int = 0,
         observedStep: Int64? = nil
     ) throws -> Int {
+        preconditionLocked()
         var done = 0
         let interval = Int64(updateInterval)
         while done < frames {
@@ -361,7 +436,7 @@ public final class AudioEngine: @unchecked Sendable {
                 if !stepObservers.isEmpty, observedStep != framesRendered { break }
                 if !skipsIdleSteps || stepRequested || (nextStepDue.map { $0 <= framesRendered } ?? false) {
                     stepRequested = false
-                    try runUpdate(at: framesRendered)
+                    try runUpdateLocked(at: framesRendered)
                     renderCounts.steps += 1
                     nextStepDue = skipsIdleSteps ? nextStepFrameLocked(after: framesRendered) : framesRendered
                 }
@@ -385,285 +460,7 @@ public final class AudioEngine: @unchecked Sendable {
         return done
     }
 
-    // MARK: Update step
-
-    /// Adds a component to the update loop, after the others.
-    package func register(_ component: any EngineComponent) {
-        withLock { registerLocked(component) }
-    }
-
-    /// ``register(_:)`` with the lock held; `first` puts the component before
-    /// the others (the voice pool: its voices see this step's bus gains
-    /// before anything else the step changes).
-    package func registerLocked(_ component: any EngineComponent, first: Bool = false) {
-        components.insert(WeakComponent(component: component), at: first ? 0 : components.count)
-    }
-
-    /// Adds an observer that sees every update step begin, without the lock
-    /// (a scripted environment: it posts to the session, whose decisions take
-    /// the lock). The engine holds it weakly.
-    package func addStepObserver(_ observer: any EngineStepObserver) {
-        withLock { stepObservers.append(WeakStepObserver(observer: observer)) }
-    }
-
-    /// Tells the step observers that the step at `frame` begins (without the lock).
-    private func notifyStepObservers(at frame: Int64) {
-        let observers = withLock { () -> [any EngineStepObserver] in
-            stepObservers.removeAll { $0.observer == nil }
-            return stepObservers.compactMap(\.observer)
-        }
-        for observer in observers { observer.engineWillStep(at: frame) }
-    }
-
-    private func runUpdate(at frame: Int64) throws {
-        // A loopback device mixes only inside render, after this step, so its
-        // changes land together anyway; a real device mixes on its own thread,
-        // so its changes are deferred and applied at once.
-        // Inside a game's batch (`performBatchUpdates`) the changes are already
-        // held back, and the batch's end applies them with the game's.
-        if device.isLoopback || openBatches > 0 {
-            try device.withContext("update") { try updateComponents(at: frame) }
-        } else {
-            try device.batch { try updateComponents(at: frame) }
-        }
-    }
-
-    private func updateComponents(at frame: Int64) throws {
-        updateBuses(at: frame)
-        var index = 0
-        while index < components.count {
-            if let component = components[index].component {
-                try component.update(at: frame)
-                index += 1
-            } else {
-                components.remove(at: index)
-            }
-        }
-    }
-
-    /// Advances bus fades and ducks, then computes each bus's gain and pause
-    /// once for the step, for every voice to read.
-    private func updateBuses(at frame: Int64) {
-        for bus in buses {
-            if let completion = bus.update(at: frame) {
-                postLocked(.fadeCompleted(bus: bus.name))
-                postLocked(callback: completion)
-            }
-        }
-        var changed = false
-        for bus in buses { bus.stepEffectSlot(at: frame, device: device) }
-        for bus in buses {
-            let effect = bus.effectiveEffect(at: frame)
-            if effect?.slot != bus.stepEffect?.slot || effect?.wet != bus.stepEffect?.wet { changed = true }
-            bus.stepEffect = effect
-            let gain = bus.effectiveGain(at: frame), paused = bus.isEffectivelyPaused
-            let filter = bus.effectiveFilter(at: frame)
-            if gain != bus.stepGain || paused != bus.stepPaused || filter != bus.stepFilter { changed = true }
-            bus.stepGain = gain
-            bus.stepPaused = paused
-            bus.stepFilter = filter
-        }
-        busesChangedThisStep = changed
-    }
-
     // MARK: Real-time outputs
-
-    /// What the real-time thread reports and is told, behind `realTime`.
-    struct RealTimeProgress {
-        /// Engine time as of the thread's last step.
-        var frame: Int64 = 0
-        /// Steps the thread has taken (each one a wakeup).
-        var steps = 0
-        /// Shutdown asked the thread to end.
-        var stopRequested = false
-        /// The game changed something since the thread's last step: a device's
-        /// update loop looks again at what is due.
-        var wakeRequested = false
-    }
-
-    /// The longest a device's update loop sleeps with nothing due: it reads
-    /// the device's connection state (ALC_EXT_disconnect) at least this
-    /// often, 10 times a second. Following the default output does not
-    /// depend on it (the device watch hears the sound server's own events).
-    /// Every wakeup costs CPU: at 50 ms, the poll doubled the wakeups of a
-    /// scene whose only work was a music stream's refills (every 83 ms).
-    static let devicePollNanoseconds: UInt64 = 100_000_000
-
-    private func startRealTimeThread(rendering: Bool) {
-        let period = UInt64(Double(updateInterval) / Double(sampleRate) * 1e9)
-        let samplesPerStep = updateInterval * channelCount
-        let realTime = self.realTime
-        // The thread holds the engine only during a step, so dropping the last
-        // reference shuts the engine down; if that happens on this thread,
-        // shutdown detaches it instead of joining it.
-        let thread = JoinableThread(name: "Backbeat engine") { [weak self] in
-            var start = MonotonicClock.now()
-            var steps: UInt64 = 0
-            var lastStep = start
-            var buffer = [Float](repeating: 0, count: samplesPerStep)
-            loop: while let next = Self.realTimeStep(of: self, rendering: rendering, buffer: &buffer) {
-                switch next {
-                case .paced:
-                    // Rendering (a paced file, or a lost device's silent stand-in):
-                    // one update period per step, on a fixed schedule.
-                    steps += 1
-                    if realTime.wait(until: start + steps * period, for: \.stopRequested) { break loop }
-                case .due(let nanoseconds):
-                    // A device: sleeps until the next thing is due, or until the
-                    // game changes something (then out the rest of the period:
-                    // it never steps twice within one), or until shutdown.
-                    let earliest = lastStep + period
-                    let deadline = max(MonotonicClock.now() + nanoseconds, earliest)
-                    if realTime.wait(until: deadline, for: { $0.stopRequested || $0.wakeRequested }),
-                        realTime.wait(until: earliest, for: \.stopRequested)
-                    {
-                        break loop
-                    }
-                    lastStep = MonotonicClock.now()
-                    // Should the device be lost, pacing starts from here.
-                    start = lastStep
-                    steps = 0
-                }
-            }
-            ALDevice.clearThreadContext()
-        }
-        // Known before the thread runs, so it can tell it is itself.
-        realTimeThread = thread
-        thread.start()
-    }
-
-    /// One step of a real-time output, on its thread: the step observers; under
-    /// the lock, an update step when the device clock has reached the next
-    /// boundary, or (for a paced file) one rendered update period; then the
-    /// events the step queued. Behaviour reads only engine time; the wall clock
-    /// only decides when the thread wakes. Returns false once the engine is
-    /// gone or stopping.
-    private static func realTimeStep(of engine: AudioEngine?, rendering: Bool, buffer: inout [Float])
-        -> RealTimeWait?
-    {
-        guard let engine else { return nil }
-        // Changes the game makes from here on wake the thread again.
-        engine.realTime.update { progress in
-            progress.wakeRequested = false
-            return false
-        }
-        let due = engine.withLock { () -> Int64? in
-            guard engine.realTimeRunningLocked else { return nil }
-            return rendering || engine.device.isLoopback ? engine.framesRendered : engine.currentFrameLocked
-        }
-        guard let due else { return nil }
-        engine.notifyStepObservers(at: due)
-        let frame = engine.withLock { () -> (Int64, [@Sendable () -> Void], RealTimeWait)? in
-            guard engine.realTimeRunningLocked else { return nil }
-            do {
-                if !engine.device.isLoopback, !engine.device.isConnected {
-                    engine.handleDisconnectLocked()
-                }
-                if rendering || engine.device.isLoopback {
-                    _ = try engine.renderLocked(frames: engine.updateInterval, into: &buffer, observedStep: due)
-                } else {
-                    let frame = engine.currentFrameLocked
-                    if frame >= engine.nextUpdateFrame {
-                        try engine.runUpdate(at: frame)
-                        engine.nextUpdateFrame = frame + Int64(engine.updateInterval)
-                    }
-                }
-            } catch let error as BackbeatError {
-                if engine.deferredError == nil { engine.deferredError = error }
-            } catch {}
-            let frame = engine.currentFrameLocked
-            let wait: RealTimeWait =
-                rendering || engine.device.isLoopback ? .paced : .due(engine.sleepNanosecondsLocked(at: frame))
-            return (frame, engine.takeRecoveryWorkLocked(), wait)
-        }
-        guard let (frame, recovery, wait) = frame else { return nil }
-        // A replacement's decoding is not for this thread: updates go on meanwhile.
-        engine.runRecoveryWork(recovery)
-        engine.deliverPendingEvents()
-        engine.realTime.withLockedValue {
-            $0.frame = frame
-            $0.steps += 1
-        }
-        return wait
-    }
-
-    /// How a real-time thread waits after a step.
-    enum RealTimeWait {
-        /// One update period, on the fixed schedule (the thread renders).
-        case paced
-        /// Until the next thing is due, this many nanoseconds from now, or
-        /// until the game changes something (a device: OpenAL mixes on its own).
-        case due(UInt64)
-    }
-
-    /// How long a device's update loop may sleep after a step at `frame`:
-    /// until the earliest frame a bus or component has work due (never
-    /// before the next update period), and at most ``devicePollNanoseconds``.
-    private func sleepNanosecondsLocked(at frame: Int64) -> UInt64 {
-        let due = max(nextUpdateFrame, nextDueFrameLocked(after: frame) ?? Int64.max)
-        let poll = Self.devicePollNanoseconds
-        guard due < Int64.max, due > frame else { return due == Int64.max ? poll : 0 }
-        let frames = Double(due - frame)
-        return min(poll, UInt64(frames / Double(sampleRate) * 1e9))
-    }
-
-    /// The earliest engine frame after a step at `frame` at which an update
-    /// step would change anything (what is mixed, reported or posted): a
-    /// render skips the periods before it. Unlike ``nextDueFrameLocked(after:)``
-    /// (a device's wakeup, which may come early), never late.
-    func nextStepFrameLocked(after frame: Int64) -> Int64? {
-        earliestFrameLocked(after: frame) { $0.nextStepFrame(after: frame) }
-    }
-
-    /// The earliest engine frame after a step at `frame` at which a bus
-    /// (a fade, duck, filter or effect glide under way), a step observer or a
-    /// component has work due; nil when nothing is due until the game
-    /// changes something.
-    package func nextDueFrameLocked(after frame: Int64) -> Int64? {
-        earliestFrameLocked(after: frame) { $0.nextDueFrame(after: frame) }
-    }
-
-    /// `frame` while a step observer listens or a bus moves; otherwise the
-    /// earliest of the components' answers (nil: none).
-    private func earliestFrameLocked(after frame: Int64, _ ask: (any EngineComponent) -> Int64?) -> Int64? {
-        if !stepObservers.isEmpty { return frame }
-        for bus in buses where bus.isChangingLocked(at: frame) { return frame }
-        var due: Int64?
-        for entry in components {
-            guard let component = entry.component, let next = ask(component) else { continue }
-            if next <= frame { return frame }
-            due = min(due ?? next, next)
-        }
-        return due
-    }
-
-    /// Wakes a device's update loop to look again at what is due: the game
-    /// changed something (a public entry point took the lock). Calls from
-    /// the loop's own thread do not wake it.
-    private func wakeUpdateLoopLocked() {
-        guard let thread = realTimeThread, !thread.isCurrent else { return }
-        realTime.update { progress in
-            guard !progress.wakeRequested else { return false }
-            progress.wakeRequested = true
-            return true
-        }
-    }
-
-    /// Whether the real-time thread should go on.
-    private var realTimeRunningLocked: Bool { !isShutDown && !realTimeStopping }
-
-    /// Ends the real-time thread: joins it, or, on the thread itself (a
-    /// handler or the last release that shuts the engine down), lets it end
-    /// on its own after this step, since a thread cannot join itself.
-    private func stopRealTimeThread() {
-        let thread = withLock { () -> JoinableThread? in
-            realTimeStopping = true
-            return realTimeThread
-        }
-        guard let thread else { return }
-        realTime.withLockedValue { $0.stopRequested = true }
-        thread.joinUnlessCurrent()
-    }
 
     /// Renders `frames` on the calling thread, whatever the output: a paced
     /// file's shutdown fade, rendered by its own thread (which is not in a step).
@@ -671,19 +468,10 @@ public final class AudioEngine: @unchecked Sendable {
         try renderDiscarding(frames: frames) { try renderSteps(frames: $0, into: &$1) }
     }
 
-    /// Steps a real-time output's thread has taken since the engine opened:
-    /// each is one wakeup (zero on other outputs).
-    package var realTimeSteps: Int { realTime.withLockedValue { $0.steps } }
-
-    /// Whether the caller is this engine's real-time thread.
-    var isOnRealTimeThread: Bool { withLock(waking: false) { realTimeThread?.isCurrent ?? false } }
-
-    /// Waits until the real-time thread has taken engine time to `frame`, or
-    /// until `seconds` of wall time pass. The wall clock only bounds the wait;
-    /// engine time decides when it is over.
-    func waitForRealTime(toReach frame: Int64, atMost seconds: Double) {
-        let giveUp = MonotonicClock.now() + UInt64(max(0, seconds) * 1e9)
-        _ = realTime.wait(until: giveUp) { $0.frame >= frame || $0.stopRequested }
+    /// Keeps the first error an update step hit on a real-time thread, for the next call to report.
+    func deferLocked(_ error: BackbeatError) {
+        preconditionLocked()
+        if deferredError == nil { deferredError = error }
     }
 
     // MARK: Shutdown
@@ -697,8 +485,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// a voice's completion, the last release of the engine there).
     public func shutdown() {
         fadeOutMusicBeforeShutdown()
-        stopRealTimeThread()
-        stopDeviceWatch()
+        updateLoop.stop(of: self)
+        deviceWatch.stop()
         withLock {
             guard !isShutDown else { return }
             isShutDown = true
@@ -721,7 +509,10 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Whether ``shutdown()`` has not run yet.
     public var isRunning: Bool { withLock { !isShutDown } }
-    package var isRunningLocked: Bool { !isShutDown }
+    package var isRunningLocked: Bool {
+        preconditionLocked()
+        return !isShutDown
+    }
 
     // MARK: Locking
 
@@ -752,7 +543,7 @@ public final class AudioEngine: @unchecked Sendable {
             if ALRampedWrites.count != rampWritesSeen { rampPending = true }
             if waking {
                 stepRequested = true
-                if wakesUpdateLoop { wakeUpdateLoopLocked() }
+                updateLoop.wakeLocked()
             }
             lock.unlock()
         }
@@ -770,6 +561,7 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     private func runQueuedWorkLocked() {
+        preconditionLocked()
         let work = lockedWork.withLockedValue { queued -> [@Sendable (AudioEngine) -> Void] in
             guard !queued.isEmpty else { return [] }
             defer { queued.removeAll() }
@@ -779,7 +571,14 @@ public final class AudioEngine: @unchecked Sendable {
         for item in work { item(self) }
     }
 
+    /// Throws, under the lock, when the engine can no longer be used: it shut
+    /// down, or a real-time step hit an error the caller should hear of.
+    ///
+    /// - Parameter operation: The caller's name, for the error.
+    /// - Throws: ``BackbeatError/Code/engineShutDown`` after shutdown, or the
+    ///   error a real-time step deferred.
     package func checkUsable(_ operation: String) throws {
+        preconditionLocked()
         if isShutDown { throw BackbeatError(.engineShutDown, operation: operation) }
         if let error = deferredError { deferredError = nil; throw error }
     }

@@ -42,6 +42,7 @@ public struct AudioEnvironmentReverbParameters: Sendable, Equatable {
     }
 
     /// An enabled reverb with a preset of `efx-presets.h`.
+    ///
     /// - Parameter preset: its name in lowercase without `EFX_REVERB_PRESET_` (``presetNames``).
     /// - Throws: ``BackbeatError/Code/unknownReverbPreset`` for any other name.
     public init(preset: String) throws {
@@ -54,6 +55,7 @@ public struct AudioEnvironmentReverbParameters: Sendable, Equatable {
     public static let presetNames: [String] = ALReverbProperties.presets.map(\.name)
 
     /// Loads a preset's room (keeps ``enable`` and ``level``).
+    ///
     /// - Parameter name: A preset's name from ``presetNames``, such as `hangar` or `castle_smallroom`.
     /// - Throws: ``BackbeatError/Code/unknownReverbPreset`` if `name` is not in ``presetNames``.
     public mutating func loadFactoryReverbPreset(_ name: String) throws {

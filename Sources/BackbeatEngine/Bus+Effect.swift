@@ -207,6 +207,7 @@ extension Bus {
     /// effect alone and 0.5 half each. Setting, changing the mix and removing
     /// glide over the de-zipper time (``AudioEngine/dezipperDuration``), so
     /// nothing clicks; a removed effect's slot empties once silent.
+    ///
     /// - Parameters:
     ///   - effect: The effect; nil removes the one there.
     ///   - wetDryMix: How much goes through the effect, 0...1.
@@ -234,6 +235,7 @@ extension Bus {
     /// Loads, reloads or empties this bus's slot for the step at `frame`.
     /// Engine lock held, context current.
     package func stepEffectSlot(at frame: Int64, device: ALDevice) {
+        preconditionEngineLocked()
         var state = effectState
         defer { effectState = state }
         // Active mix snapshots may set the effect's parameters and mix (Bus+Snapshot.swift).
@@ -262,6 +264,7 @@ extension Bus {
     /// `frame`: this bus's, or the nearest parent's that has one (OpenAL 1.19
     /// cannot chain slots, so only the nearest applies).
     package func effectiveEffect(at frame: Int64) -> (slot: ALEffectSlot, wet: Float)? {
+        preconditionEngineLocked()
         var bus: Bus? = self
         while let b = bus {
             if let slot = b.effectState.slot, b.effectState.loaded != nil {

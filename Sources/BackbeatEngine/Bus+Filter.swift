@@ -26,6 +26,7 @@ extension Bus {
 
     /// Glides the bus's filter to `filter` (nil: none) over `duration` of
     /// engine time, or over the de-zipper time if that is longer.
+    ///
     /// - Parameters:
     ///   - filter: The new filter; nil removes it.
     ///   - duration: The glide's length in engine time; zero glides over the de-zipper time.
@@ -42,6 +43,7 @@ extension Bus {
 
     /// This bus's filter and its parents', in series, at `frame`.
     package func effectiveFilter(at frame: Int64) -> FilterGains {
+        preconditionEngineLocked()
         var gains = snapshotFilter(over: filterState.gains(at: frame), at: frame)
         var bus = parent
         while let b = bus {

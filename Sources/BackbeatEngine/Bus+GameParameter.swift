@@ -11,6 +11,7 @@ extension Bus {
     /// let underwater = try GameParameter(name: "depth", engine: engine, slewPerSecond: 1)
     /// worldBus.bindFilterCutoff(to: underwater, curve: .linear(from: 20_000, to: 600))
     /// ```
+    ///
     /// - Parameters:
     ///   - parameter: The parameter that drives the cutoff.
     ///   - curve: Maps the parameter's range to a cutoff in hertz.

@@ -12,7 +12,8 @@ import BackbeatSupport
 /// release over a duration of its own. Shared by every bus (and the reverb)
 /// the snapshot touches. Read and written under the engine lock.
 package final class SnapshotEnvelope: @unchecked Sendable {
-    // @unchecked: `release` is written and read only under the engine lock.
+    // @unchecked: `release` is written and read only under the engine lock
+    // (checked in debug builds).
     package let priority: Int
     /// Activation order: among equal priorities the later snapshot wins.
     package let order: UInt64
@@ -22,8 +23,27 @@ package final class SnapshotEnvelope: @unchecked Sendable {
     /// Filters, effects and the reverb never move faster than this (the de-zipper time).
     let smoothFrames: Int64
     private var release: (start: Int64, frames: Int64, curve: FadeCurve)?
+    #if DEBUG
+    /// The engine's lock, which the debug build checks on every access to `release`.
+    private let engineLock: Lock?
+    #endif
 
-    package init(priority: Int, start: Int64, frames: Int64, curve: FadeCurve, smoothFrames: Int64) {
+    /// An envelope starting at `start`.
+    ///
+    /// - Parameters:
+    ///   - priority: Where several snapshots set one property, the highest wins.
+    ///   - start: The engine frame its attack starts at.
+    ///   - frames: The attack's length in frames.
+    ///   - curve: The attack's curve.
+    ///   - smoothFrames: The de-zipper time: filters, effects and the reverb never move faster.
+    ///   - engineLock: The engine's lock, which guards the envelope (checked in
+    ///     debug builds; nil checks nothing).
+    package init(
+        priority: Int, start: Int64, frames: Int64, curve: FadeCurve, smoothFrames: Int64, engineLock: Lock? = nil
+    ) {
+        #if DEBUG
+        self.engineLock = engineLock
+        #endif
         self.priority = priority
         self.order = UniqueID.next()
         self.start = start
@@ -37,11 +57,28 @@ package final class SnapshotEnvelope: @unchecked Sendable {
         (priority, order) < (other.priority, other.order)
     }
 
+    /// Traps, in a debug build, unless the engine lock is held. A release build does nothing.
+    @inline(__always)
+    private func preconditionEngineLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        engineLock?.preconditionHeld("a mix snapshot's envelope", file: file, line: line)
+        #endif
+    }
+
     /// Whether ``release(at:frames:curve:)`` was called.
-    package var isReleased: Bool { release != nil }
+    package var isReleased: Bool {
+        preconditionEngineLocked()
+        return release != nil
+    }
 
     /// Starts the release at `frame`; a second call does nothing.
+    ///
+    /// - Parameters:
+    ///   - frame: The engine frame the release starts at.
+    ///   - frames: The release's length in frames.
+    ///   - curve: The release's curve.
     package func release(at frame: Int64, frames: Int64, curve: FadeCurve) {
+        preconditionEngineLocked()
         guard release == nil else { return }
         release = (frame, max(0, frames), curve)
     }
@@ -55,6 +92,7 @@ package final class SnapshotEnvelope: @unchecked Sendable {
 
     /// The curve in force at `frame`: the attack's, or the release's once it began.
     package func curve(at frame: Int64) -> FadeCurve {
+        preconditionEngineLocked()
         if let release, frame >= release.start { return release.curve }
         return attackCurve
     }
@@ -62,17 +100,20 @@ package final class SnapshotEnvelope: @unchecked Sendable {
     /// Whether the snapshot's progress still moves at `frame`: in its attack
     /// (or the de-zipper time, if longer), or released and not yet run out.
     package func isMoving(at frame: Int64) -> Bool {
+        preconditionEngineLocked()
         if let release { return frame >= release.start && !isFinished(at: frame) }
         return frame < start + max(attackFrames, smoothFrames)
     }
 
     /// Whether the release has run out by `frame`, so the snapshot no longer counts.
     package func isFinished(at frame: Int64) -> Bool {
+        preconditionEngineLocked()
         guard let release else { return false }
         return frame >= release.start + max(release.frames, smoothFrames)
     }
 
     private func amount(at frame: Int64, minimumFrames: Int64) -> Float {
+        preconditionEngineLocked()
         func ratio(_ elapsed: Int64, _ span: Int64) -> Float {
             if span <= 0 { return elapsed >= 0 ? 1 : 0 }
             return Float(min(max(Double(elapsed) / Double(span), 0), 1))
@@ -167,6 +208,7 @@ extension BusEffect {
     }
 
     /// Checks every value is in range, as ``Bus/setEffect(_:wetDryMix:)`` does.
+    ///
     /// - Throws: `.invalidArgument` naming the value out of range.
     package func validate() throws { _ = try parameters() }
 }
@@ -174,12 +216,14 @@ extension BusEffect {
 extension Bus {
     /// Adds a snapshot's layer, in priority order. Engine lock held.
     package func addSnapshotLayerLocked(_ layer: BusSnapshotLayer) {
+        preconditionEngineLocked()
         let index = snapshotLayers.firstIndex { layer.envelope.ranksBelow($0.envelope) } ?? snapshotLayers.count
         snapshotLayers.insert(layer, at: index)
     }
 
     /// Drops the layers of snapshots whose release has run out.
     func removeFinishedSnapshotLayers(at frame: Int64) {
+        preconditionEngineLocked()
         if !snapshotLayers.isEmpty { snapshotLayers.removeAll { $0.envelope.isFinished(at: frame) } }
     }
 
@@ -231,5 +275,8 @@ extension Bus {
 
 extension AudioEngine {
     /// The first bus named `name`, with the lock held.
-    package func busLocked(named name: String) -> Bus? { buses.first { $0.name == name } }
+    package func busLocked(named name: String) -> Bus? {
+        preconditionLocked()
+        return buses.first { $0.name == name }
+    }
 }

@@ -26,7 +26,8 @@ import BackbeatOpenAL
 /// duck.release()
 /// ```
 public final class Bus: @unchecked Sendable, CustomStringConvertible {
-    // @unchecked: mutable state is read and written only under the engine lock.
+    // @unchecked: mutable state is read and written only under the engine lock
+    // (the engine-side members check it in debug builds).
 
     /// The bus's name, such as `music`.
     public let name: String
@@ -40,6 +41,166 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     private var paused = false
     private var ducks: [Duck] = []
     private var fadeCompletion: (@Sendable () -> Void)?
+    // The state the update step and the voices read, under the engine lock.
+    // A debug build reaches it through properties that check the lock; a
+    // release build stores it plainly, so that readers in other modules
+    // load a field as before instead of calling an accessor.
+    #if DEBUG
+    private var _stepGain: Float = 1
+    private var _stepPaused: Bool = false
+    private var _stepFilter: FilterGains = .open
+    private var _filterState: BusFilterState = BusFilterState()
+    private var _effectState: BusEffectState = BusEffectState()
+    private var _stepEffect: (slot: ALEffectSlot, wet: Float)?
+    private var _snapshotLayers: [BusSnapshotLayer] = []
+    private var _sessionMuted: Bool = false
+    private var _sessionPaused: Bool = false
+
+    /// ``effectiveGain(at:)`` as of the current update step, computed once
+    /// per step for every voice to read.
+    package var stepGain: Float {
+        get {
+            preconditionEngineLocked()
+            return _stepGain
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_stepGain
+        }
+        set {
+            preconditionEngineLocked()
+            _stepGain = newValue
+        }
+    }
+
+    /// ``isEffectivelyPaused`` as of the current update step.
+    package var stepPaused: Bool {
+        get {
+            preconditionEngineLocked()
+            return _stepPaused
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_stepPaused
+        }
+        set {
+            preconditionEngineLocked()
+            _stepPaused = newValue
+        }
+    }
+
+    /// ``effectiveFilter(at:)`` as of the current update step.
+    package var stepFilter: FilterGains {
+        get {
+            preconditionEngineLocked()
+            return _stepFilter
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_stepFilter
+        }
+        set {
+            preconditionEngineLocked()
+            _stepFilter = newValue
+        }
+    }
+
+    /// The bus's own filter and its glide (Bus+Filter.swift).
+    var filterState: BusFilterState {
+        get {
+            preconditionEngineLocked()
+            return _filterState
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_filterState
+        }
+        set {
+            preconditionEngineLocked()
+            _filterState = newValue
+        }
+    }
+
+    /// The bus's effect (``Bus/setEffect(_:wetDryMix:)``).
+    var effectState: BusEffectState {
+        get {
+            preconditionEngineLocked()
+            return _effectState
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_effectState
+        }
+        set {
+            preconditionEngineLocked()
+            _effectState = newValue
+        }
+    }
+
+    /// The effect slot and send gain for this update step.
+    package var stepEffect: (slot: ALEffectSlot, wet: Float)? {
+        get {
+            preconditionEngineLocked()
+            return _stepEffect
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_stepEffect
+        }
+        set {
+            preconditionEngineLocked()
+            _stepEffect = newValue
+        }
+    }
+
+    /// The active mix snapshots' settings for this bus, lowest priority first (Bus+Snapshot.swift).
+    package var snapshotLayers: [BusSnapshotLayer] {
+        get {
+            preconditionEngineLocked()
+            return _snapshotLayers
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_snapshotLayers
+        }
+        set {
+            preconditionEngineLocked()
+            _snapshotLayers = newValue
+        }
+    }
+
+    /// The session's silent-switch mute, kept apart from the game's own mute.
+    var sessionMuted: Bool {
+        get {
+            preconditionEngineLocked()
+            return _sessionMuted
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_sessionMuted
+        }
+        set {
+            preconditionEngineLocked()
+            _sessionMuted = newValue
+        }
+    }
+
+    /// The session's interruption pause, kept apart from the game's own pause.
+    var sessionPaused: Bool {
+        get {
+            preconditionEngineLocked()
+            return _sessionPaused
+        }
+        _modify {
+            preconditionEngineLocked()
+            yield &_sessionPaused
+        }
+        set {
+            preconditionEngineLocked()
+            _sessionPaused = newValue
+        }
+    }
+    #else
     /// ``effectiveGain(at:)`` and ``isEffectivelyPaused`` as of the current
     /// update step, computed once per step for every voice to read.
     package var stepGain: Float = 1
@@ -58,6 +219,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     var sessionMuted = false
     /// The session's interruption pause, kept apart from the game's own pause.
     var sessionPaused = false
+    #endif
 
     init(name: String, parent: Bus?) {
         self.name = name
@@ -69,6 +231,20 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     private func locked<T>(_ body: () -> T) -> T {
         guard let engine else { return body() }
         return engine.withLock(body)
+    }
+
+    /// Traps, in a debug build, unless the calling thread holds the engine
+    /// lock (a bus whose engine is gone has nothing to check). A release
+    /// build does nothing, not even load the engine.
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for the trap's message.
+    ///   - line: The caller's line, for the trap's message.
+    @inline(__always)
+    package func preconditionEngineLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        engine?.preconditionLocked(file: file, line: line)
+        #endif
     }
 
     /// Engine time, with the lock held.
@@ -91,6 +267,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Fades the volume to `target` over `duration` of engine time.
     /// `completion` runs once, on the update step where the fade ends (or
     /// not at all if another fade or a volume change replaces it).
+    ///
     /// - Parameters:
     ///   - target: The volume to reach, 0...1.
     ///   - duration: The fade's length in engine time.
@@ -128,6 +305,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// Lowers the bus by `decibels` (a negative number, such as -12) with an
     /// attack, and raises it back over `release` when the returned duck is
     /// released by ``Duck/release()``. Several ducks at once take the deepest.
+    ///
     /// - Parameters:
     ///   - decibels: How far to lower the bus, in dB (negative).
     ///   - attack: How long the bus takes to get there, in engine time.
@@ -160,6 +338,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     /// A duck that releases by itself after `holdFrames` (the session's music ducking).
     func duck(gain: Float, startFrame: Int64, attackFrames: Int64, holdFrames: Int64, releaseFrames: Int64) {
+        preconditionEngineLocked()
         let duck = Duck(
             bus: self, target: min(max(gain, 0), 1), attackFrames: max(0, attackFrames),
             releaseFrames: max(0, releaseFrames), trigger: nil,
@@ -172,6 +351,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     /// This bus's own gain at `frame`: level or fade, times ducks, times mute.
     func ownGain(at frame: Int64) -> Float {
+        preconditionEngineLocked()
         if muted || sessionMuted { return 0 }
         let base = snapshotVolume(over: fade?.gain(at: frame) ?? level, at: frame)
         let duckGain = ducks.reduce(Float(1)) { min($0, $1.gain(at: frame)) }
@@ -179,7 +359,11 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The product of gains from this bus up to the master.
+    ///
+    /// - Parameter frame: The engine frame of the update step.
+    /// - Returns: The gain, 0...1.
     package func effectiveGain(at frame: Int64) -> Float {
+        preconditionEngineLocked()
         var gain = ownGain(at: frame)
         var bus = parent
         while let b = bus { gain *= b.ownGain(at: frame); bus = b.parent }
@@ -188,6 +372,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     /// Whether this bus or any parent is paused.
     package var isEffectivelyPaused: Bool {
+        preconditionEngineLocked()
         var bus: Bus? = self
         while let b = bus { if b.paused || b.sessionPaused { return true }; bus = b.parent }
         return false
@@ -197,14 +382,19 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// `frame` (a fade, a duck, a glide, a mix snapshot coming in or going
     /// out, a slot still to load or empty): a
     /// device's update loop then steps every period. Engine lock held.
+    ///
+    /// - Parameter frame: The engine frame of the step just taken.
+    /// - Returns: Whether the bus moves after that step.
     package func isChangingLocked(at frame: Int64) -> Bool {
-        fade != nil || !ducks.isEmpty || frame < filterState.end || frame < effectState.end
+        preconditionEngineLocked()
+        return fade != nil || !ducks.isEmpty || frame < filterState.end || frame < effectState.end
             || effectState.parameters != effectState.loaded
             || snapshotLayers.contains { $0.envelope.isMoving(at: frame) }
     }
 
     /// Advances fades and ducks; returns the completion to run, if a fade ended.
     func update(at frame: Int64) -> (@Sendable () -> Void)? {
+        preconditionEngineLocked()
         ducks.removeAll { $0.isFinished(at: frame) }
         removeFinishedSnapshotLayers(at: frame)
         for duck in ducks { duck.update(at: frame) }

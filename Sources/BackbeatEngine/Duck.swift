@@ -1,7 +1,8 @@
 /// A bus lowered for a while, such as music under a voice line. Release it to
 /// bring the bus back up over the release time.
 public final class Duck: @unchecked Sendable {
-    // @unchecked: mutable state is read and written only under the engine lock.
+    // @unchecked: mutable state is read and written only under the engine lock
+    // (its bus's engine; checked in debug builds).
     private weak var bus: Bus?
     private let target: Float
     private let attackFrames: Int64
@@ -25,7 +26,17 @@ public final class Duck: @unchecked Sendable {
         self.waitsForTrigger = trigger != nil
     }
 
+    /// Traps, in a debug build, unless the engine lock is held: a duck is
+    /// its bus's state. A release build does nothing.
+    @inline(__always)
+    private func preconditionEngineLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        bus?.preconditionEngineLocked(file: file, line: line)
+        #endif
+    }
+
     func begin(at frame: Int64) {
+        preconditionEngineLocked()
         fade = Fade(from: 1, to: target, startFrame: frame, frames: attackFrames, curve: .linear)
     }
 
@@ -36,21 +47,27 @@ public final class Duck: @unchecked Sendable {
     }
 
     private func releaseLocked(at frame: Int64) {
+        preconditionEngineLocked()
         guard !released else { return }
         released = true
         let current = fade?.gain(at: frame) ?? target
         fade = Fade(from: current, to: 1, startFrame: frame, frames: releaseFrames, curve: .linear)
     }
 
-    func gain(at frame: Int64) -> Float { fade?.gain(at: frame) ?? 1 }
+    func gain(at frame: Int64) -> Float {
+        preconditionEngineLocked()
+        return fade?.gain(at: frame) ?? 1
+    }
 
     func update(at frame: Int64) {
+        preconditionEngineLocked()
         if waitsForTrigger, !released, trigger?.isFinishedLocked ?? true { releaseLocked(at: frame) }
         if let releaseAt, !released, frame >= releaseAt { releaseLocked(at: releaseAt) }
     }
 
     func isFinished(at frame: Int64) -> Bool {
-        released && (fade?.isComplete(at: frame) ?? true)
+        preconditionEngineLocked()
+        return released && (fade?.isComplete(at: frame) ?? true)
     }
 }
 

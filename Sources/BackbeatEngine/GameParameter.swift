@@ -28,6 +28,7 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// Straight from `from` at the bottom of the parameter's range to `to` at its top.
+    ///
     /// - Parameters:
     ///   - from: The output at the bottom of the parameter's range.
     ///   - to: The output at its top.
@@ -46,6 +47,7 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// A curve through `points`, given as (parameter value, output) pairs.
+    ///
     /// - Parameter points: (parameter value, output) pairs, by increasing value; the output is linear between them and flat beyond the ends.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for no points, a value that is not finite,
     ///   or parameter values not strictly increasing.
@@ -61,6 +63,7 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
     }
 
     /// The output for `value` of a parameter whose range is `range`.
+    ///
     /// - Parameters:
     ///   - value: The parameter's value.
     ///   - range: The parameter's range; a ``linear(from:to:)`` curve maps its bottom to `from` and its top to `to`.
@@ -90,7 +93,8 @@ public struct ParameterCurve: Sendable, Hashable, Codable {
 /// intensity.value = 0.9
 /// ```
 public final class GameParameter: @unchecked Sendable, EngineComponent {
-    // @unchecked: the mutable state is touched only under the engine lock.
+    // @unchecked: the mutable state is touched only under the engine lock
+    // (the engine-side members check it in debug builds).
 
     /// The parameter's name.
     public let name: String
@@ -107,6 +111,7 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     private var restedAtLastStep = true
 
     /// A parameter on `engine`, starting at `initialValue` (default: the range's bottom).
+    ///
     /// - Parameters:
     ///   - name: A name to tell the parameter by in errors and logs.
     ///   - range: The values it takes, finite.
@@ -152,24 +157,45 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     /// The value heard now: ``value`` reached through the slew limit, at the last update step.
     public var currentValue: Float { engine?.withLock { heard } ?? heard }
 
+    /// Traps, in a debug build, unless the engine lock is held. A release build does nothing.
+    @inline(__always)
+    private func preconditionEngineLocked(file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        engine?.preconditionLocked(file: file, line: line)
+        #endif
+    }
+
     /// The heard value, under the engine lock.
-    package var currentValueLocked: Float { heard }
+    package var currentValueLocked: Float {
+        preconditionEngineLocked()
+        return heard
+    }
 
     /// Calls `apply` with the heard value under the engine lock at every update step, from the next on,
     /// until it returns false. What drivers do (a gain, a pitch) must not take the engine lock.
+    ///
+    /// - Parameter apply: Takes the heard value; returns false to stop being called.
     package func driveLocked(_ apply: @escaping (Float) -> Bool) {
+        preconditionEngineLocked()
         if apply(heard) { drivers.append(apply) }
     }
 
     /// Due every period while the heard value moves toward the value set;
     /// at rest, nothing is due (setting a value wakes a device's update loop).
-    package func nextDueFrame(after frame: Int64) -> Int64? { heard != target ? frame : nil }
+    package func nextDueFrame(after frame: Int64) -> Int64? {
+        preconditionEngineLocked()
+        return heard != target ? frame : nil
+    }
 
     /// Every period while the heard value moves or a driver listens (a driver
     /// is called at every step); at rest with none, nothing.
-    package func nextStepFrame(after frame: Int64) -> Int64? { heard != target || !drivers.isEmpty ? frame : nil }
+    package func nextStepFrame(after frame: Int64) -> Int64? {
+        preconditionEngineLocked()
+        return heard != target || !drivers.isEmpty ? frame : nil
+    }
 
     package func update(at frame: Int64) throws {
+        preconditionEngineLocked()
         guard let engine else { return }
         var elapsed = lastFrame.map { max(0, frame - $0) } ?? 0
         // At rest, a device's update loop may have slept for several periods:

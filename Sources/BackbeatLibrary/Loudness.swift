@@ -6,6 +6,7 @@ public struct Loudness: Hashable, Sendable, Codable {
     public let truePeakDBTP: Double
 
     /// Creates a measurement.
+    ///
     /// - Parameters:
     ///   - integratedLUFS: The integrated loudness, in LUFS (EBU R 128).
     ///   - truePeakDBTP: The true peak, in dBTP.
@@ -16,6 +17,7 @@ public struct Loudness: Hashable, Sendable, Codable {
 
     /// The gain, in dB, that brings the item to `targetLUFS` without pushing its
     /// true peak above `ceilingDBTP` (like iTunes Sound Check; a player applies it).
+    ///
     /// - Parameters:
     ///   - targetLUFS: The loudness to reach, in LUFS.
     ///   - ceilingDBTP: The highest true peak allowed after the gain, in dBTP.

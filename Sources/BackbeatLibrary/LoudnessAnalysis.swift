@@ -31,6 +31,7 @@ public final class LoudnessAnalysis: Sendable {
     private let progress = LockedValueBox<(completed: Int, total: Int, cancelled: Bool)>((0, 0, false))
 
     /// An analysis of the items of `library` not yet measured (all of them with `reanalyze`).
+    ///
     /// - Parameters:
     ///   - library: The library whose items to measure.
     ///   - reanalyze: Whether items already measured are measured again.
@@ -57,6 +58,7 @@ public final class LoudnessAnalysis: Sendable {
 
     /// Measures every item due, storing each result as it is measured.
     /// Also stops when the current task is cancelled.
+    ///
     /// - Parameter onProgress: called after each item with (completed, total).
     /// - Throws: ``BackbeatError/Code/indexFailed`` if results cannot be stored.
     @discardableResult

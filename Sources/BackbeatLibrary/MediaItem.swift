@@ -126,6 +126,7 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     var artworkHeight: Int { storage.artworkHeight }
 
     /// Whether both are the same item of the same library (by persistent ID).
+    ///
     /// - Parameters:
     ///   - lhs: An item.
     ///   - rhs: Another item.
@@ -143,6 +144,7 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     }
 
     /// Hashes the item's identity, as ``==`` compares it.
+    ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(persistentID)
@@ -166,6 +168,7 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     }
 
     /// The value of `property`, typed as ``MediaItemProperty`` documents, or nil when unknown.
+    ///
     /// - Parameter property: The property to read.
     /// - Returns: Its value, or nil when the item does not have it.
     public func value(forProperty property: MediaItemProperty) -> (any Sendable)? {
@@ -193,6 +196,7 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     }
 
     /// Whether predicates may use `property` (see ``MediaItemProperty/isFilterable``).
+    ///
     /// - Parameter property: The property a predicate would test.
     /// - Returns: True when a ``MediaPropertyPredicate`` may use it.
     public static func canFilter(by property: MediaItemProperty) -> Bool { property.isFilterable }

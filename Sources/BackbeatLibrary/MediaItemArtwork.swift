@@ -12,6 +12,7 @@ public struct MediaItemArtwork: Hashable, Sendable {
         /// Height in pixels.
         public var height: Int
         /// Creates a size.
+        ///
         /// - Parameters:
         ///   - width: The width in pixels (1...4096 for ``MediaItemArtwork/image(at:)``).
         ///   - height: The height in pixels (1...4096 for ``MediaItemArtwork/image(at:)``).
@@ -80,6 +81,7 @@ public struct ArtworkImage: Hashable, Sendable {
     }
 
     /// The pixel at (`x`, `y`) as (r, g, b, a).
+    ///
     /// - Parameters:
     ///   - x: The column, `0..<size.width` (outside traps).
     ///   - y: The row from the top, `0..<size.height` (outside traps).

@@ -21,6 +21,7 @@ public struct MediaItemCollection: Hashable, Sendable {
     public let representativeItem: MediaItem?
 
     /// Creates a collection of `items`.
+    ///
     /// - Parameter items: The items, in the order they play; the first is the representative item.
     public init(items: [MediaItem]) {
         storage = .items(items)
@@ -47,12 +48,14 @@ public struct MediaItemCollection: Hashable, Sendable {
     public var mediaTypes: MediaType { items.reduce(into: MediaType()) { $0.formUnion($1.mediaType) } }
 
     /// Whether both hold the same items in the same order.
+    ///
     /// - Parameters:
     ///   - lhs: A collection.
     ///   - rhs: Another collection.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.items == rhs.items }
 
     /// Hashes the items, in order.
+    ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) { hasher.combine(items) }
 }

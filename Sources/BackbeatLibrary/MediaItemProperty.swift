@@ -22,6 +22,7 @@ public struct MediaItemProperty: Hashable, Sendable, CustomStringConvertible {
     public var isFilterable: Bool { filterColumn != nil }
 
     /// The property with this Swift name, or nil.
+    ///
     /// - Parameter name: The property's Swift name, such as `albumTitle`; an unknown name gives nil.
     public init?(name: String) {
         guard let match = Self.all.first(where: { $0.name == name }) else { return nil }

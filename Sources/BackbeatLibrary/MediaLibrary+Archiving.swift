@@ -23,6 +23,7 @@ extension Decoder {
 /// given as `userInfo[.mediaLibrary]`, with its current metadata.
 extension MediaItem: Codable {
     /// Decodes a persistent ID and looks the item up.
+    ///
     /// - Parameter decoder: A decoder whose `userInfo` holds the library under ``CodingUserInfoKey/mediaLibrary``.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` when the library no longer has it,
     ///   ``BackbeatError/Code/libraryMissing`` without a library in `userInfo`.
@@ -32,6 +33,7 @@ extension MediaItem: Codable {
     }
 
     /// Encodes the persistent ID.
+    ///
     /// - Parameter encoder: The encoder to write to.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {
@@ -43,6 +45,7 @@ extension MediaItem: Codable {
 /// Archived as its items' persistent IDs, in order.
 extension MediaItemCollection: Codable {
     /// Decodes the persistent IDs and looks every item up.
+    ///
     /// - Parameter decoder: A decoder whose `userInfo` holds the library under ``CodingUserInfoKey/mediaLibrary``.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` if any item is gone.
     public init(from decoder: any Decoder) throws {
@@ -52,6 +55,7 @@ extension MediaItemCollection: Codable {
     }
 
     /// Encodes the items' persistent IDs.
+    ///
     /// - Parameter encoder: The encoder to write to.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {
@@ -63,6 +67,7 @@ extension MediaItemCollection: Codable {
 /// Archived as the playlist's persistent ID; decoding gives its current contents.
 extension MediaPlaylist: Codable {
     /// Decodes a playlist ID and looks the playlist up.
+    ///
     /// - Parameter decoder: A decoder whose `userInfo` holds the library under ``CodingUserInfoKey/mediaLibrary``.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` when the library has no such playlist.
     public init(from decoder: any Decoder) throws {
@@ -71,6 +76,7 @@ extension MediaPlaylist: Codable {
     }
 
     /// Encodes the persistent ID.
+    ///
     /// - Parameter encoder: The encoder to write to.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {
@@ -81,6 +87,7 @@ extension MediaPlaylist: Codable {
 
 extension MediaLibrary {
     /// The playlist with this persistent ID.
+    ///
     /// - Parameter persistentID: The ID ``MediaPlaylist/persistentID`` gave, stable across rescans.
     /// - Returns: The playlist, read from the index now.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` when there is none.

@@ -5,6 +5,7 @@ import BackbeatSupport
 extension MediaLibrary {
     /// Records that `item` was played to the end at `date`: its play count goes up and its last-played date is set.
     /// The music player calls this; the statistics live in the index and follow the item across rescans and moves.
+    ///
     /// - Parameters:
     ///   - item: An item of this library.
     ///   - date: When it finished playing.
@@ -19,6 +20,7 @@ extension MediaLibrary {
     }
 
     /// Records that `item` was skipped.
+    ///
     /// - Parameter item: An item of this library; its skip count goes up.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` for an item not in this library.
     public func recordSkip(of item: MediaItem) throws {

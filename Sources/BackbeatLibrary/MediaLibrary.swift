@@ -131,6 +131,7 @@ public final class MediaLibrary: Sendable {
 
     /// Calls `handler` with each change (see ``events()``), on the thread that
     /// scanned, until the returned token is cancelled.
+    ///
     /// - Parameter handler: Called with each ``LibraryChange``.
     /// - Returns: A token; cancel it (or let it go) to stop the calls.
     @discardableResult
@@ -153,6 +154,7 @@ public final class MediaLibrary: Sendable {
     }
 
     /// The item with this persistent ID.
+    ///
     /// - Parameter persistentID: The ID ``MediaItem/persistentID`` gave, stable across rescans.
     /// - Returns: The item, read from the index now.
     /// - Throws: ``BackbeatError/Code/unknownPersistentID`` when the library has no such item.

@@ -47,6 +47,7 @@ public final class MediaPicker: Sendable {
     private let state = LockedValueBox<(selection: [MediaItem], result: Result?)>(([], nil))
 
     /// A picker over `library`, offering `mediaTypes`.
+    ///
     /// - Parameters:
     ///   - library: The library to browse.
     ///   - mediaTypes: The kinds of items offered.
@@ -58,6 +59,7 @@ public final class MediaPicker: Sendable {
     }
 
     /// The rows to show for `category`, in the iPod's order, with alphabetical sections.
+    ///
     /// - Parameter category: What to list: songs, albums, artists, playlists, ...
     /// - Returns: The rows, and the sections (first letters) that index them.
     /// - Throws: The library's ``BackbeatError`` when its query cannot run.
@@ -109,6 +111,7 @@ public final class MediaPicker: Sendable {
     /// Picks `items` (a song, or every item of a row). In single selection the
     /// first item finishes the picker; in multiple selection items already
     /// picked are not added twice. Does nothing once the picker has finished.
+    ///
     /// - Parameter items: The items to add to the selection.
     public func pick(_ items: [MediaItem]) {
         state.withLockedValue { state in
@@ -124,6 +127,7 @@ public final class MediaPicker: Sendable {
     }
 
     /// Removes `item` from the selection.
+    ///
     /// - Parameter item: The item to remove; one not picked is ignored.
     public func unpick(_ item: MediaItem) {
         state.withLockedValue { state in

@@ -6,6 +6,7 @@ public struct MediaPlaylist: Hashable, Sendable, Identifiable {
     public struct Attributes: OptionSet, Hashable, Sendable {
         public let rawValue: Int
         /// Creates attributes from their bits.
+        ///
         /// - Parameter rawValue: The attributes' bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Made on the device from a queue.

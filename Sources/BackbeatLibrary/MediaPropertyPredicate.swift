@@ -30,6 +30,7 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
     let value: Value
 
     /// A predicate on a text property (title, artist, albumTitle, albumArtist, genre, composer).
+    ///
     /// - Parameters:
     ///   - value: The text to match.
     ///   - property: The property to test.
@@ -39,6 +40,7 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// A predicate on a number (albumTrackNumber, discNumber).
+    ///
     /// - Parameters:
     ///   - value: The number to match.
     ///   - property: The property to test.
@@ -48,6 +50,7 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// A predicate on a persistent ID.
+    ///
     /// - Parameters:
     ///   - value: The persistent ID to match.
     ///   - property: The property to test.
@@ -57,6 +60,7 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// A predicate on a flag (isCompilation).
+    ///
     /// - Parameters:
     ///   - value: The flag to match.
     ///   - property: The property to test.
@@ -66,6 +70,7 @@ public struct MediaPropertyPredicate: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// A predicate on the media type: matches items of any of the types in `value`.
+    ///
     /// - Parameters:
     ///   - value: The types to match; an item of any of them matches.
     ///   - property: The property to test.

@@ -17,6 +17,7 @@ public struct MediaQuery: Sendable {
     public var groupingType: MediaGrouping
 
     /// A query for everything in `library`, grouped by title.
+    ///
     /// - Parameter library: The library to query.
     public init(library: MediaLibrary) {
         self.library = library
@@ -24,6 +25,7 @@ public struct MediaQuery: Sendable {
     }
 
     /// A query with `filterPredicates`.
+    ///
     /// - Parameters:
     ///   - library: The library to query.
     ///   - filterPredicates: Conditions every item must meet, at most one per property.
@@ -38,6 +40,7 @@ public struct MediaQuery: Sendable {
     }
 
     /// Adds a predicate (AND).
+    ///
     /// - Parameter predicate: A condition every item must meet too.
     /// - Throws: ``BackbeatError/Code/duplicatePredicate`` when the query already
     ///   has a predicate on that property, ``BackbeatError/Code/nonFilterableProperty``
@@ -53,6 +56,7 @@ public struct MediaQuery: Sendable {
     }
 
     /// Removes a predicate, if present.
+    ///
     /// - Parameter predicate: The condition to drop; one the query does not have is ignored.
     public mutating func removeFilterPredicate(_ predicate: MediaPropertyPredicate) {
         filterPredicates.remove(predicate)
@@ -72,44 +76,54 @@ public struct MediaQuery: Sendable {
     }
 
     /// Music, grouped by title.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every song.
     public static func songs(in library: MediaLibrary) -> MediaQuery { factory(library, .music, .title) }
     /// Music, grouped by album.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every album.
     public static func albums(in library: MediaLibrary) -> MediaQuery { factory(library, .music, .album) }
     /// Music, grouped by artist.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every artist.
     public static func artists(in library: MediaLibrary) -> MediaQuery { factory(library, .music, .artist) }
     /// Music, grouped by album artist.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every album artist.
     public static func albumArtists(in library: MediaLibrary) -> MediaQuery { factory(library, .music, .albumArtist) }
     /// Music, grouped by genre.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every genre.
     public static func genres(in library: MediaLibrary) -> MediaQuery { factory(library, .music, .genre) }
     /// Music, grouped by composer.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every composer.
     public static func composers(in library: MediaLibrary) -> MediaQuery { factory(library, .music, .composer) }
     /// Music marked as compilations, grouped by album.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every compilation.
     public static func compilations(in library: MediaLibrary) -> MediaQuery {
         factory(library, .music, .album, compilations: true)
     }
     /// Any audio, grouped by playlist.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every playlist.
     public static func playlists(in library: MediaLibrary) -> MediaQuery { factory(library, .anyAudio, .playlist) }
     /// Podcast episodes, grouped by podcast.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every podcast.
     public static func podcasts(in library: MediaLibrary) -> MediaQuery { factory(library, .podcast, .podcastTitle) }
     /// Audiobooks, grouped by title.
+    ///
     /// - Parameter library: The library to query.
     /// - Returns: A query for every audiobook.
     public static func audiobooks(in library: MediaLibrary) -> MediaQuery { factory(library, .audiobook, .title) }

@@ -7,6 +7,7 @@
 public struct MediaType: OptionSet, Hashable, Sendable, Codable {
     public let rawValue: Int
     /// Creates a media type from its bits.
+    ///
     /// - Parameter rawValue: The types' bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 

@@ -16,6 +16,7 @@ extension MusicPlayer {
     }
 
     /// Plays the items of `collection`.
+    ///
     /// - Parameters:
     ///   - collection: The items, in order.
     ///   - library: Where plays and skips are recorded; nil records none.

@@ -33,6 +33,7 @@ public final class AssetExportSession: Sendable {
         case custom(sampleRate: Int?, channelCount: Int?, commonFormat: AudioFormat.CommonFormat?, quality: Double?)
 
         /// The preset for a command-line name: `cd`, `passthrough`, `vorbis` (quality 0.5) or `flac`.
+        ///
         /// - Parameter name: `cd` (or `cdquality`), `passthrough`, `vorbis` (or `ogg`) or `flac`, case-insensitive; any other name gives nil.
         public init?(name: String) {
             switch name.lowercased() {
@@ -75,6 +76,7 @@ public final class AssetExportSession: Sendable {
     private let state = LockedValueBox(State())
 
     /// Creates a session; nothing happens until ``export(to:as:overwrite:)``.
+    ///
     /// - Parameters:
     ///   - asset: The audio to export.
     ///   - preset: The output's format and encoding.
@@ -99,6 +101,7 @@ public final class AssetExportSession: Sendable {
 
     /// Exports to `url`, in `fileType` (nil: inferred from the extension).
     /// Task cancellation cancels the export too.
+    ///
     /// - Parameters:
     ///   - url: The file to write.
     ///   - fileType: The container; nil infers it from `url`'s extension.
@@ -134,6 +137,7 @@ public final class AssetExportSession: Sendable {
 
     /// Starts the export in a new task and calls `completionHandler` when it ends, with nil on success.
     /// ``status``, ``progress`` and ``cancelExport()`` work as with ``export(to:as:overwrite:)``.
+    ///
     /// - Parameters:
     ///   - url: The file to write.
     ///   - fileType: The container; nil infers it from `url`'s extension.

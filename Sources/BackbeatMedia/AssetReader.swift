@@ -38,6 +38,7 @@ public final class AssetReader {
     public private(set) var outputs: [AssetReaderTrackOutput] = []
 
     /// Creates a reader for an asset.
+    ///
     /// - Parameter asset: The audio to read; it is opened now, to fail early.
     /// - Throws: ``BackbeatError`` if the asset cannot be opened.
     public init(asset: AudioAsset) throws {
@@ -46,6 +47,7 @@ public final class AssetReader {
     }
 
     /// Adds the track output. Throws `.invalidArgument` once reading has begun or if an output was already added.
+    ///
     /// - Parameter output: The output to read through; it must not belong to another reader.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` as above.
     public func add(_ output: AssetReaderTrackOutput) throws {
@@ -63,6 +65,7 @@ public final class AssetReader {
     }
 
     /// Opens the file and prepares the output.
+    ///
     /// - Throws: ``BackbeatError`` if there is no output, the settings are invalid or the file cannot be decoded.
     public func startReading() throws {
         guard status == .unknown else {
@@ -114,12 +117,14 @@ public final class AssetReaderTrackOutput {
     private var pipeline: ReadPipeline?
 
     /// Creates an output with the given settings (nil: the file's native PCM).
+    ///
     /// - Parameter outputSettings: The format of the buffers it returns (converted and resampled as needed); nil keeps the file's native PCM.
     public init(outputSettings: AudioFormat?) {
         self.outputSettings = outputSettings
     }
 
     /// The next buffer, or nil when the range or file is finished.
+    ///
     /// - Throws: ``BackbeatError`` if decoding fails (the reader's status becomes `.failed`)
     ///   or the reader has not started.
     public func copyNextSampleBuffer() throws -> PCMBuffer? {

@@ -58,6 +58,7 @@ public final class AssetWriter {
 
     /// Creates a writer. Checks now that the directory exists and that the
     /// file does not, unless `overwrite` is true.
+    ///
     /// - Parameters:
     ///   - outputURL: The file to write; it is created by ``startWriting()``.
     ///   - fileType: The container and encoding.
@@ -71,6 +72,7 @@ public final class AssetWriter {
     }
 
     /// Adds the input. Throws `.invalidArgument` after ``startWriting()`` or for a second input.
+    ///
     /// - Parameter input: The one input; it must not belong to another writer.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` as above.
     public func add(_ input: AssetWriterInput) throws {
@@ -87,6 +89,7 @@ public final class AssetWriter {
     }
 
     /// Opens the temporary file and writes the headers and tags.
+    ///
     /// - Throws: ``BackbeatError`` if there is no input, the settings do not fit the container, or the file cannot be created.
     public func startWriting() throws {
         guard status == .unknown else {
@@ -147,6 +150,7 @@ public final class AssetWriter {
     }
 
     /// Completes the file and renames it into place.
+    ///
     /// - Throws: ``BackbeatError`` if the file cannot be completed; nothing is left behind then.
     public func finishWriting() async throws {
         try finish()
@@ -232,6 +236,7 @@ public final class AssetWriterInput {
     private var finished = false
 
     /// Creates an input with the given file settings.
+    ///
     /// - Parameters:
     ///   - outputSettings: The file's sample rate and channel count; appended buffers must match them.
     ///   - quality: The Ogg Vorbis quality, from 0 (smallest) to 1 (best); other containers ignore it.
@@ -247,6 +252,7 @@ public final class AssetWriterInput {
 
     /// Appends a buffer, which must have the settings' sample rate and channel
     /// count (either sample type, either layout).
+    ///
     /// - Parameter buffer: The next samples, in either sample type and layout.
     /// - Throws: ``BackbeatError`` `.invalidArgument` for a mismatched buffer or a writer not writing;
     ///   `.writeFailed` if the file cannot be written (the writer then fails and removes its file).

@@ -108,6 +108,7 @@ public final class AudioArchive: Sendable {
     /// Resolves `archive.zip:path/inside` (the archive a file, the path inside it) to the entry's asset.
     ///
     /// A reference without `.zip:` is not an archive entry: nil.
+    ///
     /// - Parameters:
     ///   - reference: A path of the form `archive.zip:path/inside`.
     ///   - looping: Whether the asset loops (default: forever, between its loop points or whole).

@@ -35,6 +35,7 @@ public final class AudioAsset: Sendable {
     private let cache = LockedValueBox<Result<Details, BackbeatError>?>(nil)
 
     /// Creates an asset for a file; nothing is read until a property is loaded.
+    ///
     /// - Parameters:
     ///   - loopPoints: a loop region that replaces the file's `LOOPSTART` tags; nil keeps them.
     ///   - looping: how many times a music player plays the loop region (``Looping/once``: straight through).
@@ -129,6 +130,7 @@ public final class AudioAsset: Sendable {
     }
 
     /// Loads one property.
+    ///
     /// - Parameter property: The property, such as ``Property/duration``.
     /// - Returns: Its value.
     /// - Throws: ``BackbeatError`` if the file cannot be opened or, for `.tags`, carries a corrupt picture.
@@ -137,6 +139,7 @@ public final class AudioAsset: Sendable {
     }
 
     /// Loads two properties.
+    ///
     /// - Parameters:
     ///   - a: The first property.
     ///   - b: The second property.
@@ -148,6 +151,7 @@ public final class AudioAsset: Sendable {
     }
 
     /// Loads three properties.
+    ///
     /// - Parameters:
     ///   - a: The first property.
     ///   - b: The second property.
@@ -218,6 +222,7 @@ extension AudioAsset.Property where Value == LoopPoints? {
     /// The loop region a player honours: the one set through the API, else the
     /// file's `LOOPSTART` tags; fitted to the file (an end past the file's end
     /// moves to the end; tags whose start is past the end are ignored).
+    ///
     /// - Throws: ``BackbeatError/Code/invalidLoopPoints`` when loop points set through the API start past the end.
     public static var loopPoints: Self {
         .init(name: "loopPoints") { details in

@@ -43,6 +43,7 @@ extension Data: AudioByteSource {
     public var size: Int64 { Int64(count) }
 
     /// Copies bytes from `offset` into `buffer`.
+    ///
     /// - Parameters:
     ///   - buffer: Where the bytes go; at most `buffer.count` are copied.
     ///   - offset: The first byte's position; out of range copies nothing.
@@ -90,6 +91,7 @@ final class AudioFileSource: AudioByteSource {
     var size: Int64 { length }
 
     /// Copies bytes from `offset` into `buffer` (`pread`).
+    ///
     /// - Parameters:
     ///   - buffer: Where the bytes go; at most `buffer.count` are copied.
     ///   - offset: The first byte's position in the file.

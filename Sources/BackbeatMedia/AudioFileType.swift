@@ -24,6 +24,7 @@ public struct AudioFileType: Sendable, Hashable, CustomStringConvertible {
     public static let all: [AudioFileType] = [.wav, .aiff, .caf, .flac, .oggVorbis, .oggOpus]
 
     /// The type for a file extension (`wav`, `wave`, `aif`, `aiff`, `aifc`, `caf`, `flac`, `ogg`, `oga`, `opus`), case-insensitive.
+    ///
     /// - Parameter pathExtension: The extension without its dot; an unknown one gives nil.
     public init?(pathExtension: String) {
         switch pathExtension.lowercased() {

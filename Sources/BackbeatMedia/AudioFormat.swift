@@ -20,6 +20,7 @@ public struct AudioFormat: Sendable, Hashable, Codable, CustomStringConvertible 
     public var isInterleaved: Bool
 
     /// Creates a format; the defaults are interleaved Float32.
+    ///
     /// - Parameters:
     ///   - sampleRate: Frames per second, in Hz.
     ///   - channelCount: Samples per frame (1 mono, 2 stereo).

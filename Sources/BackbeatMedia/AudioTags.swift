@@ -46,6 +46,7 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var timeSignature: String?
 
     /// Creates tags; every field defaults to absent.
+    ///
     /// - Parameters:
     ///   - title: The song's title.
     ///   - artist: The performing artist.
@@ -104,6 +105,7 @@ public struct Artwork: Sendable, Hashable, Codable {
     public static let frontCover = 3
 
     /// Creates a picture.
+    ///
     /// - Parameters:
     ///   - data: The encoded image (PNG or JPEG).
     ///   - mimeType: The image's type, such as `image/png`.

@@ -26,6 +26,7 @@ public struct LoopPoints: Sendable, Hashable, Codable, CustomStringConvertible {
     public var length: Int64 { end - start }
 
     /// The region `start..<end`.
+    ///
     /// - Parameters:
     ///   - start: The loop's first frame, from 0.
     ///   - end: The frame after the loop's last, greater than `start`.
@@ -41,6 +42,7 @@ public struct LoopPoints: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The region of `length` frames from `start`.
+    ///
     /// - Parameters:
     ///   - start: The loop's first frame, from 0.
     ///   - length: The loop's length in frames, at least 1.
@@ -61,6 +63,7 @@ public struct LoopPoints: Sendable, Hashable, Codable, CustomStringConvertible {
     /// These loop points fitted to a sound of `frameCount` frames: an end past
     /// the sound's end is moved to the end (tools often overshoot by a few
     /// samples); a start at or past the end names no region (nil).
+    ///
     /// - Parameter frameCount: The sound's length in frames.
     /// - Returns: The fitted loop points, or nil when none fit.
     public func clamped(toFrameCount frameCount: Int64) -> LoopPoints? {
@@ -69,6 +72,7 @@ public struct LoopPoints: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// These loop points checked against a sound of `frameCount` frames, for loop points set through the API.
+    ///
     /// - Throws: ``BackbeatError/Code/invalidLoopPoints`` when the region does not start inside the sound.
     package func checked(frameCount: Int64, url: URL?) throws -> LoopPoints {
         guard let fitted = clamped(toFrameCount: frameCount) else {

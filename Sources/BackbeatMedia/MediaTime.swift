@@ -23,6 +23,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Creates `value / timescale` seconds. A timescale of zero or below traps.
+    ///
     /// - Parameters:
     ///   - value: The count of `1/timescale` second units.
     ///   - timescale: Units per second, such as 48,000 for frames at 48 kHz.
@@ -33,6 +34,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// A frame count at a sample rate.
+    ///
     /// - Parameters:
     ///   - frames: The frame count.
     ///   - sampleRate: Frames per second, in Hz: the time's timescale (below 1 counts as 1).
@@ -42,6 +44,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Seconds, at the given timescale (default: microseconds), rounded to nearest.
+    ///
     /// - Parameters:
     ///   - seconds: The time in seconds; NaN counts as 0, and huge values saturate.
     ///   - preferredTimescale: Units per second the time is kept in.
@@ -58,6 +61,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public var seconds: Double { Double(value) / Double(timescale) }
 
     /// The time converted to another timescale, rounding as asked.
+    ///
     /// - Parameters:
     ///   - newTimescale: Units per second, above 0 (0 or less traps).
     ///   - rounding: How a time between two units rounds.
@@ -71,6 +75,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The number of frames at a sample rate, rounding as asked.
+    ///
     /// - Parameters:
     ///   - sampleRate: Frames per second, in Hz.
     ///   - rounding: How a time between two frames rounds.
@@ -80,6 +85,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Whether this time is exactly representable at `timescale`.
+    ///
     /// - Parameter newTimescale: Units per second, above 0.
     /// - Returns: True when converting to `newTimescale` would not round.
     public func isExact(at newTimescale: Int32) -> Bool {
@@ -115,6 +121,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The sum, exact across timescales.
+    ///
     /// - Parameters:
     ///   - lhs: A time.
     ///   - rhs: The time to add.
@@ -124,6 +131,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The difference, exact across timescales.
+    ///
     /// - Parameters:
     ///   - lhs: A time.
     ///   - rhs: The time to subtract.
@@ -133,17 +141,20 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Adds `rhs` to `lhs`.
+    ///
     /// - Parameters:
     ///   - lhs: The time that grows.
     ///   - rhs: The time to add.
     public static func += (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs + rhs }
     /// Subtracts `rhs` from `lhs`.
+    ///
     /// - Parameters:
     ///   - lhs: The time that shrinks.
     ///   - rhs: The time to subtract.
     public static func -= (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs - rhs }
 
     /// Scales a time by an integer.
+    ///
     /// - Parameters:
     ///   - lhs: The time.
     ///   - rhs: The factor.
@@ -153,12 +164,14 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The time negated; `-Int64.min` saturates to `Int64.max`.
+    ///
     /// - Parameter time: The time to negate.
     public static prefix func - (time: MediaTime) -> MediaTime {
         MediaTime(value: clamp(-Int128(time.value)), timescale: time.timescale)
     }
 
     /// Compares exactly, by cross-multiplying in 128 bits.
+    ///
     /// - Parameters:
     ///   - lhs: A time.
     ///   - rhs: Another time.
@@ -167,6 +180,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Equal when they denote the same instant, whatever their timescales.
+    ///
     /// - Parameters:
     ///   - lhs: A time.
     ///   - rhs: Another time.
@@ -175,6 +189,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Hashes the instant, so equal times at different timescales hash alike.
+    ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         let g = Self.gcd(value, Int64(timescale))
@@ -183,11 +198,13 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The smaller of two times.
+    ///
     /// - Parameters:
     ///   - a: A time.
     ///   - b: Another time.
     public static func min(_ a: MediaTime, _ b: MediaTime) -> MediaTime { a < b ? a : b }
     /// The larger of two times.
+    ///
     /// - Parameters:
     ///   - a: A time.
     ///   - b: Another time.

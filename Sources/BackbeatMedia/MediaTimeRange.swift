@@ -6,6 +6,7 @@ public struct MediaTimeRange: Sendable, Hashable, Codable, CustomStringConvertib
     public var duration: MediaTime
 
     /// A range from `start` lasting `duration` (negative durations become zero).
+    ///
     /// - Parameters:
     ///   - start: Where the range begins.
     ///   - duration: Its length; negative counts as zero.
@@ -15,6 +16,7 @@ public struct MediaTimeRange: Sendable, Hashable, Codable, CustomStringConvertib
     }
 
     /// A range from `start` up to (not including) `end`.
+    ///
     /// - Parameters:
     ///   - start: Where the range begins.
     ///   - end: Where it stops (excluded); before `start` gives an empty range.

@@ -17,6 +17,7 @@ public struct PCMBuffer: Sendable, Equatable {
     public var presentationTime: MediaTime
 
     /// Creates a buffer of Float32 samples; the count must be a multiple of the channel count.
+    ///
     /// - Parameters:
     ///   - format: The samples' format; its `commonFormat` must be `.float32`.
     ///   - floats: The samples, interleaved or planar as `format` says.
@@ -37,6 +38,7 @@ public struct PCMBuffer: Sendable, Equatable {
     }
 
     /// Creates a buffer of Int16 samples; the count must be a multiple of the channel count.
+    ///
     /// - Parameters:
     ///   - format: The samples' format; its `commonFormat` must be `.int16`.
     ///   - int16s: The samples, interleaved or planar as `format` says.
@@ -78,6 +80,7 @@ public struct PCMBuffer: Sendable, Equatable {
     }
 
     /// One channel's samples as Float32.
+    ///
     /// - Parameter index: The channel, from 0 (left) to `channelCount - 1`.
     /// - Returns: Its samples, one per frame (Int16 maps to -1..<1).
     public func channel(_ index: Int) -> [Float] {

@@ -29,6 +29,7 @@ final class VorbisFileWriter {
     private(set) var framesWritten: Int64 = 0
 
     /// Opens the temporary file and writes the three Vorbis headers.
+    ///
     /// - Parameter quality: VBR quality from -0.1 (smallest) to 1 (best).
     init(url: URL, sampleRate: Int, channelCount: Int, quality: Double, tags: AudioTags, overwrite: Bool) throws {
         self.url = url

@@ -14,6 +14,7 @@ extension AdaptiveMusicPlayer {
     public var underrunCount: Int { core.underrunCount }
 
     /// Fades the volume to `target` over `duration` of engine time; the music plays on.
+    ///
     /// - Parameters:
     ///   - target: The volume to reach, 0...1 (clamped; NaN ignored).
     ///   - duration: How long the fade takes, in engine time.
@@ -24,6 +25,7 @@ extension AdaptiveMusicPlayer {
 
     /// Peak power of a channel in dB at the last ``updateMeters()``: the peaks of
     /// the streams heard together (stems, stingers) added, a bound on the mix's.
+    ///
     /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
     /// - Returns: The peak power in dB.
     public func peakPower(forChannel channel: Int) -> Float { core.peakPower(forChannel: channel) }
@@ -36,6 +38,7 @@ extension AdaptiveMusicPlayer {
 
     /// Average power of a channel in dB at the last ``updateMeters()``; -160 is silence, 0 full scale.
     /// The streams heard together (stems, stingers) add as powers.
+    ///
     /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
     /// - Returns: The average power in dB.
     public func averagePower(forChannel channel: Int) -> Float { core.averagePower(forChannel: channel) }
@@ -45,6 +48,7 @@ extension AdaptiveMusicPlayer {
 
     /// Calls `handler` with each event until the returned token is cancelled,
     /// outside the engine lock, where the engine delivers its own events.
+    ///
     /// - Parameter handler: Called with each event, in order.
     /// - Returns: The token that ends the observation when cancelled.
     @discardableResult
@@ -58,6 +62,7 @@ extension AdaptiveMusicPlayer {
 
     /// Sets a layer's gain, reached over `duration` of engine time.
     /// Stems of layers never set play at 1.
+    ///
     /// - Parameters:
     ///   - layer: The layer's name, as its stems give it.
     ///   - gain: The gain, 0...1 (clamped; NaN ignored).
@@ -73,6 +78,7 @@ extension AdaptiveMusicPlayer {
     /// Drives a layer's gain from `parameter` through `curve` (clamped to 0...1)
     /// at every engine update step, ramped across the step, for as long as the
     /// player lives. It takes over from ``setLayerGain(_:to:duration:)`` for that layer.
+    ///
     /// - Parameters:
     ///   - layer: The layer's name, as its stems give it.
     ///   - parameter: The game parameter that drives it.
@@ -88,6 +94,7 @@ extension AdaptiveMusicPlayer {
 
     /// Drives the player's volume from `parameter` through `curve` (clamped to 0...1) at every engine update step.
     /// A volume so driven posts no ``Event/volumeDidChange(_:)``.
+    ///
     /// - Parameters:
     ///   - parameter: The game parameter that drives it.
     ///   - curve: How the parameter's value maps to the volume; linear over its range by default.
@@ -114,6 +121,7 @@ extension AdaptiveMusicPlayer {
     }
 
     /// A layer's gain now.
+    ///
     /// - Parameter layer: The layer's name.
     /// - Returns: Its gain, 1 for a layer never set.
     public func layerGain(_ layer: String) -> Float {

@@ -93,6 +93,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
 
     /// A player of `sections` on `engine`; nothing plays until ``play(section:)``.
     /// Each stem is opened once now, to learn its length, rate and loop points.
+    ///
     /// - Parameters:
     ///   - engine: The engine it plays on, on its music bus.
     ///   - sections: The sections, each with a name of its own.
@@ -169,6 +170,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     }
 
     /// The tempo of a section, if it has one.
+    ///
     /// - Parameter section: The section's name.
     /// - Returns: Its tempo; nil for a section without one, or an unknown name.
     public func tempo(of section: String) -> TempoMap? { sections[section]?.tempo }
@@ -179,6 +181,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     // MARK: Transport
 
     /// Starts `section` as soon as possible (any section heard stops, cut).
+    ///
     /// - Parameter section: The section's name.
     /// - Returns: The engine time it starts at.
     /// - Throws: ``BackbeatError/Code/invalidArgument`` for an unknown section.
@@ -214,6 +217,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     /// now, by `style`; with `transitionSegment`, that file plays from the boundary
     /// (the old section leaving by `style`) and the new section starts, cut in, when it ends.
     /// A change asked for before an earlier one started replaces it.
+    ///
     /// - Parameters:
     ///   - section: The name of the section to change to.
     ///   - quantization: Which boundary of the section heard now the change starts on; the next bar by default.
@@ -281,6 +285,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
 
     /// Plays `asset` once on the next `quantization` boundary of the section
     /// heard now, over the music.
+    ///
     /// - Parameters:
     ///   - asset: The stinger's file.
     ///   - quantization: Which boundary it starts on; the next beat by default.
@@ -302,6 +307,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
 
     /// The engine time of the next `quantization` boundary of the section heard
     /// now (what a game passes to `SoundEffect.play(at:)` to hit the beat).
+    ///
     /// - Parameter quantization: Which boundary.
     /// - Returns: Its engine time; the earliest exact start when nothing plays or the section has no tempo.
     public func nextBoundary(_ quantization: MusicQuantization) -> MediaTime {
@@ -313,6 +319,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
 
     /// Moves the section heard now to `time` from its start, every stem
     /// together (they stay sample-locked); the beats move with it.
+    ///
     /// - Parameter time: Where to go in the section, clamped to its length.
     public func seek(to time: MediaTime) {
         changing {
@@ -350,6 +357,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     /// curve the other players' `fadeOut(duration:)` and bus fades use, then
     /// stops. A game's quit fade: music, players and buses fade as one.
     /// Unlike theirs, the player can play again at once.
+    ///
     /// - Parameter duration: How long the fade takes, in engine time.
     public func fadeOut(duration: MediaTime) {
         changing {

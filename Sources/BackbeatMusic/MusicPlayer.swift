@@ -81,6 +81,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
         case volumeDidChange(Float)
 
         /// The same change: the same state, the same item (see ``MusicItem``) or the same volume.
+        ///
         /// - Parameters:
         ///   - a: One event.
         ///   - b: The other.
@@ -158,6 +159,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Plays `items`, in order (or shuffled). The player stops; the first
     /// item becomes the now-playing item. (`BackbeatLibrary` adds queues from
     /// a query or a collection, with play counts.)
+    ///
     /// - Parameter items: The songs, in queue order.
     public func setQueue(items: [any MusicItem]) {
         setQueue(items: items, history: nil)
@@ -200,6 +202,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     }
 
     /// Seeds the shuffle, so an order can be reproduced (tests, replays).
+    ///
     /// - Parameter seed: The seed; the same seed gives the same order.
     public func seedShuffle(_ seed: UInt64) {
         locked { perform(machine.seedShuffle(seed)) }
@@ -265,6 +268,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Moves to `time` in the now-playing item, sample-accurately: below zero
     /// clamps to zero; at or beyond the item's end, the item ends and the queue
     /// moves on as if it had played through. Nothing happens on an empty queue.
+    ///
     /// - Parameter time: The position in the now-playing item.
     public func seek(to time: MediaTime) {
         locked {
@@ -342,6 +346,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     /// Calls `handler` with each event until the returned token is cancelled,
     /// outside the engine lock, where the engine delivers its own events.
+    ///
     /// - Parameter handler: Called with each event, in order.
     /// - Returns: The token that ends the observation when cancelled.
     @discardableResult
@@ -360,6 +365,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     }
 
     /// Fades the volume to `target` over `duration` of engine time.
+    ///
     /// - Parameters:
     ///   - target: The volume to reach, 0...1 (clamped; NaN ignored).
     ///   - duration: How long the fade takes, in engine time.
@@ -370,6 +376,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     /// Fades to silence, equal-power, over `duration`: what engine shutdown
     /// does. The player keeps its state; the fade lasts until shutdown.
+    ///
     /// - Parameter duration: How long the fade takes, in engine time; 1 s by default.
     public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) { core.fadeOut(duration: duration) }
 
@@ -383,11 +390,13 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     public func updateMeters() { core.updateMeters() }
 
     /// Average power of a channel in dB at the last ``updateMeters()``; -160 is silence, 0 full scale.
+    ///
     /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
     /// - Returns: The average power in dB.
     public func averagePower(forChannel channel: Int) -> Float { core.averagePower(forChannel: channel) }
 
     /// Peak power of a channel in dB at the last ``updateMeters()``.
+    ///
     /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
     /// - Returns: The peak power in dB.
     public func peakPower(forChannel channel: Int) -> Float { core.peakPower(forChannel: channel) }

@@ -25,11 +25,13 @@ public protocol MusicPlaying: AnyObject, Sendable {
     /// Moves to the next item.
     func skipToNextItem() throws
     /// Moves to `time` in the current item.
+    ///
     /// - Parameter time: The position in the current item.
     func seek(to time: MediaTime) throws
     /// The position in the current item.
     var currentPlaybackTime: MediaTime { get throws }
     /// Calls `handler` with each event until the returned token is cancelled.
+    ///
     /// - Parameter handler: Called with each event, in order.
     /// - Returns: The token that ends the observation when cancelled.
     @discardableResult

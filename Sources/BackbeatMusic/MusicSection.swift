@@ -11,6 +11,7 @@ public struct MusicSection: Sendable {
     public var tempo: TempoMap?
 
     /// A section of several stems.
+    ///
     /// - Parameters:
     ///   - name: The name a game switches to it by.
     ///   - stems: The stems, started together; the first gives the section's segments.
@@ -22,6 +23,7 @@ public struct MusicSection: Sendable {
     }
 
     /// A section of one file, on the layer `main`.
+    ///
     /// - Parameters:
     ///   - name: The name a game switches to it by.
     ///   - asset: The section's file.

@@ -8,6 +8,7 @@ public struct MusicStem: Sendable {
     public var asset: AudioAsset
 
     /// A stem of `layer`.
+    ///
     /// - Parameters:
     ///   - layer: The layer the stem belongs to.
     ///   - asset: The stem's file.

@@ -30,12 +30,14 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
     private let state = LockedValueBox<(status: Status, duration: MediaTime?)>((.loading, nil))
 
     /// An item for an asset.
+    ///
     /// - Parameter asset: The song's asset (its loop points are honoured).
     public init(asset: AudioAsset) {
         self.asset = asset
     }
 
     /// An item for the file at `url`.
+    ///
     /// - Parameter url: The song's file.
     public convenience init(url: URL) {
         self.init(asset: AudioAsset(url: url))
@@ -76,6 +78,7 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
     public var description: String { "PlayerItem(\(url.lastPathComponent))" }
 
     /// Whether two items are the same item (items are compared by identity, not by file).
+    ///
     /// - Parameters:
     ///   - a: One item.
     ///   - b: The other.
@@ -83,6 +86,7 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
     public static func == (a: PlayerItem, b: PlayerItem) -> Bool { a === b }
 
     /// Hashes the item's identity.
+    ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -130,6 +130,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     /// Calls `handler` with each event until the returned token is cancelled,
     /// outside the engine lock, where the engine delivers its own events.
+    ///
     /// - Parameter handler: Called with each event, in order.
     /// - Returns: The token that ends the observation when cancelled.
     @discardableResult
@@ -148,6 +149,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     public var currentItem: PlayerItem? { locked { machine.currentKey } }
 
     /// Whether ``insert(_:after:)`` would accept `item` after `afterItem`.
+    ///
     /// - Parameters:
     ///   - item: The item to insert.
     ///   - afterItem: The item it would follow; nil for the end of the queue.
@@ -182,6 +184,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     /// Removes `item`. Removing the current item moves to the next; removing
     /// an item that is not in the queue does nothing.
+    ///
     /// - Parameter item: The item to remove.
     public func remove(_ item: PlayerItem) {
         locked {
@@ -274,6 +277,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// zero clamp to zero; a time at or beyond the item's end ends the item
     /// (the queue moves on as if it had played through). Without a current
     /// item it does nothing.
+    ///
     /// - Parameter time: The position in the current item.
     public func seek(to time: MediaTime) {
         locked {
@@ -299,11 +303,13 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     public var underrunCount: Int { core.underrunCount }
 
     /// Peak power of a channel in dB at the last ``updateMeters()``.
+    ///
     /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
     /// - Returns: The peak power in dB.
     public func peakPower(forChannel channel: Int) -> Float { core.peakPower(forChannel: channel) }
 
     /// Average power of a channel in dB at the last ``updateMeters()``; -160 is silence, 0 full scale.
+    ///
     /// - Parameter channel: 0 for left, 1 for right; any other channel reads -160.
     /// - Returns: The average power in dB.
     public func averagePower(forChannel channel: Int) -> Float { core.averagePower(forChannel: channel) }
@@ -319,10 +325,12 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     /// Fades to silence, equal-power, over `duration`: what engine shutdown
     /// does. The player keeps its state; the fade lasts until shutdown.
+    ///
     /// - Parameter duration: How long the fade takes, in engine time; 1 s by default.
     public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) { core.fadeOut(duration: duration) }
 
     /// Fades the volume to `target` over `duration` of engine time.
+    ///
     /// - Parameters:
     ///   - target: The volume to reach, 0...1 (clamped; NaN ignored).
     ///   - duration: How long the fade takes, in engine time.

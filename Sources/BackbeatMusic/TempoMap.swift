@@ -18,6 +18,7 @@ public struct TempoMap: Sendable, Hashable, Codable, CustomStringConvertible {
     public let beatUnit: Int
 
     /// A tempo of `beatsPerMinute` in `beatsPerBar`/`beatUnit` time.
+    ///
     /// - Parameters:
     ///   - beatsPerMinute: The tempo, 1...999 (fractions allowed).
     ///   - beatsPerBar: Beats in a bar, 1...64; 4 by default.
@@ -41,6 +42,7 @@ public struct TempoMap: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The tempo a file's tags give (`BPM` or `TEMPO`, and `TIMESIGNATURE`,
     /// 4/4 when absent or unreadable), or nil without a usable tempo.
+    ///
     /// - Parameter tags: The file's tags.
     public init?(tags: AudioTags) {
         guard let bpm = tags.beatsPerMinute else { return nil }

@@ -63,6 +63,7 @@ package final class ALCaptureDevice: @unchecked Sendable {
 
     /// Opens a capture device (nil for the default one) with a ring buffer of
     /// `bufferFrames` frames of `channels` (1 or 2) channels.
+    ///
     /// - Throws: ``BackbeatError`` `.invalidArgument` for a format out of
     ///   range, `.captureUnavailable` when no device could be opened.
     package static func open(

@@ -453,6 +453,7 @@ package final class ALDevice: @unchecked Sendable {
 
     /// Asks for HRTF rendering on or off by resetting the device with the same
     /// format (alcResetDeviceSOFT, ALC_SOFT_HRTF); sources and buffers stay.
+    ///
     /// - Returns: whether HRTF is on afterwards (a device may refuse: not stereo, no HRTF data).
     @discardableResult
     package func setHRTF(_ enabled: Bool) throws -> Bool {
@@ -462,6 +463,7 @@ package final class ALDevice: @unchecked Sendable {
     /// Resets the device with HRTF asked on, off or left to OpenAL Soft, and
     /// with data set `dataSet` (an index into ``hrtfDataSetNames``; nil for
     /// the default). Sources and buffers stay.
+    ///
     /// - Returns: whether HRTF is on afterwards.
     @discardableResult
     package func setHRTF(_ request: HRTFRequest, dataSet: Int?) throws -> Bool {
@@ -479,6 +481,7 @@ package final class ALDevice: @unchecked Sendable {
     /// (clamped to 0...2) instead of Backbeat's 2, with HRTF as it is;
     /// sources and buffers stay, sends past the new count are dropped. For
     /// checking what Backbeat does on a device that grants fewer sends.
+    ///
     /// - Returns: the sends granted.
     @discardableResult
     package func requestAuxiliarySends(_ count: Int) throws -> Int {

@@ -4,6 +4,7 @@ public struct AudioRoute: Sendable, Hashable, CustomStringConvertible {
     public var name: String
 
     /// Creates a route named `name`.
+    ///
     /// - Parameter name: The output's name as the system shows it, such as `Headphones`.
     public init(name: String) { self.name = name }
 

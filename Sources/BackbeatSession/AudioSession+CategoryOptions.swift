@@ -5,6 +5,7 @@ extension AudioSession {
         public let rawValue: UInt8
 
         /// Creates options from their raw bits.
+        ///
         /// - Parameter rawValue: The options' bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
 

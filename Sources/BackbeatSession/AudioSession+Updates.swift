@@ -4,6 +4,7 @@ extension AudioSession {
     /// Calls `handler` with every update the session applies, in order, on the
     /// thread that applies it, until the returned token is cancelled. It may
     /// post to the session; the post is applied after the handler returns.
+    ///
     /// - Parameter handler: Called with each ``SessionUpdate``.
     /// - Returns: A token; cancel it (or let it go) to stop the calls.
     @discardableResult

@@ -12,6 +12,7 @@ public struct SessionEnvironment: Sendable, Hashable {
     public var previousRoute: AudioRoute?
 
     /// Creates an environment; the defaults describe a quiet machine.
+    ///
     /// - Parameters:
     ///   - isInterrupted: Whether an interruption (a call, an alarm) is under way.
     ///   - isSilentSwitchOn: Whether the silent switch is on.

@@ -58,7 +58,7 @@ package final class ConditionLock<Value>: @unchecked Sendable {
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         return lock.withLock {
             while !isDone(value) {
-                let error = pthread_cond_timedwait(condition, lock.mutex, &time)
+                let error = lock.wait(on: condition, until: &time)
                 if error == ETIMEDOUT { return isDone(value) }
                 precondition(error == 0, "pthread_cond_timedwait failed: \(error)")
             }

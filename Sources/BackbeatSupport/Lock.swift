@@ -114,6 +114,29 @@ package final class Lock: @unchecked Sendable {
     }
     #endif
 
+    /// Waits on `condition`, which the lock guards, until it is signalled or
+    /// `deadline` passes, as `pthread_cond_timedwait`: the lock is released
+    /// while waiting and held again on return. The holder record follows, so
+    /// ``preconditionHeld(_:file:line:)`` stays true for the waiting thread
+    /// and false for one that held the lock meanwhile.
+    ///
+    /// - Parameters:
+    ///   - condition: A condition variable used only with this lock.
+    ///   - deadline: When to give up, on the condition's clock.
+    /// - Returns: `pthread_cond_timedwait`'s result (0, or `ETIMEDOUT`).
+    package func wait(
+        on condition: UnsafeMutablePointer<pthread_cond_t>, until deadline: UnsafePointer<timespec>
+    ) -> Int32 {
+        #if DEBUG
+        owner.store(0, ordering: .relaxed)
+        #endif
+        let error = pthread_cond_timedwait(condition, mutex, deadline)
+        #if DEBUG
+        owner.store(Self.currentThread, ordering: .relaxed)
+        #endif
+        return error
+    }
+
     /// Runs `body` holding the lock.
     @inlinable
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {

@@ -26,11 +26,13 @@ public final class ObservationToken: Sendable, Hashable {
     public var isCancelled: Bool { onCancel.withLockedValue { $0 == nil } }
 
     /// Whether `a` and `b` are the same token (identity, not state).
+    ///
     /// - Parameters:
     ///   - a: A token.
     ///   - b: Another token.
     public static func == (a: ObservationToken, b: ObservationToken) -> Bool { a === b }
     /// Hashes the token's identity.
+    ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

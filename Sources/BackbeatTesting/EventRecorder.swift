@@ -10,6 +10,7 @@ public final class EventRecorder: Sendable {
     private let recorded = LockedValueBox<[PlaybackEvent]>([])
 
     /// Starts recording `engine`'s events.
+    ///
     /// - Parameter engine: The engine whose ``PlaybackEvent``s to keep, from now on.
     public init(_ engine: AudioEngine) {
         engine.observe { [weak self] event in self?.recorded.withLockedValue { $0.append(event) } }

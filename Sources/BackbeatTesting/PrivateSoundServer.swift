@@ -114,6 +114,7 @@ public final class PrivateSoundServer: Sendable {
 
     /// Starts the daemon again at the same socket, after ``kill(signal:)``:
     /// what a user's server coming back looks like to a client.
+    ///
     /// - Parameter timeout: Seconds to wait for it to answer.
     /// - Throws: ``BackbeatError`` `.soundServerFailed` when it does not start or answer in time.
     public func restart(timeout: Double = 10) throws {
@@ -123,6 +124,7 @@ public final class PrivateSoundServer: Sendable {
 
     /// Sends `signal` to the daemon. `SIGKILL` and `SIGTERM` end it (it is
     /// reaped here); `SIGSTOP` freezes it until `SIGCONT`.
+    ///
     /// - Parameter signal: The signal to send, such as `SIGKILL` or `SIGSTOP`.
     public func kill(signal: Int32 = SIGKILL) {
         state.withLockedValue { state in
@@ -168,6 +170,7 @@ public final class PrivateSoundServer: Sendable {
     }
 
     /// Runs `pactl` against this server and returns its standard output.
+    ///
     /// - Parameters:
     ///   - arguments: pactl's arguments, such as `["list", "sinks"]`.
     ///   - timeout: Seconds before pactl counts as hung.
@@ -226,6 +229,7 @@ public final class PrivateSoundServer: Sendable {
     }
 
     /// Makes `sink` the server's default output.
+    ///
     /// - Parameter sink: One of the server's sinks.
     /// - Throws: ``BackbeatError`` `.invalidArgument` for a sink it does not have; `.soundServerFailed` when pactl fails.
     public func setDefaultSink(_ sink: String) throws {
@@ -242,6 +246,7 @@ public final class PrivateSoundServer: Sendable {
 
     /// Starts recording what `sink` plays (its monitor), as interleaved
     /// stereo float at 48 kHz, and returns once samples are arriving.
+    ///
     /// - Parameters:
     ///   - sink: One of the server's sinks.
     ///   - timeout: Seconds to wait for the first samples.

@@ -33,11 +33,13 @@ public enum SampleAnalysis {
     }
 
     /// The largest absolute sample value (0 for no samples).
+    ///
     /// - Parameter samples: Samples in -1...1, of any channel layout.
     /// - Returns: The peak, 0 or more.
     public static func peak(_ samples: some Collection<Float>) -> Float { samples.reduce(0) { max($0, abs($1)) } }
 
     /// The root mean square of the samples (0 for no samples).
+    ///
     /// - Parameter samples: Samples in -1...1, of any channel layout.
     /// - Returns: The RMS level, 0 or more (a full-scale sine gives about 0.707).
     public static func rms(_ samples: some Collection<Float>) -> Float {
@@ -46,6 +48,7 @@ public enum SampleAnalysis {
     }
 
     /// Sign changes from negative to non-negative: a tone's cycles, for a rough pitch.
+    ///
     /// - Parameter samples: Mono samples.
     /// - Returns: The number of rising crossings.
     public static func risingZeroCrossings(_ samples: some Collection<Float>) -> Int {
@@ -159,6 +162,7 @@ public enum SampleAnalysis {
     }
 
     /// ``onsetFrames(_:channels:threshold:minimumGap:)`` as engine times at `sampleRate`.
+    ///
     /// - Parameters:
     ///   - samples: Interleaved samples.
     ///   - channels: Samples per frame.

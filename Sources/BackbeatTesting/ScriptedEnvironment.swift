@@ -25,6 +25,7 @@ public final class ScriptedEnvironment: Sendable {
         public var event: SessionEvent
 
         /// An event at an engine time.
+        ///
         /// - Parameters:
         ///   - time: The engine time to post it at.
         ///   - event: What happens then.
@@ -44,6 +45,7 @@ public final class ScriptedEnvironment: Sendable {
     private let progress = LockedValueBox(Progress())
 
     /// A script of `events` for `session`.
+    ///
     /// - Parameters:
     ///   - session: The session the events go to.
     ///   - events: The script, in any order; it is sorted by time.
@@ -59,6 +61,7 @@ public final class ScriptedEnvironment: Sendable {
 
     /// Posts, in order, every event due at or before `time` not yet posted, each
     /// stamped with its own time. Moving backwards posts nothing.
+    ///
     /// - Parameter time: The engine time reached.
     public func advance(to time: MediaTime) {
         // Claim the due entries under the lock and post them outside it; the
@@ -74,6 +77,7 @@ public final class ScriptedEnvironment: Sendable {
 
     /// Lets `engine` drive the script on its update steps. The engine keeps only
     /// a weak reference: keep the script alive as long as it should run.
+    ///
     /// - Parameter engine: The engine whose time drives the script.
     public func attach(to engine: AudioEngine) {
         progress.withLockedValue { $0.sampleRate = engine.sampleRate }
