@@ -15,7 +15,7 @@ import BackbeatEngine
 /// line naming the file, the entry and the reason; then it makes the events
 /// and preloads their sounds, in the bank's order, as far as the engine's
 /// ``AudioEngine/effectCacheBudget`` allows (the rest load when first played).
-/// The format is in Docs/Events.md.
+/// The format is in the Events article of the documentation.
 ///
 /// ```swift
 /// let bank = try SoundBank(contentsOf: URL(fileURLWithPath: "Assets/sfx.bank.json"), engine: engine)
@@ -87,7 +87,7 @@ public final class SoundBank: @unchecked Sendable {
     ///   decoder gives it), an unknown key, mode or steal policy, a bad range
     ///   (min above max, not a number, out of bounds), a missing or unreadable
     ///   sound file, an unknown bus, a duplicate name, a sound larger than the
-    ///   cache budget, a bad loop region (see Docs/Events.md).
+    ///   cache budget, a bad loop region (see the Events article).
     public convenience init(contentsOf url: URL, engine: AudioEngine, buses: [Bus] = []) throws {
         let definition = try BankDefinition.load(url, budget: engine.effectCacheBudget)
         try self.init(definition: definition, url: url, engine: engine, buses: buses)

@@ -308,7 +308,7 @@ struct BusEffectKindTests {
         "A voice on a bus with an effect that also sends to the environment reverb feeds both: the bus effect on its second send, the reverb on its first at full level, and the reverb does not hear the bus effect"
     )
     func busEffectAndReverbSends() throws {
-        // Docs/Environments.md: the bus effect takes the voice's second send,
+        // The Environments article: the bus effect takes the voice's second send,
         // the environment reverb keeps the first; with two or more sends both apply.
         let plain = try reverbAndBusEffect(nil)
         let both = try reverbAndBusEffect(.ringModulator(frequency: 300))

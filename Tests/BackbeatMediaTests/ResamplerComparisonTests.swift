@@ -7,7 +7,7 @@ import BackbeatTestFixtures
 /// through Backbeat's stream resampler (its polyphase filter), and
 /// through raw OpenAL Soft's own resampler (its default, linear in 1.19.1),
 /// which is what a game without Backbeat gets when it hands OpenAL a 44.1-kHz
-/// song: the figures Docs/Devices.md gives beside the resampler choice.
+/// song: the figures the Devices article gives beside the resampler choice.
 @Suite struct ResamplerComparisonTests {
     static let amplitude = 0.5
 
