@@ -29,6 +29,6 @@ let package = Package(
             ],
             path: "Benchmarks/BackbeatMicro",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
     ]
 )

@@ -1,8 +1,8 @@
 import Backbeat
 import BackbeatLibrary
+import BackbeatSupport
 import Foundation
 import Synchronization
-import BackbeatSupport
 
 /// The drum pad demo: four pads over a music queue, session rules a person can
 /// try, driven one command at a time.
@@ -464,7 +464,10 @@ public final class Drumpad: @unchecked Sendable {
         let outcome = LockedValueBox<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task(executorPreference: executor) {
-            do { let value = try await work(); outcome.withLockedValue { $0 = .success(value) } } catch {
+            do {
+                let value = try await work()
+                outcome.withLockedValue { $0 = .success(value) }
+            } catch {
                 outcome.withLockedValue { $0 = .failure(error) }
             }
             done.signal()
@@ -506,7 +509,10 @@ public final class Drumpad: @unchecked Sendable {
             scriptTime = target
             let wake = target - scheduleAhead
             while engine.isRunning, engine.currentTime < wake {
-                if interruptible, quitRequested.load(ordering: .relaxed) { scriptTime = nil; return }
+                if interruptible, quitRequested.load(ordering: .relaxed) {
+                    scriptTime = nil
+                    return
+                }
                 usleep(2_000)
             }
         }

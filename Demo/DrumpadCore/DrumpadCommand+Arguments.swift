@@ -62,7 +62,9 @@ extension DrumpadCommand {
         public init?(word: String) {
             switch DrumpadCommand.asciiLowercased(word) {
             case "on", "beat": self = .beat
-            case let other: guard let grid = Self(rawValue: other) else { return nil }; self = grid
+            case let other:
+                guard let grid = Self(rawValue: other) else { return nil }
+                self = grid
             }
         }
     }

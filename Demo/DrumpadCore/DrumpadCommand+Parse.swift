@@ -272,7 +272,8 @@ extension DrumpadCommand {
     /// at most 9 whole digits and `fractionDigits` fraction digits.
     private static func decimal(_ text: Substring, fractionDigits: Int) -> Int64? {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let whole = parts[0], fraction = parts.count == 2 ? parts[1] : ""
+        let whole = parts[0]
+        let fraction = parts.count == 2 ? parts[1] : ""
         guard !whole.isEmpty, whole.utf8.count <= 9, whole.utf8.allSatisfy(isDigit),
             parts.count == 1 || !fraction.isEmpty, fraction.utf8.count <= fractionDigits,
             fraction.utf8.allSatisfy(isDigit), let w = Int64(whole)
@@ -307,7 +308,10 @@ extension DrumpadCommand {
     static func excerpt(_ text: String, limit: Int = 40) -> String {
         var out = ""
         for (index, scalar) in text.unicodeScalars.enumerated() {
-            if index == limit { out += "..."; break }
+            if index == limit {
+                out += "..."
+                break
+            }
             out.unicodeScalars.append(isPrintable(scalar) ? scalar : "?")
         }
         return out

@@ -57,7 +57,8 @@ public enum DrumpadScreen {
     /// it faces (`^` `>` `v` `<`, to the nearest quarter turn); a pad is its
     /// number, on the edge when it is farther away.
     public static func map(_ placements: [DrumpadCommand.Pad: Audio3DPoint], heading: Float) -> [String] {
-        let columns = 17, rows = 9
+        let columns = 17
+        let rows = 9
         let middle = (row: rows / 2, column: columns / 2)
         var grid = [[Character]](repeating: [Character](repeating: ".", count: columns), count: rows)
         let quarter = heading.isFinite ? Int((heading / 90).rounded()) : 0

@@ -1,8 +1,8 @@
 import Backbeat
+import BackbeatSupport
 import DrumpadCore
 import Foundation
 import Synchronization
-import BackbeatSupport
 
 /// The interactive terminal: single keys for the pads, a typed command line,
 /// and a screen redrawn from the demo's status changes. The terminal's mode
@@ -98,7 +98,9 @@ final class Terminal: Sendable {
             let line = String(decoding: typing.withLockedValue { $0 }, as: UTF8.self)
             switch byte {
             case 0x04 where line.isEmpty: return  // Ctrl-D: end of input
-            case 0x1B: escape = true; typing.withLockedValue { $0 = [] }
+            case 0x1B:
+                escape = true
+                typing.withLockedValue { $0 = [] }
             case UInt8(ascii: "1")...UInt8(ascii: "4") where line.isEmpty:
                 demo.perform(
                     .pad(DrumpadCommand.Pad(number: Int(byte - 0x30))!, velocity: DrumpadCommand.Pad.maximumVelocity))

@@ -1,6 +1,6 @@
 import Backbeat
-import BackbeatLibrary
 import BackbeatDesktop
+import BackbeatLibrary
 import DrumpadCore
 import Foundation
 import Synchronization

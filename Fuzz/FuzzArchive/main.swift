@@ -1,7 +1,7 @@
 // libFuzzer entry: arbitrary bytes opened as a zip archive, and each entry decoded (see FuzzSupport).
 import CLibFuzzer
-import FuzzSupport
 import Foundation
+import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzArchive(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -3,9 +3,9 @@
 // rest is the file. Every property is loaded: duration, format, rate,
 // channels, frames, codec, container, tags.
 import Backbeat
+import Foundation
 import FuzzDriver
 import FuzzSupport
-import Foundation
 
 enum AudioAssetFuzzer {
     static let folder = makeFuzzFolder("asset")

@@ -2,6 +2,7 @@
 // executable its own entry point, so the fuzzers call the driver themselves
 // instead of relying on libFuzzer's main.
 import CLibFuzzer
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
+import CLibFuzzer
 // libFuzzer entry: drum pad commands, each line of the input as stdin would give it.
 import DrumpadCore
-import CLibFuzzer
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")

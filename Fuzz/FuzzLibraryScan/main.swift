@@ -4,9 +4,9 @@
 // (audio, or a playlist naming the other files as track0.ogg, track1.wav…).
 import Backbeat
 import BackbeatLibrary
+import Foundation
 import FuzzDriver
 import FuzzSupport
-import Foundation
 
 enum LibraryScanFuzzer {
     static let folder = makeFuzzFolder("library")

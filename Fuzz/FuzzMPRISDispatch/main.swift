@@ -1,14 +1,15 @@
+import Backbeat
+import BackbeatMedia
+import Foundation
+import FuzzDriver
+import FuzzSupport
+
 // libFuzzer entry: the MPRIS object's method dispatch, driven directly (no
 // bus) with calls decoded from the fuzz bytes: interfaces and members known
 // and random, argument lists of any D-Bus type (NaN and infinite doubles,
 // extreme integers, nested containers). It controls a real music player on
 // an offline engine, which renders between calls.
 @testable import BackbeatDesktop
-import Backbeat
-import BackbeatMedia
-import FuzzDriver
-import FuzzSupport
-import Foundation
 
 /// A song on disk for the player's queue.
 struct FuzzSong: MusicItem {

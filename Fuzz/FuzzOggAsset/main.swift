@@ -1,7 +1,7 @@
 // libFuzzer entry: arbitrary bytes opened as a .ogg asset (see FuzzSupport).
 import CLibFuzzer
-import FuzzSupport
 import Foundation
+import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOggAsset(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

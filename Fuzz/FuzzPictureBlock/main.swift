@@ -1,7 +1,8 @@
+import CLibFuzzer
+import Foundation
+
 // libFuzzer entry: METADATA_BLOCK_PICTURE, raw (FLAC) and base64 (Vorbis comment).
 @testable import BackbeatMedia
-import Foundation
-import CLibFuzzer
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPictureBlock(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

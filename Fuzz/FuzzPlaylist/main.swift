@@ -1,7 +1,8 @@
+import CLibFuzzer
+import Foundation
+
 // libFuzzer entry: the same bytes as an M3U, a PLS and an XSPF playlist.
 @testable import BackbeatLibrary
-import Foundation
-import CLibFuzzer
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPlaylist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

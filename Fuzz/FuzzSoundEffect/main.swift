@@ -3,10 +3,10 @@
 // extension (.ogg, .wav, .flac, .mp3) and, in its high bits, the playback
 // rate and pan; the rest is the file.
 import Backbeat
-import FuzzDriver
-import FuzzSupport
 import Dispatch
 import Foundation
+import FuzzDriver
+import FuzzSupport
 
 enum SoundEffectFuzzer {
     static let folder = makeFuzzFolder("effect")

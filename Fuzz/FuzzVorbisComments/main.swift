@@ -1,7 +1,8 @@
-// libFuzzer entry: Vorbis comments (`KEY=value`, one per line of the input) to tags.
-@testable import BackbeatMedia
 import CLibFuzzer
 import Foundation
+
+// libFuzzer entry: Vorbis comments (`KEY=value`, one per line of the input) to tags.
+@testable import BackbeatMedia
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVorbisComments(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,3 +1,8 @@
+@_exported import BackbeatEffects
+@_exported import BackbeatEngine
+@_exported import BackbeatMedia
+@_exported import BackbeatMusic
+@_exported import BackbeatSession
 // The engine a game links: `import Backbeat` brings the whole core API.
 //
 // The layers are separate modules, so the compiler keeps each to the layers
@@ -6,8 +11,3 @@
 // helpers (`BackbeatTesting`) are products of their own, so a game that does
 // not ask for them links no SQLite and no D-Bus.
 @_exported import BackbeatSupport
-@_exported import BackbeatMedia
-@_exported import BackbeatSession
-@_exported import BackbeatEngine
-@_exported import BackbeatEffects
-@_exported import BackbeatMusic

@@ -69,7 +69,8 @@ package struct BenchComparison: Sendable {
         self.new = new
         var rows: [Row] = []
         for suite in Set(old.suites.keys).union(new.suites.keys).sorted() {
-            let a = old.suites[suite] ?? [:], b = new.suites[suite] ?? [:]
+            let a = old.suites[suite] ?? [:]
+            let b = new.suites[suite] ?? [:]
             let keys = Set(a.keys).union(b.keys).filter { !Self.isCompanion($0, in: a) && !Self.isCompanion($0, in: b) }
             for key in keys.sorted() {
                 rows.append(Row(figure: "\(suite).\(key)", old: Self.value(key, in: a), new: Self.value(key, in: b)))

@@ -1,6 +1,6 @@
 import Backbeat
-import Foundation
 import BackbeatMedia
+import Foundation
 
 /// Input files the benchmarks generate for themselves.
 enum BenchFiles {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 import BackbeatSupport
@@ -29,8 +30,16 @@ final class FailureBox: @unchecked Sendable {
     // Safe: every access goes through `lock`, and the semaphore orders the write before the read.
     private let lock = Lock()
     private var stored: (any Error)?
-    func set(_ e: any Error) { lock.lock(); stored = e; lock.unlock() }
-    var error: (any Error)? { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ e: any Error) {
+        lock.lock()
+        stored = e
+        lock.unlock()
+    }
+    var error: (any Error)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 }
 
 /// This executable's path.
@@ -53,7 +62,7 @@ func spawn(_ path: String, _ arguments: [String], environment: [String: String] 
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for pointer in argv { free(pointer) } }
     var inherited: [String] = []
     var entry = environ
     while let variable = entry.pointee {
@@ -63,7 +72,7 @@ func spawn(_ path: String, _ arguments: [String], environment: [String: String] 
     }
     let envp: [UnsafeMutablePointer<CChar>?] =
         (inherited + environment.map { "\($0.key)=\($0.value)" }).map { strdup($0) } + [nil]
-    defer { envp.forEach { free($0) } }
+    defer { for pointer in envp { free(pointer) } }
     var pid: pid_t = 0
     let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
     guard rc == 0 else { throw BenchError("cannot start \(path): \(String(cString: strerror(rc)))") }

@@ -1,6 +1,6 @@
 import Backbeat
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
 
 /// Bus traffic: fades on the effects bus and on a game-defined bus (every
 /// curve), ducks of the effects bus released later, brief mutes and pauses.

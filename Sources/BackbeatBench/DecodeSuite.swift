@@ -1,6 +1,7 @@
 import Backbeat
-import Foundation
 import BackbeatMedia
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,7 +62,7 @@ package struct DecodeSuite: BenchSuite {
                 { try self.time { try blocking { try await Self.decode(AudioAsset(url: ogg), as: .float32) } } },
                 {
                     try self.time {
-                        let r = try spawn(oggdec, ["-Q", "-o", "/dev/null", ogg.path]);
+                        let r = try spawn(oggdec, ["-Q", "-o", "/dev/null", ogg.path])
                         guard r.status == 0 else { throw BenchError("oggdec failed") }
                     }
                 },
@@ -105,7 +106,8 @@ package struct DecodeSuite: BenchSuite {
         )
         let executable = try selfPath()
         let wav = directory.appendingPathComponent("out.wav")
-        var peaks: [Double] = [], floors: [Double] = []
+        var peaks: [Double] = []
+        var floors: [Double] = []
         for round in 1...rounds {
             peaks.append(try Self.convertPeakMiB(executable: executable, input: ogg, output: wav))
             floors.append(try Self.floorMiB(executable: executable))

@@ -5,6 +5,7 @@ import BackbeatOpenAL
 import BackbeatTesting
 import COpenAL
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,8 +1,8 @@
 import Backbeat
-import Foundation
-import BackbeatMedia
-import BackbeatEngine
 import BackbeatEffects
+import BackbeatEngine
+import BackbeatMedia
+import Foundation
 
 /// Random effect triggers: one-shots, finite loops, loops stopped later,
 /// scheduled starts on a beat grid, pauses and resumes. Half the sounds are
@@ -95,7 +95,10 @@ package final class EffectsSoak: SoakParticipant {
             stopped += 1
         }
         // Keep a bounded number of loops alive: the oldest goes.
-        if loops.count > 24 { loops.removeFirst().stop(); stopped += 1 }
+        if loops.count > 24 {
+            loops.removeFirst().stop()
+            stopped += 1
+        }
     }
 
     package func finish(engine: AudioEngine) {

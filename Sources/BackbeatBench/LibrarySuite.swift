@@ -1,8 +1,8 @@
 import Backbeat
-import Foundation
-import BackbeatSupport
-import BackbeatMedia
 import BackbeatLibrary
+import BackbeatMedia
+import BackbeatSupport
+import Foundation
 
 /// The media library: a cold scan and an unchanged rescan of generated,
 /// tagged WAV files (written by Backbeat's own writer), then predicate
@@ -28,7 +28,8 @@ package struct LibrarySuite: BenchSuite {
         try Self.blocking { try await Self.writeFiles(count: fileCount, root: root) }
 
         let rounds = options.rounds
-        var scanRates: [Double] = [], rescans: [Double] = []
+        var scanRates: [Double] = []
+        var rescans: [Double] = []
         for round in 1...rounds {
             let library = try MediaLibrary(
                 roots: [root], index: .file(directory.appendingPathComponent("scan\(round).sqlite")))
@@ -57,7 +58,9 @@ package struct LibrarySuite: BenchSuite {
         let artists = itemCount / 100
         try big.insertSyntheticItemsForBenchmark(count: itemCount, artists: artists, tracksPerAlbum: 10)
 
-        var queryRounds: [Double] = [], groupRounds: [Double] = [], firstRounds: [Double] = []
+        var queryRounds: [Double] = []
+        var groupRounds: [Double] = []
+        var firstRounds: [Double] = []
         var query = 0
         for round in 1...rounds {
             // Every round starts from the same state: nothing decoded since the index changed
@@ -130,7 +133,8 @@ package struct LibrarySuite: BenchSuite {
     static func writeFiles(count: Int, root: URL) async throws {
         let genres = ["Rock", "Pop", "Jazz", "Folk"]
         for i in 0..<count {
-            let album = i / 10, artist = album % 100
+            let album = i / 10
+            let artist = album % 100
             let folder = root.appendingPathComponent("artist\(artist)/album\(album)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let writer = try AssetWriter(

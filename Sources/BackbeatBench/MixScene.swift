@@ -1,9 +1,9 @@
 import Backbeat
-import Foundation
-import BackbeatMedia
-import BackbeatEngine
 import BackbeatEffects
+import BackbeatEngine
+import BackbeatMedia
 import BackbeatOpenAL
+import Foundation
 
 /// The scene the `mix` suite renders twice, once through Backbeat and once
 /// through raw OpenAL: a few generated sounds (mono and stereo, one at
@@ -37,10 +37,12 @@ package struct MixScene: Sendable {
     /// The environment scene's two zones: the listener at the origin stands
     /// half-way into the fade of each.
     static let zones: [ReverbZone] = [
-        ReverbZone(name: "cave", shape: .sphere(center: Audio3DPoint(x: -6, y: 0, z: 0), radius: 4), fadeDistance: 4,
-                   reverb: try! AudioEnvironmentReverbParameters(preset: "cave")),
-        ReverbZone(name: "hall", shape: .sphere(center: Audio3DPoint(x: 6, y: 0, z: 0), radius: 4), fadeDistance: 4,
-                   reverb: try! AudioEnvironmentReverbParameters(preset: "hallway")),
+        ReverbZone(
+            name: "cave", shape: .sphere(center: Audio3DPoint(x: -6, y: 0, z: 0), radius: 4), fadeDistance: 4,
+            reverb: try! AudioEnvironmentReverbParameters(preset: "cave")),
+        ReverbZone(
+            name: "hall", shape: .sphere(center: Audio3DPoint(x: 6, y: 0, z: 0), radius: 4), fadeDistance: 4,
+            reverb: try! AudioEnvironmentReverbParameters(preset: "hallway")),
     ]
     static let occlusion: Float = -12
     static let busFilter = AudioFilter.lowPass(cutoff: 2_000)

@@ -1,6 +1,6 @@
 import Backbeat
-import Foundation
 import BackbeatEngine
+import Foundation
 
 /// Backbeat's mixing overhead: the same looping voices rendered offline
 /// through an engine (voice pool, buses, update steps every 5 ms) and through
@@ -123,14 +123,20 @@ package struct MixSuite: BenchSuite {
         // The environment: 64 voices sending to a reverb blended from two zones,
         // occluded, under an effects-bus low-pass; raw OpenAL with the same EFX setup.
         let env = try measure(voices: 64, seconds: seconds, rounds: rounds, environment: true, log: log)
-        log("64 voices, two reverb zones: Backbeat \(fmt(env.backbeatXRealTime))×, raw \(fmt(env.rawXRealTime))×, ratio \(fmt(env.ratio))")
+        log(
+            "64 voices, two reverb zones: Backbeat \(fmt(env.backbeatXRealTime))×, raw \(fmt(env.rawXRealTime))×, ratio \(fmt(env.ratio))"
+        )
         figures += [
             Figure(
                 key: "ratio_env_64", rounds: env.ratioRounds,
-                unit: "Backbeat's throughput over raw OpenAL's with the same EFX reverb, filters and sends, 64 voices, two zones, median of \(rounds) rounds (goal ≥ 0.95)"),
+                unit:
+                    "Backbeat's throughput over raw OpenAL's with the same EFX reverb, filters and sends, 64 voices, two zones, median of \(rounds) rounds (goal ≥ 0.95)"
+            ),
             Figure(
                 key: "xrealtime_env_64", rounds: env.backbeatRounds,
-                unit: "× real time, Backbeat, 64 voices sending to two reverb zones, occluded, bus low-pass, median of \(rounds) rounds"),
+                unit:
+                    "× real time, Backbeat, 64 voices sending to two reverb zones, occluded, bus low-pass, median of \(rounds) rounds"
+            ),
             Figure(
                 key: "raw_xrealtime_env_64", rounds: env.rawRounds,
                 unit: "× real time, raw OpenAL with the same EFX setup, 64 voices, median of \(rounds) rounds"),

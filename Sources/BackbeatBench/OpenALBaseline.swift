@@ -1,8 +1,8 @@
-import COpenAL
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+import COpenAL
 
 /// Raw OpenAL, driven the way a game without Backbeat would drive it: the
 /// reference side of the `mix` and `trigger` benchmarks.
@@ -54,7 +54,8 @@ package final class OpenALBaseline {
     /// Gives every source the same EFX setup as an environment scene: one
     /// effect slot with `reverb`, each source's direct path through `direct`
     /// and its first send to the slot through `send`. Call after the voices are added.
-    package func addEnvironment(reverb: ALReverbProperties, direct: ALFilterParameters, send: ALFilterParameters) throws {
+    package func addEnvironment(reverb: ALReverbProperties, direct: ALFilterParameters, send: ALFilterParameters) throws
+    {
         let slot = try device.generateEffectSlot()
         try device.withContext {
             try device.loadReverb(reverb, into: slot)

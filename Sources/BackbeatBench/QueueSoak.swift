@@ -1,8 +1,8 @@
 import Backbeat
-import Foundation
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
 import BackbeatMusic
+import Foundation
 
 /// Music-queue traffic: a looping `QueuePlayer` over generated songs while
 /// the game loop inserts, removes, skips, seeks, pauses and fades at random.

@@ -1,6 +1,5 @@
-import BackbeatSupport
-
 import Backbeat
+import BackbeatSupport
 
 /// A small deterministic generator, so scenes and soak runs repeat: the
 /// package's SplitMix64 with the two draws the benchmarks use.

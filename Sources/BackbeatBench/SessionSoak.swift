@@ -1,7 +1,7 @@
 import Backbeat
-import BackbeatSupport
-import BackbeatSession
 import BackbeatEngine
+import BackbeatSession
+import BackbeatSupport
 
 /// Session traffic: category changes, activation, interruptions, route
 /// changes, the silent switch and other programs' audio, posted from the
@@ -35,7 +35,8 @@ package final class SessionSoak: SoakParticipant {
         guard let session, second >= nextEvent else { return }
         nextEvent = second + 0.2 + 1.5 * random.nextUnit()
         events += 1
-        let headphones = AudioRoute(name: "headphones"), speakers = AudioRoute.defaultOutput
+        let headphones = AudioRoute(name: "headphones")
+        let speakers = AudioRoute.defaultOutput
         switch random.next(in: 0..<9) {
         case 0:
             let category = AudioSession.Category.allCases[random.next(in: 0..<AudioSession.Category.allCases.count)]

@@ -1,6 +1,5 @@
-import BackbeatEngine
-
 import Backbeat
+import BackbeatEngine
 
 /// One kind of load the soak suite applies to a real-time engine: effect
 /// triggers, bus fades and ducks, session events — and, when the music

@@ -1,8 +1,8 @@
 import Backbeat
-import Foundation
-import BackbeatEngine
 import BackbeatEffects
+import BackbeatEngine
 import BackbeatMedia
+import Foundation
 
 /// A long real-time run: a `.file` output paced like a device, with a game
 /// loop applying random (seeded) load from its own thread — effect
@@ -68,7 +68,8 @@ package struct SoakSuite: BenchSuite {
             name: "warm-up", engine: engine)
         poolWarmUp.play(volume: 0)
         usleep(200_000)
-        let baseSources = engine.liveSourceCount, baseBuffers = engine.liveBufferCount
+        let baseSources = engine.liveSourceCount
+        let baseBuffers = engine.liveBufferCount
         log("baseline: \(baseSources) sources, \(baseBuffers) buffers, \(fmt(residentMiB())) MiB resident")
 
         var participants = makeParticipants()
@@ -81,8 +82,10 @@ package struct SoakSuite: BenchSuite {
         let engineStart = engine.currentTime.seconds
         var ticks = 0
         var rssWarm: Double?
-        var maxLag = 0.0, maxLagAt = 0.0
-        var lateEpisodes = 0, late = false
+        var maxLag = 0.0
+        var maxLagAt = 0.0
+        var lateEpisodes = 0
+        var late = false
         var nextReport = 1.0
         var elapsed = 0.0
         while elapsed < seconds {
@@ -90,7 +93,10 @@ package struct SoakSuite: BenchSuite {
             ticks += 1
             elapsed = Double(monotonicNanoseconds() - start) / 1e9
             let lag = elapsed - (engine.currentTime.seconds - engineStart)
-            if lag > maxLag { maxLag = lag; maxLagAt = elapsed }
+            if lag > maxLag {
+                maxLag = lag
+                maxLagAt = elapsed
+            }
             // A device's buffer (30 ms by default) would have run dry: count each episode once.
             if lag > 0.03, !late { lateEpisodes += 1 }
             late = lag > 0.03

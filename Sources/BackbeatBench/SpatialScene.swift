@@ -1,8 +1,8 @@
 import Backbeat
-import Foundation
-import BackbeatMedia
-import BackbeatEngine
 import BackbeatEffects
+import BackbeatEngine
+import BackbeatMedia
+import Foundation
 
 /// The world the `spatial` suite renders: emitters looping generated sounds
 /// that come and go around a listener at the origin, placed with the default
@@ -80,13 +80,17 @@ package struct SpatialScene: Sendable {
             var sum = 0.0
             for e in emitters {
                 let reach = 3 + log10(Double(e.gain))
-                if reach >= farthest { sum += 1; continue }
+                if reach >= farthest {
+                    sum += 1
+                    continue
+                }
                 let s = min(1, max(-1, (reach - centre) / swing))
                 sum += 0.5 + asin(s) / Double.pi
             }
             return sum / Double(emitters.count)
         }
-        var near = -swing, far = 100.0  // audible(near) >= fraction >= audible(far)
+        var near = -swing
+        var far = 100.0  // audible(near) >= fraction >= audible(far)
         for _ in 0..<60 {
             let mid = (near + far) / 2
             if audible(mid) >= fraction { near = mid } else { far = mid }

@@ -1,6 +1,6 @@
 import Backbeat
-import Foundation
 import BackbeatEngine
+import Foundation
 
 /// 3D scenes with virtual voices: Backbeat against raw OpenAL playing every
 /// emitter on a source of its own, side by side in one run, offline.
@@ -87,7 +87,8 @@ package struct SpatialSuite: BenchSuite {
         defer { raw.close() }
         try backbeat.render(frames: frames, into: &a)
         raw.render(frames: frames, into: &b)
-        var difference = 0.0, signal = 0.0
+        var difference = 0.0
+        var signal = 0.0
         for i in a.indices {
             let d = Double(a[i]) - Double(b[i])
             difference += d * d
@@ -186,7 +187,8 @@ package struct SpatialSuite: BenchSuite {
             log("raw OpenAL, 64 sources: \(tenK.reference.map(fmt).joined(separator: ", "))× real time")
             logTransitions(count: big, seconds: seconds, log: log)
             return [
-                Figure(key: "xrealtime_10k", rounds: tenK.backbeat, unit: "× real time, Backbeat, \(big) moving emitters"),
+                Figure(
+                    key: "xrealtime_10k", rounds: tenK.backbeat, unit: "× real time, Backbeat, \(big) moving emitters"),
                 Figure(key: "raw64_xrealtime", rounds: tenK.reference, unit: Self.referenceUnit),
             ]
         }

@@ -1,10 +1,10 @@
 import Backbeat
-import Foundation
-import BackbeatMedia
-import BackbeatEngine
 import BackbeatEffects
+import BackbeatEngine
+import BackbeatMedia
 import BackbeatMusic
 import BackbeatSupport
+import Foundation
 
 /// Music streaming under load: underruns while a looping Ogg Vorbis queue
 /// streams through a paced real-time `.file` output with 64 effect voices
@@ -41,16 +41,19 @@ package struct StreamSuite: BenchSuite {
 
         // 2. Memory per active stream.
         log("writing 1-minute and 60-minute songs (8 kHz mono 16-bit WAV)")
-        let short = directory.appendingPathComponent("1min.wav"), long = directory.appendingPathComponent("60min.wav")
+        let short = directory.appendingPathComponent("1min.wav")
+        let long = directory.appendingPathComponent("60min.wav")
         try Self.writeLongWAV(short, minutes: 1)
         try Self.writeLongWAV(long, minutes: 60)
-        var shortMiB: [Double] = [], longMiB: [Double] = []
+        var shortMiB: [Double] = []
+        var longMiB: [Double] = []
         var bufferBytes = 0
         _ = try memoryPerStream(song: short)  // warm-up: the allocator's first arenas are not a stream's cost
         for round in 1...options.rounds {
             let (s, sb) = try memoryPerStream(song: short)
             let (l, lb) = try memoryPerStream(song: long)
-            shortMiB.append(s); longMiB.append(l)
+            shortMiB.append(s)
+            longMiB.append(l)
             bufferBytes = max(bufferBytes, sb, lb)
             log(
                 String(
@@ -81,11 +84,15 @@ package struct StreamSuite: BenchSuite {
     private func streamUnderLoad(songs: [URL], seconds: Int, output: URL, log: (String) -> Void) throws -> (Int, Int) {
         let engine = try AudioEngine(
             output: .file(url: output, sampleRate: 48_000, pacing: .realTime), maximumVoices: 64)
-        defer { engine.shutdown(); try? FileManager.default.removeItem(at: output) }
+        defer {
+            engine.shutdown()
+            try? FileManager.default.removeItem(at: output)
+        }
         var noise = [Float](repeating: 0, count: 24_000)
         var seed: UInt32 = 7
         for i in noise.indices {
-            seed = seed &* 1_664_525 &+ 1_013_904_223; noise[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.2
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            noise[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.2
         }
         let effect = try SoundEffect(
             buffer: PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: noise), name: "noise",

@@ -1,8 +1,8 @@
 import Backbeat
-import Foundation
-import BackbeatMedia
-import BackbeatEngine
 import BackbeatEffects
+import BackbeatEngine
+import BackbeatMedia
+import Foundation
 
 /// What one call costs the game loop: `SoundEffect.play()` on a cached sound
 /// against a raw `alSourcePlay` on a prepared source, and a `SoundEvent`
@@ -66,7 +66,9 @@ package struct TriggerSuite: BenchSuite {
         }
         let chunk = engine.updateInterval
         var scratch = [Float](repeating: 0, count: chunk * 2)
-        var backbeat: [Double] = [], raw: [Double] = [], events: [Double] = []
+        var backbeat: [Double] = []
+        var raw: [Double] = []
+        var events: [Double] = []
         backbeat.reserveCapacity(triggers)
         raw.reserveCapacity(triggers)
         events.reserveCapacity(triggers)
@@ -110,13 +112,16 @@ package struct TriggerSuite: BenchSuite {
             // The three sides take turns at going first.
             switch round % 3 {
             case 0:
-                try backbeatBlock(n, record: true); try eventBlock(n, record: true);
+                try backbeatBlock(n, record: true)
+                try eventBlock(n, record: true)
                 rawBlock(n, record: true, from: done)
             case 1:
-                try eventBlock(n, record: true); rawBlock(n, record: true, from: done);
+                try eventBlock(n, record: true)
+                rawBlock(n, record: true, from: done)
                 try backbeatBlock(n, record: true)
             default:
-                rawBlock(n, record: true, from: done); try backbeatBlock(n, record: true);
+                rawBlock(n, record: true, from: done)
+                try backbeatBlock(n, record: true)
                 try eventBlock(n, record: true)
             }
             done += n
@@ -170,12 +175,12 @@ package struct TriggerSuite: BenchSuite {
         let triggers = options.quick ? 400 : 20_000
         let costs = try measureCosts(triggers: triggers, block: options.quick ? 100 : 1_000)
         let rounds = costs.rounds(options.rounds)
-        let p50 = rounds.map { percentile(Array($0.backbeat), 0.5) },
-            p99 = rounds.map { percentile(Array($0.backbeat), 0.99) }
-        let rawP50 = rounds.map { percentile(Array($0.raw), 0.5) },
-            rawP99 = rounds.map { percentile(Array($0.raw), 0.99) }
-        let eventP50 = rounds.map { percentile(Array($0.event), 0.5) },
-            eventP99 = rounds.map { percentile(Array($0.event), 0.99) }
+        let p50 = rounds.map { percentile(Array($0.backbeat), 0.5) }
+        let p99 = rounds.map { percentile(Array($0.backbeat), 0.99) }
+        let rawP50 = rounds.map { percentile(Array($0.raw), 0.5) }
+        let rawP99 = rounds.map { percentile(Array($0.raw), 0.99) }
+        let eventP50 = rounds.map { percentile(Array($0.event), 0.5) }
+        let eventP99 = rounds.map { percentile(Array($0.event), 0.99) }
         let eventRatio = zip(eventP50, p50).map { $1 > 0 ? $0 / $1 : 0 }
         let perRound = triggers / rounds.count
         log(

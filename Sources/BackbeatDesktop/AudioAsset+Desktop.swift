@@ -1,5 +1,5 @@
-import Foundation
 import BackbeatMedia
+import Foundation
 
 extension AudioAsset {
     /// The track's location as another program can read it (MPRIS `xesam:url`):

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatEngine
+import BackbeatSupport
 
 extension BackbeatError.Code {
     /// There is no D-Bus session bus to reach (no `DBUS_SESSION_BUS_ADDRESS`, or it does not answer).

@@ -1,8 +1,8 @@
+import BackbeatEngine
+import BackbeatSupport
 import CDBus
 import Dispatch
 import Foundation
-import BackbeatSupport
-import BackbeatEngine
 
 /// A private connection to a D-Bus bus, served by its own thread.
 ///
@@ -111,7 +111,10 @@ final class DBusConnection: @unchecked Sendable {
     /// Waits for the thread unless called on it.
     func close() {
         shared.withLockedValue { $0.running = false }
-        if !isOnThread { finished.wait(); finished.signal() }
+        if !isOnThread {
+            finished.wait()
+            finished.signal()
+        }
     }
 
     /// Whether the caller runs on the connection's thread.
@@ -140,7 +143,10 @@ final class DBusConnection: @unchecked Sendable {
         }
         let (jobs, handlers) = shared.withLockedValue { s in
             s.running = false
-            defer { s.jobs = []; s.disconnectHandlers = [] }
+            defer {
+                s.jobs = []
+                s.disconnectHandlers = []
+            }
             return (s.jobs, s.disconnectHandlers)
         }
         for job in jobs { job() }

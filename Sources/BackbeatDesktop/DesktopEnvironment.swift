@@ -1,7 +1,7 @@
-import BackbeatSupport
-import BackbeatSession
 import BackbeatEngine
 import BackbeatMusic
+import BackbeatSession
+import BackbeatSupport
 
 /// The Linux desktop around the game: the media players on the D-Bus session
 /// bus, seen and controlled through MPRIS.

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMusic
+import BackbeatSupport
 
 /// The application music player on the desktop bus, as long as this handle is
 /// not unpublished (or its ``DesktopEnvironment`` lives). Made by
@@ -25,7 +25,8 @@ public final class DesktopPublication: Sendable {
     /// Takes the player off the bus and removes its artwork files. Calling it again does nothing.
     public func unpublish() {
         let was = published.withLockedValue { p in
-            defer { p = false }; return p
+            defer { p = false }
+            return p
         }
         guard was else { return }
         server.close()

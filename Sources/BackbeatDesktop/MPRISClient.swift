@@ -1,6 +1,6 @@
-import Dispatch
-import BackbeatSupport
 import BackbeatEngine
+import BackbeatSupport
+import Dispatch
 
 /// Watches the MPRIS players on a bus and sends them commands.
 ///

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatSession
+import BackbeatSupport
 
 /// Other audio on the Linux desktop: the MPRIS players on the session bus.
 ///
@@ -126,7 +126,11 @@ final class MPRISOtherAudio: OtherAudioController {
 
     func restoreOtherAudio() {
         let (interrupted, ducked) = state.withLockedValue { s in
-            defer { s.interrupted = []; s.seenPaused = []; s.ducked = [:] }
+            defer {
+                s.interrupted = []
+                s.seenPaused = []
+                s.ducked = [:]
+            }
             return (s.interrupted, s.ducked)
         }
         for key in interrupted {

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMusic
+import BackbeatSupport
 
 /// A music player that can be put on the desktop as an MPRIS player: the
 /// small surface ``MPRISServer`` needs, so the server does not depend on how

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMusic
+import BackbeatSupport
 
 /// Publishes a music player on the desktop bus as
 /// `org.mpris.MediaPlayer2.backbeat.<name>`, so media keys, desktop widgets and

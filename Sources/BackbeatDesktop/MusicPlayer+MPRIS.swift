@@ -1,9 +1,9 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatMusic
+import BackbeatSupport
 import Dispatch
 import Foundation
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatEngine
-import BackbeatMusic
 
 extension MusicPlayer {
     /// The application player as the MPRIS server sees it: its state, cached,

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMusic
+import BackbeatSupport
 
 extension MusicPlayer {
     /// The user's own media player on the desktop, seen through MPRIS: like

@@ -1,5 +1,5 @@
-import Foundation
 import BackbeatMedia
+import Foundation
 
 /// The track a desktop media player is playing, from its MPRIS metadata.
 ///

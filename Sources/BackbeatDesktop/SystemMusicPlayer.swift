@@ -1,7 +1,7 @@
-import Foundation
-import BackbeatSupport
 import BackbeatMedia
 import BackbeatMusic
+import BackbeatSupport
+import Foundation
 
 /// The user's own media player, seen through MPRIS: what
 /// `MPMusicPlayerController.systemMusicPlayer` was on iOS. Made with

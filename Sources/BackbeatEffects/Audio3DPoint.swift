@@ -140,7 +140,8 @@ public struct AudioDistanceAttenuationParameters: Sendable, Hashable, Codable {
     /// - Returns: The gain, 1 within the reference distance.
     public func gain(atDistance distance: Float) -> Float {
         let d = min(max(distance.isNaN ? referenceDistance : distance, referenceDistance), maximumDistance)
-        let r = referenceDistance, f = rolloffFactor
+        let r = referenceDistance
+        let f = rolloffFactor
         switch distanceAttenuationModel {
         case .inverse: return r / (r + f * (d - r))
         case .linear: return maximumDistance > r ? max(0, 1 - f * (d - r) / (maximumDistance - r)) : 1

@@ -1,5 +1,5 @@
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
 
 extension AudioEngine {
     /// The engine's voice pool, made on first use, with the lock held. It

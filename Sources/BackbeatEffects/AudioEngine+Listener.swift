@@ -1,3 +1,7 @@
+import BackbeatEngine
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +12,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatOpenAL
-import BackbeatSupport
-import BackbeatEngine
 
 /// The engine's listener: where positioned voices are heard from. It is
 /// applied to the device when it changes and again on a replacement device.
@@ -95,7 +96,9 @@ final class Listener: EngineComponent {
     func setAngular(_ o: Audio3DAngularOrientation) -> Bool {
         guard o.yaw.isFinite, o.pitch.isFinite, o.roll.isFinite else { return false }
         let radians = Float.pi / 180
-        let y = o.yaw * radians, p = o.pitch * radians, r = o.roll * radians
+        let y = o.yaw * radians
+        let p = o.pitch * radians
+        let r = o.roll * radians
         forward = Audio3DPoint(x: cos(p) * sin(y), y: sin(p), z: -cos(p) * cos(y))
         up = Audio3DPoint(
             x: sin(r) * cos(y) - cos(r) * sin(p) * sin(y), y: cos(r) * cos(p),
@@ -186,7 +189,8 @@ extension AudioEngine {
     public var listenerVectorOrientation: Audio3DVectorOrientation {
         get {
             withLock {
-                let l = listenerLocked; return Audio3DVectorOrientation(forward: l.forward, up: l.up)
+                let l = listenerLocked
+                return Audio3DVectorOrientation(forward: l.forward, up: l.up)
             }
         }
         set {

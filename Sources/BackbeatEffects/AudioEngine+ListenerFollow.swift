@@ -1,9 +1,10 @@
+import BackbeatEngine
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatEngine
 
 /// Where a game with a camera and a character puts the listener's ears
 /// (``AudioEngine/moveListener(camera:orientation:character:ears:)``).

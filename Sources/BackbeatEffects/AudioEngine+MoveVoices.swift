@@ -1,6 +1,6 @@
-import BackbeatSupport
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
 
 extension AudioEngine {
     /// Moves many voices at once: `voices[i]` to `positions[i]`, as setting
@@ -48,7 +48,8 @@ extension AudioEngine {
 
     private func checkEngine(of voices: [Voice]) throws {
         try withUnsafeTemporaryAllocation(of: ObjectIdentifier.self, capacity: 8) { checked in
-            var count = 0, next = 0
+            var count = 0
+            var next = 0
             for voice in voices {
                 let sound = ObjectIdentifier(voice.sound)
                 if checked[0..<count].contains(sound) { continue }

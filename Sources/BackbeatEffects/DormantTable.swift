@@ -97,7 +97,9 @@ struct DormantTable<Element: AnyObject> {
         xs[row] = point.x
         ys[row] = point.y
         zs[row] = point.z
-        let tx = l.x - point.x, ty = l.y - point.y, tz = l.z - point.z
+        let tx = l.x - point.x
+        let ty = l.y - point.y
+        let tz = l.z - point.z
         return tx * tx + ty * ty + tz * tz <= reaches[row]
     }
 
@@ -128,7 +130,9 @@ struct DormantTable<Element: AnyObject> {
                 zs.withUnsafeBufferPointer { zs in
                     reaches.withUnsafeBufferPointer { reach in
                         for s in 0..<reach.count {
-                            let tx = l.x - xs[s], ty = l.y - ys[s], tz = l.z - zs[s]
+                            let tx = l.x - xs[s]
+                            let ty = l.y - ys[s]
+                            let tz = l.z - zs[s]
                             if tx * tx + ty * ty + tz * tz <= reach[s] { found.append(s) }
                         }
                     }
@@ -184,8 +188,11 @@ struct DormantTable<Element: AnyObject> {
     /// batch's element `i`) into their rows, and appends to `near` the rows
     /// that came within their reach of a listener at `l`; returns whether any did.
     mutating func storeBatch(_ positions: [Audio3DPoint], listener l: Audio3DPoint, near: inout [Int]) -> Bool {
-        let rows = batchRows, reach = reaches
-        var xs = self.xs, ys = self.ys, zs = self.zs
+        let rows = batchRows
+        let reach = reaches
+        var xs = self.xs
+        var ys = self.ys
+        var zs = self.zs
         let before = near.count
         // Taken out of the table while written (no copy: each has one owner then).
         self.xs = []
@@ -215,7 +222,9 @@ struct DormantTable<Element: AnyObject> {
                                         ys[s] = p.y
                                         zs[s] = p.z
                                         // NaN (no scan yet) compares false: the pass scans then.
-                                        let tx = l.x - p.x, ty = l.y - p.y, tz = l.z - p.z
+                                        let tx = l.x - p.x
+                                        let ty = l.y - p.y
+                                        let tz = l.z - p.z
                                         if tx * tx + ty * ty + tz * tz <= reach[s] { near.append(s) }
                                     }
                                 }
@@ -244,7 +253,9 @@ struct DormantTable<Element: AnyObject> {
         else { return }
         precondition(MemoryLayout<Audio3DPoint>.stride == 12 && base + count <= reach.count)
         let floats = UnsafeRawPointer(p)
-        let lx = SIMD4<Float>(repeating: l.x), ly = SIMD4<Float>(repeating: l.y), lz = SIMD4<Float>(repeating: l.z)
+        let lx = SIMD4<Float>(repeating: l.x)
+        let ly = SIMD4<Float>(repeating: l.y)
+        let lz = SIMD4<Float>(repeating: l.z)
         @inline(__always) func load(_ q: UnsafeMutablePointer<Float>, _ s: Int) -> SIMD4<Float> {
             UnsafeRawPointer(q + s).loadUnaligned(as: SIMD4<Float>.self)
         }
@@ -278,7 +289,9 @@ struct DormantTable<Element: AnyObject> {
                 store(px, x, s)
                 store(py, y, s)
                 store(pz, z, s)
-                let tx = lx - px, ty = ly - py, tz = lz - pz
+                let tx = lx - px
+                let ty = ly - py
+                let tz = lz - pz
                 let squared = tx * tx + ty * ty + tz * tz
                 let within = squared .<= UnsafeRawPointer(r + s).loadUnaligned(as: SIMD4<Float>.self)
                 hits.replace(with: 1, where: within)
@@ -302,7 +315,9 @@ struct DormantTable<Element: AnyObject> {
         func findNear(_ range: Range<Int>) {
             for i in range {
                 let s = base &+ i
-                let tx = l.x - x[s], ty = l.y - y[s], tz = l.z - z[s]
+                let tx = l.x - x[s]
+                let ty = l.y - y[s]
+                let tz = l.z - z[s]
                 if tx * tx + ty * ty + tz * tz <= r[s] { near.append(s) }
             }
         }

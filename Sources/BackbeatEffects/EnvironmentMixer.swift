@@ -1,7 +1,7 @@
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
 
 /// The engine's environment reverb: one EFX effect slot that every voice with
 /// a ``Voice/reverbBlend`` sends to, loaded with the reverb of where the
@@ -55,7 +55,10 @@ final class EnvironmentMixer: EngineComponent {
         var total: Float = 0
         for zone in zones {
             let w = zone.weight(at: point)
-            if w > 0 { entries.append((zone.reverb, w)); total += w }
+            if w > 0 {
+                entries.append((zone.reverb, w))
+                total += w
+            }
         }
         if total > 1 {
             entries = entries.map { ($0.0, $0.1 / total) }

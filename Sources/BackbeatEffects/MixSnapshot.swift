@@ -1,6 +1,6 @@
-import BackbeatSupport
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
 
 /// A named mix state, like an FMOD or Unity mixer snapshot: for any buses,
 /// by name, a volume, a filter and effect parameters, and the environment

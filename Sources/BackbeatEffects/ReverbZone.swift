@@ -1,3 +1,8 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,10 +13,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 /// A region of the world with a reverb of its own, like FMOD's Reverb3D or
 /// Unity's reverb zones. Inside its shape the zone's reverb is the
 /// environment; over ``fadeDistance`` outside it, it blends into what lies
@@ -52,7 +53,9 @@ public struct ReverbZone: Sendable, Equatable {
     func distance(from point: Audio3DPoint) -> Float {
         switch shape {
         case .sphere(let c, let r):
-            let dx = point.x - c.x, dy = point.y - c.y, dz = point.z - c.z
+            let dx = point.x - c.x
+            let dy = point.y - c.y
+            let dz = point.z - c.z
             return max(0, (dx * dx + dy * dy + dz * dz).squareRoot() - max(0, r))
         case .box(let c, let s):
             let dx = max(0, abs(point.x - c.x) - abs(s.x) / 2)

@@ -1,11 +1,12 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatEngine
 
 /// A checked bank: what ``SoundBank`` makes its events from.
 struct BankDefinition {
@@ -293,7 +294,8 @@ private struct EventReader {
             }
             return Int64(n)
         }
-        let start = try frames("start"), end = try frames("end")
+        let start = try frames("start")
+        let end = try frames("end")
         guard start < end else { throw problem(field, "start \(start) is not before end \(end)") }
         return try LoopPoints(start: start, end: end)
     }

@@ -1,11 +1,12 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatEngine
 
 /// A parsed JSON value (the bank is read into these, then checked field by field).
 enum BankJSON {
@@ -52,9 +53,15 @@ enum BankJSON {
         var index = 0
 
         func error(_ message: String) -> SyntaxError {
-            var line = 1, column = 1
+            var line = 1
+            var column = 1
             for b in bytes[..<min(index, bytes.count)] {
-                if b == UInt8(ascii: "\n") { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+                if b == UInt8(ascii: "\n") {
+                    line += 1
+                    column = 1
+                } else if b & 0xC0 != 0x80 {
+                    column += 1
+                }
             }
             return SyntaxError(message: message, line: line, column: column)
         }
@@ -92,7 +99,10 @@ enum BankJSON {
             index += 1
             var fields: [String: BankJSON] = [:]
             skipSpace()
-            if peek == UInt8(ascii: "}") { index += 1; return .object(fields) }
+            if peek == UInt8(ascii: "}") {
+                index += 1
+                return .object(fields)
+            }
             while true {
                 skipSpace()
                 guard peek == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
@@ -108,8 +118,14 @@ enum BankJSON {
                 skipSpace()
                 fields[key] = try value(depth: depth + 1)
                 skipSpace()
-                if peek == UInt8(ascii: ",") { index += 1; continue }
-                if peek == UInt8(ascii: "}") { index += 1; return .object(fields) }
+                if peek == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if peek == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(fields)
+                }
                 throw error("expected ',' or '}'")
             }
         }
@@ -118,13 +134,22 @@ enum BankJSON {
             index += 1
             var items: [BankJSON] = []
             skipSpace()
-            if peek == UInt8(ascii: "]") { index += 1; return .array(items) }
+            if peek == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
             while true {
                 skipSpace()
                 items.append(try value(depth: depth + 1))
                 skipSpace()
-                if peek == UInt8(ascii: ",") { index += 1; continue }
-                if peek == UInt8(ascii: "]") { index += 1; return .array(items) }
+                if peek == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if peek == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                }
                 throw error("expected ',' or ']'")
             }
         }
@@ -134,7 +159,10 @@ enum BankJSON {
             if peek == UInt8(ascii: "-") { index += 1 }
             func digits(_ p: inout Parser) -> Int {
                 var n = 0
-                while let b = p.peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) { p.index += 1; n += 1 }
+                while let b = p.peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) {
+                    p.index += 1
+                    n += 1
+                }
                 return n
             }
             guard digits(&self) > 0 else { throw error("bad number") }

@@ -1,10 +1,11 @@
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
 
 extension SoundBank {
     /// Where a bank finds the sounds it names: files in a folder, entries of

@@ -1,11 +1,12 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatEngine
 
 /// Sound events defined in a small JSON file that a sound designer edits
 /// without touching code: the sounds (by path relative to the bank), modes,

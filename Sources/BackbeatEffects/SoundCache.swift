@@ -1,13 +1,14 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+import Dispatch
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 
 /// The engine's cache of decoded sound effects: a byte budget, background
 /// decoding, and least-recently-used eviction of sounds that are not playing.
@@ -113,7 +114,8 @@ final class SoundCache: @unchecked Sendable {
                 made.append(name)
                 return name
             }
-            let start = Int(points.start), end = Int(points.end)
+            let start = Int(points.start)
+            let end = Int(points.end)
             let intro = try part(0, start)
             guard let region = try part(start, end) else {
                 throw BackbeatError(.invalidLoopPoints, operation: "upload")
@@ -213,7 +215,8 @@ final class SoundCache: @unchecked Sendable {
             waiting.append(Weak(sound: sound))
         }
         guard !waiting.isEmpty else { return }
-        let generation = generation, sounds = waiting
+        let generation = generation
+        let sounds = waiting
         engine.afterDeviceReplacementLocked { [weak self] in self?.reupload(sounds, generation: generation) }
     }
 

@@ -1,12 +1,13 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 
 /// A short sound decoded once into a shared, cached OpenAL buffer, ready to
 /// play many times at once: a footstep, a snare hit, a coin.

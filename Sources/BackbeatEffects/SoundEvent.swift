@@ -1,3 +1,7 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +12,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatEngine
 
 /// A named container of sounds that plays a variation on every trigger:
 /// footsteps that never sound twice the same, built from a few samples.
@@ -238,7 +239,9 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         get { locked { modeValue } }
         set {
             locked {
-                modeValue = newValue; bag = []; sequenceNext = 0
+                modeValue = newValue
+                bag = []
+                sequenceNext = 0
             }
         }
     }

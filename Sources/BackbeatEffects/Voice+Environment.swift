@@ -1,7 +1,7 @@
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
 
 /// A voice's place in the environment (reverb send, obstruction, occlusion,
 /// its own filter) and the glide of its filter gains, with the engine lock.
@@ -39,7 +39,11 @@ struct VoiceMix {
 
 extension Voice {
     private func changeMix(over duration: MediaTime?, _ body: (inout VoiceMix) -> Void) {
-        guard let engine = sound.engine else { body(&mix); mix.isUsed = true; return }
+        guard let engine = sound.engine else {
+            body(&mix)
+            mix.isUsed = true
+            return
+        }
         engine.withLock {
             body(&mix)
             mix.isUsed = true

@@ -38,7 +38,8 @@ extension Voice {
     ///   - curve: Maps the parameter's value to a cutoff in hertz.
     public func bindFilterCutoff(to parameter: GameParameter, curve: ParameterCurve) {
         guard let engine = sound.engine else { return }
-        let nyquist = Float(engine.sampleRate) / 2, step = Int64(engine.updateInterval)
+        let nyquist = Float(engine.sampleRate) / 2
+        let step = Int64(engine.updateInterval)
         bind(parameter, curve) { voice, hertz in
             let cutoff = min(max(hertz, 10), max(10, nyquist))
             let filter: AudioFilter =

@@ -1,11 +1,12 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatEngine
-import BackbeatMedia
-import BackbeatSupport
 
 /// A path a voice moves along at constant speed over engine time.
 struct Glide {
@@ -26,7 +27,8 @@ struct Glide {
         // Paths are short: a walk finds the segment.
         var segment = 1
         while segment < distances.count - 1 && distances[segment] < along { segment += 1 }
-        let a = points[segment - 1], b = points[segment]
+        let a = points[segment - 1]
+        let b = points[segment]
         let span = distances[segment] - distances[segment - 1]
         let t = span > 0 ? (along - distances[segment - 1]) / span : 1
         let position = Audio3DPoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t, z: a.z + (b.z - a.z) * t)
@@ -165,7 +167,8 @@ extension Voice {
         }
         guard let engine else { return }
         try engine.withLock {
-            var points = points, distances = distances
+            var points = points
+            var distances = distances
             let replacing = from != nil && glide != nil
             if from != nil {
                 // Where the voice is at this frame: on the path under way (its last
@@ -193,7 +196,10 @@ extension Voice {
             velocityValue = velocity
             audibilityChanged()
             if let source = record.source { _ = try? engine.device.withContext { applyPlacement(to: source) } }
-            if arrived { self.glide = nil; return }
+            if arrived {
+                self.glide = nil
+                return
+            }
             engine.voiceGlidesLocked.add(self)
         }
     }

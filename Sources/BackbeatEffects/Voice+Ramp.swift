@@ -27,7 +27,10 @@ extension Voice {
     public func setVolume(_ volume: Float, over duration: MediaTime?, curve: FadeCurve = .linear) {
         guard !volume.isNaN else { return }
         let target = Voice.clampVolume(volume, else: 1)
-        guard let engine else { self.volume = target; return }
+        guard let engine else {
+            self.volume = target
+            return
+        }
         engine.withLock {
             volumeRamp = startRamp(from: gain, to: target, over: duration, curve: curve, engine: engine)
             if volumeRamp == nil { setVolumeLocked(target) }
@@ -46,7 +49,10 @@ extension Voice {
     public func setRate(_ rate: Float, over duration: MediaTime?, curve: FadeCurve = .linear) {
         guard !rate.isNaN else { return }
         let target = Voice.clampRate(rate, else: 1)
-        guard let engine else { self.rate = target; return }
+        guard let engine else {
+            self.rate = target
+            return
+        }
         engine.withLock {
             rateRamp = startRamp(from: rateValue, to: target, over: duration, curve: curve, engine: engine)
             if rateRamp == nil { setRateLocked(target) }
@@ -64,7 +70,10 @@ extension Voice {
     public func setPan(_ pan: Float, over duration: MediaTime?, curve: FadeCurve = .linear) {
         guard !pan.isNaN else { return }
         let target = Voice.clampPan(pan, else: 0)
-        guard let engine else { self.pan = target; return }
+        guard let engine else {
+            self.pan = target
+            return
+        }
         let ramped = engine.withLock { () -> Bool in
             panRamp = startRamp(from: panValue, to: target, over: duration, curve: curve, engine: engine)
             return panRamp != nil

@@ -1,12 +1,13 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 
 /// One playing instance of a ``SoundEffect``, like an `AVAudioPlayer`: stop,
 /// pause and resume it, change its volume, pan and rate while it plays, read
@@ -200,7 +201,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Sets the volume with the engine lock held (clamped; NaN ignored).
     package func setVolumeLocked(_ value: Float) {
         engine?.preconditionLocked()
-        gain = Voice.clampVolume(value, else: gain); isSettled = false
+        gain = Voice.clampVolume(value, else: gain)
+        isSettled = false
         audibilityChanged()
     }
 
@@ -222,7 +224,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         get { locked { gain } }
         set {
             locked {
-                volumeRamp = nil; setVolumeLocked(newValue)
+                volumeRamp = nil
+                setVolumeLocked(newValue)
             }
         }
     }
@@ -412,7 +415,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         get { locked { rateValue } }
         set {
             locked {
-                rateRamp = nil; setRateLocked(newValue)
+                rateRamp = nil
+                setRateLocked(newValue)
             }
         }
     }
@@ -506,5 +510,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     }
 
     /// Marks a voice that never reached an engine as finished.
-    func finishDetached() { phase = .finished; completion = nil }
+    func finishDetached() {
+        phase = .finished
+        completion = nil
+    }
 }

@@ -1,11 +1,12 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 
 extension VoicePool {
     // MARK: Audibility
@@ -16,7 +17,9 @@ extension VoicePool {
     func audibility(of voice: Voice, listener: Listener) -> Float {
         let level = voice.gain * (voice.bus?.stepGain ?? 1)
         guard let p = voice.positionValue, voice.renderingValue != .stereoPassThrough else { return level }
-        let tx = listener.position.x - p.x, ty = listener.position.y - p.y, tz = listener.position.z - p.z
+        let tx = listener.position.x - p.x
+        let ty = listener.position.y - p.y
+        let tz = listener.position.z - p.z
         let squared = tx * tx + ty * ty + tz * tz
         let d = voice.distanceValue ?? listener.distanceParameters
         var gain = level

@@ -1,6 +1,6 @@
-import BackbeatOpenAL
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
 
 extension VoicePool {
     // MARK: Device loss

@@ -1,11 +1,12 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 
 extension VoicePool {
     // MARK: Dormant voices
@@ -130,16 +131,24 @@ extension VoicePool {
         }
         guard heard(0) else { return -1 }
         if heard(.infinity) { return .infinity }
-        var low: UInt32 = 0, high = Float.infinity.bitPattern  // heard(low), not heard(high)
+        var low: UInt32 = 0
+        var high = Float.infinity.bitPattern  // heard(low), not heard(high)
         // The curve's own inverse lands within a few Floats of the answer:
         // walk from there while that is short, else halve from the whole range.
         let estimate = Self.distance(atGain: threshold / level, d)
         if estimate.isFinite, estimate >= 0 {
-            var bits = min((estimate * estimate).bitPattern, high - 1), steps = 0
-            while steps < 8, bits > 0, !heard(Float(bitPattern: bits)) { bits -= 1; steps += 1 }
+            var bits = min((estimate * estimate).bitPattern, high - 1)
+            var steps = 0
+            while steps < 8, bits > 0, !heard(Float(bitPattern: bits)) {
+                bits -= 1
+                steps += 1
+            }
             if heard(Float(bitPattern: bits)) {
                 low = bits
-                while steps < 16, heard(Float(bitPattern: low + 1)) { low += 1; steps += 1 }
+                while steps < 16, heard(Float(bitPattern: low + 1)) {
+                    low += 1
+                    steps += 1
+                }
                 if !heard(Float(bitPattern: low + 1)) { return Float(bitPattern: low) }
             } else {
                 high = bits
@@ -154,7 +163,8 @@ extension VoicePool {
 
     /// The distance at which curve `d` gives `gain` (below 1), by its formula (NaN if none).
     static func distance(atGain gain: Float, _ d: AudioDistanceAttenuationParameters) -> Float {
-        let r = d.referenceDistance, f = d.rolloffFactor
+        let r = d.referenceDistance
+        let f = d.rolloffFactor
         guard gain > 0, gain < 1, f > 0, r > 0 else { return .nan }
         switch d.distanceAttenuationModel {
         case .inverse: return r + (r / gain - r) / f

@@ -1,5 +1,5 @@
-import BackbeatOpenAL
 import BackbeatEngine
+import BackbeatOpenAL
 
 extension VoicePool {
     /// What the pool keeps for one voice: its row, its source and queue,

@@ -1,6 +1,6 @@
-import BackbeatOpenAL
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
 
 extension VoicePool {
     // MARK: Starting
@@ -162,7 +162,8 @@ extension VoicePool {
     static func place(played: Double, resident r: SoundEffect.Resident, loops: Int) -> (
         part: Part, loop: Int, offset: Double
     ) {
-        let intro = Double(r.introFrames), cycle = Double(r.cycleFrames)
+        let intro = Double(r.introFrames)
+        let cycle = Double(r.cycleFrames)
         if played < intro { return (.intro, 0, played) }
         let inLoops = played - intro
         let loop = Int(inLoops / cycle)

@@ -1,6 +1,6 @@
-import BackbeatOpenAL
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
 
 extension VoicePool {
     // MARK: Stopping
@@ -66,7 +66,6 @@ extension VoicePool {
         claimCount -= 1
     }
 
-
     func refuse(_ voice: Voice, _ reason: PlaybackEvent.RefusalReason) {
         engine?.postLocked(.voiceRefused(voice: voice.id, sound: voice.sound.name, reason: reason))
         finish(voice, completed: false)
@@ -79,7 +78,10 @@ extension VoicePool {
         voice.record.isCounted = false
         releaseSlot(of: voice)
         dropClaim(of: voice)
-        if case .stopping = voice.phase, voice.record.source != nil { stoppingCount -= 1; freeSource(of: voice) }
+        if case .stopping = voice.phase, voice.record.source != nil {
+            stoppingCount -= 1
+            freeSource(of: voice)
+        }
         voice.phase = .finished
         anyFinished = true
         audibilityDirty = true
@@ -111,7 +113,10 @@ extension VoicePool {
             case .playing, .pausing, .paused: break
             default: continue
             }
-            guard let b = best else { best = v; continue }
+            guard let b = best else {
+                best = v
+                continue
+            }
             if (v.priority, v.record.audibility, v.record.requestFrame)
                 < (b.priority, b.record.audibility, b.record.requestFrame)
             {

@@ -1,11 +1,12 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 
 extension VoicePool {
     // MARK: Position
@@ -64,7 +65,8 @@ extension VoicePool {
             wrapped = voice.record.queuedBuffers * r.cycleFrames
         }
         return max(
-            0, voice.record.playedBeforeAttach + voice.record.unqueuedFrames + wrapped + offset
+            0,
+            voice.record.playedBeforeAttach + voice.record.unqueuedFrames + wrapped + offset
                 - voice.record.leadInFrames)
     }
 
@@ -211,7 +213,8 @@ extension VoicePool {
 
     func nextDueFrame(after frame: Int64) -> Int64? {
         guard let engine else { return nil }
-        let interval = Int64(engine.updateInterval), outputRate = engine.sampleRate
+        let interval = Int64(engine.updateInterval)
+        let outputRate = engine.sampleRate
         return earliest(after: frame) { voice in
             switch voice.phase {
             case .finished:
@@ -308,7 +311,8 @@ extension VoicePool {
         guard let engine else { return }
         // The engine computed bus gains and pauses once for this step, before any component.
         let busesChanged = engine.busesChangedThisStep
-        let updateInterval = engine.updateInterval, outputRate = engine.sampleRate
+        let updateInterval = engine.updateInterval
+        let outputRate = engine.sampleRate
         for voice in voices {
             // The common case costs nothing: a playing voice whose queue lasts
             // past this step, with no change to its gain, pause or buses.

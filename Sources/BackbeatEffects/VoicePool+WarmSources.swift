@@ -1,6 +1,6 @@
-import BackbeatOpenAL
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
 
 extension VoicePool {
     // MARK: Warm sources
@@ -23,7 +23,10 @@ extension VoicePool {
         }
         voice.record.queuedBuffers = 0
         voice.record.loopsInPlace = false
-        if let lead = voice.record.leadInBuffer { device.deleteBuffer(lead); voice.record.leadInBuffer = nil }
+        if let lead = voice.record.leadInBuffer {
+            device.deleteBuffer(lead)
+            voice.record.leadInBuffer = nil
+        }
         voice.record.source = nil
         free.append((source, warmth))
     }

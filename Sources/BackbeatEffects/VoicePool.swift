@@ -1,3 +1,7 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +12,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 
 /// Decides which logical voice gets which OpenAL source.
 ///

@@ -1,3 +1,7 @@
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +12,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatOpenAL
 
 /// A microphone or other capture device that OpenAL can open
 /// (`ALC_EXT_CAPTURE`), like `AVCaptureDevice`.
@@ -80,7 +81,8 @@ public final class AudioCapture: Sendable {
         ///
         /// - Parameter samples: Interleaved samples; non-finite ones are skipped, and none reads as ``silence``.
         public init(samples: [Float]) {
-            var peak: Float = 0, sum: Double = 0
+            var peak: Float = 0
+            var sum: Double = 0
             for sample in samples where sample.isFinite {
                 peak = max(peak, abs(sample))
                 sum += Double(sample) * Double(sample)

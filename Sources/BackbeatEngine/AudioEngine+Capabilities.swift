@@ -1,11 +1,12 @@
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
 
 extension AudioEngine {
     /// What this machine's OpenAL offers Backbeat.
@@ -62,8 +63,11 @@ extension AudioEngine {
     /// - Returns: What OpenAL offers.
     package static func capabilities(latency: OutputLatency = .default) -> Capabilities {
         latency.prepareOpenAL()
-        var version = "unavailable", extensions: [Capabilities.Extension] = [], maxSources = 0
-        var hrtfDataSets: [String] = [], usableHRTFDataSets: [String] = []
+        var version = "unavailable"
+        var extensions: [Capabilities.Extension] = []
+        var maxSources = 0
+        var hrtfDataSets: [String] = []
+        var usableHRTFDataSets: [String] = []
         if let loopback = try? ALDevice.openLoopback(sampleRate: 48_000, channels: 2) {
             version = loopback.versionDescription
             hrtfDataSets = loopback.hrtfDataSetNames

@@ -1,12 +1,13 @@
+import BackbeatOpenAL
+import BackbeatSession
+import BackbeatSupport
+import Dispatch
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatSession
 
 extension AudioEngine {
     /// The output went away (ALC_EXT_disconnect on a device, or the injected
@@ -88,7 +89,10 @@ extension AudioEngine {
             component.deviceWillBeReplaced(readPositions: readPositions)
         }
         // Bus effect slots belong to the old device: the next step makes new ones.
-        for bus in buses { bus.effectState.slot = nil; bus.effectState.loaded = nil }
+        for bus in buses {
+            bus.effectState.slot = nil
+            bus.effectState.loaded = nil
+        }
         // A device still playing falls silent now, though it closes later.
         old.stopAllSources()
         device = replacement

@@ -1,11 +1,12 @@
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatOpenAL
 
 extension AudioEngine {
     /// The output devices OpenAL sees, and which one is the default.

@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 extension AudioEngine {
     /// A new stream of every ``PlaybackEvent`` from now on. Each call makes its

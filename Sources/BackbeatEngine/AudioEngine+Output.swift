@@ -1,10 +1,11 @@
+import BackbeatMedia
+import BackbeatOpenAL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatMedia
-import BackbeatOpenAL
 
 extension AudioEngine {
     /// Where an engine's sound goes.

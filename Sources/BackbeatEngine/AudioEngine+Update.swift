@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatOpenAL
+import BackbeatSupport
 
 /// The update step: the components and step observers an engine steps,
 /// and what each step does to the buses and components.
@@ -81,7 +81,8 @@ extension AudioEngine {
             let effect = bus.effectiveEffect(at: frame)
             if effect?.slot != bus.stepEffect?.slot || effect?.wet != bus.stepEffect?.wet { changed = true }
             bus.stepEffect = effect
-            let gain = bus.effectiveGain(at: frame), paused = bus.isEffectivelyPaused
+            let gain = bus.effectiveGain(at: frame)
+            let paused = bus.isEffectivelyPaused
             let filter = bus.effectiveFilter(at: frame)
             if gain != bus.stepGain || paused != bus.stepPaused || filter != bus.stepFilter { changed = true }
             bus.stepGain = gain

@@ -1,13 +1,14 @@
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSession
+import BackbeatSupport
+import Dispatch
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatSession
 
 /// The audio engine: one OpenAL device and context, one clock, one update loop.
 ///
@@ -580,6 +581,9 @@ public final class AudioEngine: @unchecked Sendable {
     package func checkUsable(_ operation: String) throws {
         preconditionLocked()
         if isShutDown { throw BackbeatError(.engineShutDown, operation: operation) }
-        if let error = deferredError { deferredError = nil; throw error }
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
     }
 }

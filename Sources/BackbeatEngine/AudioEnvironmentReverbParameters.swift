@@ -1,3 +1,7 @@
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +12,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
 
 /// A reverb, like `AVAudioEnvironmentReverbParameters`: on or off, a level,
 /// and the room, from one of OpenAL's 113 presets or set parameter by parameter.

@@ -1,3 +1,5 @@
+import BackbeatOpenAL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatOpenAL
 
 /// A filter on a voice's or a bus's direct path, by cutoff frequency or by
 /// raw EFX gains (see Backbeat.docc/Environments.md for the mapping).
@@ -72,7 +73,8 @@ public enum AudioFilter: Sendable, Equatable {
     /// (bisection on the gain in dB; the response falls as the gain does).
     static func shelfGain(at frequency: Double, corner: Double, high: Bool, sampleRate: Double) -> Double {
         let target = pow(10, Double(attenuationAtOctave) / 20)
-        var lo = log10(minimumShelfGain), hi = 0.0
+        var lo = log10(minimumShelfGain)
+        var hi = 0.0
         if shelfResponse(gain: minimumShelfGain, at: frequency, corner: corner, high: high, sampleRate: sampleRate)
             >= target
         {
@@ -92,9 +94,15 @@ public enum AudioFilter: Sendable, Equatable {
         gain a: Double, at frequency: Double, corner: Double, high: Bool, sampleRate: Double
     ) -> Double {
         let w0 = 2 * Double.pi * corner / sampleRate
-        let cw = cos(w0), alpha = sin(w0) / 2 * 2.0.squareRoot()
+        let cw = cos(w0)
+        let alpha = sin(w0) / 2 * 2.0.squareRoot()
         let s = 2 * a.squareRoot() * alpha
-        let b0, b1, b2, a0, a1, a2: Double
+        let b0: Double
+        let b1: Double
+        let b2: Double
+        let a0: Double
+        let a1: Double
+        let a2: Double
         if high {
             b0 = a * ((a + 1) + (a - 1) * cw + s)
             b1 = -2 * a * ((a - 1) + (a + 1) * cw)
@@ -200,7 +208,8 @@ package struct FilterGains: Equatable, Sendable {
         let t = fraction.isNaN ? 1 : min(max(fraction, 0), 1)
         func m(_ a: Float, _ b: Float) -> Float {
             if t >= 1 { return b }
-            let da = 20 * log10(max(a, 1e-5)), db = 20 * log10(max(b, 1e-5))
+            let da = 20 * log10(max(a, 1e-5))
+            let db = 20 * log10(max(b, 1e-5))
             return pow(10, (da + (db - da) * t) / 20)
         }
         return FilterGains(

@@ -1,3 +1,7 @@
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +12,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatMedia
-import BackbeatOpenAL
-import BackbeatSupport
 
 /// An effect a bus carries (an OpenAL EFX effect in an auxiliary slot of its
 /// own). Every voice on the bus, or on a bus under it, feeds it through an
@@ -227,7 +228,10 @@ extension Bus {
             state.start = now
             state.end = now + engine.dezipperFrames
             state.effect = effect
-            if let parameters { state.parameters = parameters; state.wetDryMix = wetDryMix }
+            if let parameters {
+                state.parameters = parameters
+                state.wetDryMix = wetDryMix
+            }
             effectState = state
         }
     }

@@ -17,7 +17,8 @@ extension Bus {
     ///   - curve: Maps the parameter's range to a cutoff in hertz.
     public func bindFilterCutoff(to parameter: GameParameter, curve: ParameterCurve) {
         guard let engine else { return }
-        let nyquist = Float(engine.sampleRate) / 2, sampleRate = engine.sampleRate
+        let nyquist = Float(engine.sampleRate) / 2
+        let sampleRate = engine.sampleRate
         let step = Int64(engine.updateInterval)
         let range = parameter.range
         engine.withLock {

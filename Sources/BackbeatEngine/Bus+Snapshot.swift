@@ -1,11 +1,12 @@
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatMedia
-import BackbeatOpenAL
-import BackbeatSupport
 
 /// How far one active mix snapshot is in, 0 (not at all) to 1 (fully), at
 /// any engine frame: its attack over a duration with a curve, then its

@@ -1,3 +1,6 @@
+import BackbeatMedia
+import BackbeatOpenAL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,8 +11,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatMedia
-import BackbeatOpenAL
 
 /// A group of voices with one volume, mute and pause: the master bus, the
 /// music and effects buses, and any groups a game defines.
@@ -366,7 +367,10 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         preconditionEngineLocked()
         var gain = ownGain(at: frame)
         var bus = parent
-        while let b = bus { gain *= b.ownGain(at: frame); bus = b.parent }
+        while let b = bus {
+            gain *= b.ownGain(at: frame)
+            bus = b.parent
+        }
         return gain
     }
 
@@ -374,7 +378,10 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     package var isEffectivelyPaused: Bool {
         preconditionEngineLocked()
         var bus: Bus? = self
-        while let b = bus { if b.paused || b.sessionPaused { return true }; bus = b.parent }
+        while let b = bus {
+            if b.paused || b.sessionPaused { return true }
+            bus = b.parent
+        }
         return false
     }
 

@@ -1,7 +1,7 @@
-import Dispatch
-import BackbeatSupport
 import BackbeatOpenAL
 import BackbeatSession
+import BackbeatSupport
+import Dispatch
 
 /// An engine held weakly, across threads.
 final class WeakEngine: @unchecked Sendable {
@@ -165,7 +165,8 @@ final class DeviceWatch: Sendable {
             state.withLockedValue { $0.toClose.append(old) }
             engine.postLocked(.outputChanged(device: opened.name, previous: previous, reason: reason))
             let session = engine.session
-            let before = AudioRoute(name: previous ?? "none"), now = AudioRoute(name: opened.name)
+            let before = AudioRoute(name: previous ?? "none")
+            let now = AudioRoute(name: opened.name)
             engine.postLocked(callback: { session.systemNewDevice(previousRoute: before, currentRoute: now) })
             return engine.takeRecoveryWorkLocked()
         }

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatOpenAL
+import BackbeatSupport
 
 /// The update loop of a real-time output: the thread that steps a `.device`
 /// engine (OpenAL mixes on its own; the thread sleeps until work is due or

@@ -64,7 +64,8 @@ package struct Ramp: Sendable {
         case .exponential:
             // Interpolate in decibels, with silence as -80 dB.
             let floor: Float = 1e-4
-            let a = max(from, floor), b = max(to, floor)
+            let a = max(from, floor)
+            let b = max(to, floor)
             let g = a * pow(b / a, t)
             if to <= floor && t >= 1 { return 0 }
             return g <= floor ? (to < from ? 0 : g) : g

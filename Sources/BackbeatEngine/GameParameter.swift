@@ -1,10 +1,11 @@
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
 
 /// How a ``GameParameter``'s value maps to what it drives (a gain, a rate):
 /// straight lines between points, flat beyond the first and the last.

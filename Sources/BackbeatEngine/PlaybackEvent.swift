@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMedia
+import BackbeatSupport
 
 /// Something the mixer did that a game may want to know: voices starting,
 /// finishing, being stolen or refused, sounds loading and leaving the cache,

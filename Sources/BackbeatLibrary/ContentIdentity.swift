@@ -1,5 +1,5 @@
-import Foundation
 import BackbeatSupport
+import Foundation
 
 /// Persistent IDs from file content.
 ///

@@ -1,6 +1,6 @@
-import Foundation
-import BackbeatSupport
 import BackbeatMedia
+import BackbeatSupport
+import Foundation
 
 /// The scanner's tag source: the Media layer's decoders (vorbisfile for Ogg
 /// Vorbis, libsndfile for the rest) and their ``AudioTags``.

@@ -1,6 +1,6 @@
+import BackbeatSupport
 import CStb
 import Foundation
-import BackbeatSupport
 
 /// The door to stb_image, stb_image_resize and stb_image_write: the only
 /// file in the library that handles image pointers.
@@ -49,7 +49,9 @@ enum ImageCodec {
 
     private static func headerSize(_ raw: UnsafeRawBufferPointer) -> MediaItemArtwork.Size? {
         guard let base = raw.bindMemory(to: UInt8.self).baseAddress, raw.count <= Int(Int32.max) else { return nil }
-        var w: Int32 = 0, h: Int32 = 0, comp: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
+        var comp: Int32 = 0
         guard stbi_info_from_memory(base, Int32(raw.count), &w, &h, &comp) == 1, w > 0, h > 0 else { return nil }
         return .init(width: Int(w), height: Int(h))
     }
@@ -94,7 +96,9 @@ enum ImageCodec {
             // quarter smaller than RGBA. It is scaled in that channel count
             // and widened to RGBA last, which gives the same pixels as
             // widening first (every channel is filtered alike).
-            var w: Int32 = 0, h: Int32 = 0, comp: Int32 = 0
+            var w: Int32 = 0
+            var h: Int32 = 0
+            var comp: Int32 = 0
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress,
                 let pixels = stbi_load_from_memory(base, Int32(raw.count), &w, &h, &comp, 0)
             else {

@@ -1,5 +1,5 @@
-import GRDB
 import BackbeatSupport
+import GRDB
 
 /// Decoded items, keyed by ID, valid for one generation of the index.
 ///
@@ -19,7 +19,11 @@ final class ItemCache: Sendable {
     /// `ids` are most of it); without, only the missing items are decoded (right
     /// for a few items spread over the table, such as one per album).
     func items(_ ids: [Int64], generation: Int64, db: Database, decodingAll: Bool = true) throws -> [MediaItem] {
-        enum Plan { case cached([MediaItem]), fill([Int64]), bypass }
+        enum Plan {
+            case cached([MediaItem])
+            case fill([Int64])
+            case bypass
+        }
         let plan: Plan = state.withLockedValue { state in
             if state.generation < generation { state = (generation, [:]) }
             guard state.generation == generation else { return .bypass }

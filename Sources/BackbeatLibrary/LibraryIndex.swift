@@ -1,7 +1,7 @@
+import BackbeatMedia
+import BackbeatSupport
 import Foundation
 import GRDB
-import BackbeatSupport
-import BackbeatMedia
 
 /// The SQLite index behind a ``MediaLibrary``: schema, opening (with rebuild of
 /// a corrupt or foreign file) and row decoding. Every write happens in one

@@ -1,6 +1,6 @@
+import BackbeatSupport
 import Foundation
 import GRDB
-import BackbeatSupport
 
 extension LibraryScanner {
     /// Scans and applies the result to `index` in one transaction.
@@ -9,7 +9,12 @@ extension LibraryScanner {
         let walked = walk()
         report.skipped = walked.skipped
 
-        struct Known { let id: Int64; let size: Int64; let mtime: Int64; let available: Bool }
+        struct Known {
+            let id: Int64
+            let size: Int64
+            let mtime: Int64
+            let available: Bool
+        }
         let known: [String: Known] = try index.read("load index") { db in
             var known: [String: Known] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime, available FROM items")
@@ -118,7 +123,9 @@ extension LibraryScanner {
         let title = m.title ?? ((e.file.path as NSString).lastPathComponent as NSString).deletingPathExtension
         let albumArtist = m.albumArtist ?? m.artist
         let mediaType = MediaType.derived(fromGenre: m.genre)
-        let artworkKind: Int, artworkPath: String?, artworkSize: MediaItemArtwork.Size?
+        let artworkKind: Int
+        let artworkPath: String?
+        let artworkSize: MediaItemArtwork.Size?
         if let size = e.embeddedArtworkSize {
             (artworkKind, artworkPath, artworkSize) = (1, nil, size)
         } else if let cover = e.file.cover {

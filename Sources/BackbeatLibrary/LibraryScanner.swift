@@ -1,7 +1,7 @@
+import BackbeatSupport
 import Foundation
 import GRDB
 import Synchronization
-import BackbeatSupport
 
 /// Walks the library's roots and brings the index up to date in one
 /// transaction: new and changed files are read (in parallel), unchanged ones
@@ -40,7 +40,9 @@ struct LibraryScanner {
     /// (a root that is missing, such as an unmounted drive, or a folder that
     /// cannot be read): what was indexed under those is kept, not removed.
     func walk() -> (audio: [FoundFile], playlists: [FoundFile], skipped: [ScanReport.Skipped], unreachable: [String]) {
-        var audio: [FoundFile] = [], playlists: [FoundFile] = [], skipped: [ScanReport.Skipped] = []
+        var audio: [FoundFile] = []
+        var playlists: [FoundFile] = []
+        var skipped: [ScanReport.Skipped] = []
         var unreachable: [String] = []
         var visited = Set<[UInt64]>()
         var pending: [String] = []

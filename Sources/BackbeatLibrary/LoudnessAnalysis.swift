@@ -1,6 +1,6 @@
+import BackbeatSupport
 import Foundation
 import GRDB
-import BackbeatSupport
 
 /// A background walk over the library that measures each item's EBU R128
 /// loudness and true peak and stores them, so a player can normalise
@@ -71,13 +71,17 @@ public final class LoudnessAnalysis: Sendable {
             return try Row.fetchAll(db, sql: sql).map { ($0[0], $0[1]) }
         }
         progress.withLockedValue {
-            $0.completed = 0; $0.total = due.count
+            $0.completed = 0
+            $0.total = due.count
         }
         var report = Report()
         let source = library.scanner.source
         for (id, path) in due {
             let stop = { self.isCancelled || Task.isCancelled }
-            if stop() { report.wasCancelled = true; break }
+            if stop() {
+                report.wasCancelled = true
+                break
+            }
             let url = URL(fileURLWithPath: path)
             do {
                 var meter: LoudnessMeter?
@@ -85,10 +89,16 @@ public final class LoudnessAnalysis: Sendable {
                 try source.decode(url) { format, chunk in
                     if meter == nil { meter = try LoudnessMeter(format: format, url: url) }
                     meter?.add(chunk)
-                    if stop() { interrupted = true; return false }
+                    if stop() {
+                        interrupted = true
+                        return false
+                    }
                     return true
                 }
-                if interrupted { report.wasCancelled = true; break }
+                if interrupted {
+                    report.wasCancelled = true
+                    break
+                }
                 guard let loudness = meter?.result() else {
                     throw BackbeatError(.unreadableFile, operation: "analyse", url: url, reason: "no audio")
                 }

@@ -1,7 +1,7 @@
+import BackbeatMedia
+import BackbeatSupport
 import CEbur128
 import Foundation
-import BackbeatSupport
-import BackbeatMedia
 
 /// The door to libebur128: EBU R128 integrated loudness and true peak of a PCM stream.
 final class LoudnessMeter {

@@ -1,10 +1,11 @@
+import BackbeatMedia
+import BackbeatMusic
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatMedia
-import BackbeatMusic
 
 /// A library item plays in the ``MusicPlayer``: its file, its tags, its artwork.
 extension MediaItem: MusicItem {

@@ -1,5 +1,5 @@
-import Foundation
 import BackbeatMedia
+import Foundation
 
 /// One song, podcast episode or audiobook in a ``MediaLibrary``: its metadata,
 /// its file, its artwork and its play statistics, as of the query that returned it.
@@ -131,7 +131,8 @@ public struct MediaItem: Hashable, Sendable, Identifiable {
     ///   - lhs: An item.
     ///   - rhs: Another item.
     public static func == (lhs: MediaItem, rhs: MediaItem) -> Bool {
-        let a = lhs.storage, b = rhs.storage
+        let a = lhs.storage
+        let b = rhs.storage
         return a === b
             || (a.persistentID == b.persistentID && a.mediaType == b.mediaType && a.title == b.title
                 && a.artist == b.artist && a.albumTitle == b.albumTitle && a.albumArtistTag == b.albumArtistTag

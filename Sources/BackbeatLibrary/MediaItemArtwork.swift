@@ -1,5 +1,5 @@
-import Foundation
 import BackbeatSupport
+import Foundation
 
 /// An item's artwork: the picture embedded in its file, or a `cover`/`folder`
 /// image beside it. It knows its native size; ``image(at:)`` decodes and

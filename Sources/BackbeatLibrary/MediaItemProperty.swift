@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMedia
+import BackbeatSupport
 
 /// A property of a ``MediaItem``, for ``MediaItem/value(forProperty:)``,
 /// predicates and grouping. The names are the Swift accessor names.

@@ -1,6 +1,6 @@
+import BackbeatSupport
 import Foundation
 import GRDB
-import BackbeatSupport
 
 extension CodingUserInfoKey {
     /// The ``MediaLibrary`` that decoding a ``MediaItem``, ``MediaItemCollection``

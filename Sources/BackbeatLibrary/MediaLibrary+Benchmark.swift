@@ -1,6 +1,6 @@
+import BackbeatMedia
 import Foundation
 import GRDB
-import BackbeatMedia
 
 extension MediaLibrary {
     /// Fills the index with `count` synthetic items (`artists` artists, albums of

@@ -1,6 +1,6 @@
+import BackbeatSupport
 import Foundation
 import GRDB
-import BackbeatSupport
 
 extension MediaLibrary {
     /// Records that `item` was played to the end at `date`: its play count goes up and its last-played date is set.

@@ -1,6 +1,6 @@
+import BackbeatSupport
 import Foundation
 import GRDB
-import BackbeatSupport
 
 /// A music library: folders of audio files scanned into a SQLite index that
 /// answers ``MediaQuery``s. Like the iPod library, it has items, albums,

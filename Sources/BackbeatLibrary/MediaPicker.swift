@@ -88,7 +88,8 @@ public final class MediaPicker: Sendable {
         let collections = try query.collections
         let entries = collections.map { collection -> Entry in
             let first = collection.representativeItem
-            let title: String, subtitle: String
+            let title: String
+            let subtitle: String
             switch category {
             case .artists: (title, subtitle) = (first?.artist ?? "Unknown Artist", Self.count(collection.count))
             case .albums:

@@ -1,5 +1,5 @@
-import GRDB
 import BackbeatSupport
+import GRDB
 
 /// A condition on one property of an item, for ``MediaQuery``.
 ///

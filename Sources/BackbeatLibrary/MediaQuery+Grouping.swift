@@ -1,5 +1,5 @@
-import GRDB
 import BackbeatSupport
+import GRDB
 
 /// Grouping in SQLite: for every grouping but ``MediaGrouping/title``, the
 /// index returns one row per collection (its sort name, key, size and first
@@ -77,7 +77,8 @@ extension MediaQuery {
         let plan = groupingType.plan
         let (outer, outerArguments) = try whereClause(table: "g")
         let (inner, innerArguments) = try whereClause()
-        let sortName = "g.\(plan.sortKey)", key = "g.\(plan.key)"
+        let sortName = "g.\(plan.sortKey)"
+        let key = "g.\(plan.key)"
         let first = """
             , (SELECT i.id FROM items i WHERE i.\(plan.sortKey) = \(sortName) AND i.\(plan.key) = \(key)\
             \(inner.isEmpty ? "" : " AND \(inner)") ORDER BY \(MediaGrouping.Plan.qualified(plan.withinBlock, "i")) LIMIT 1)

@@ -1,5 +1,5 @@
-import GRDB
 import BackbeatSupport
+import GRDB
 
 /// A question for a ``MediaLibrary``: which items match a set of predicates
 /// (combined with AND), and how to group them into collections.
@@ -232,7 +232,9 @@ public struct MediaQuery: Sendable {
         let index = library.index
         return try index.read("query") { db in
             let generation = try LibraryIndex.generation(db)
-            var ids: [Int64] = [], keys: [DatabaseValue] = [], sortKeys: [String] = []
+            var ids: [Int64] = []
+            var keys: [DatabaseValue] = []
+            var sortKeys: [String] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
                 ids.append(try row.value(at: 0))

@@ -1,10 +1,11 @@
+import BackbeatMusic
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 import BackbeatSupport
 #else
 import Foundation
 #endif
-import BackbeatMusic
 
 extension MusicPlayer {
     /// Plays the items `query` returns; play counts go to its library.

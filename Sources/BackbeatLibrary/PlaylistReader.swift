@@ -1,5 +1,6 @@
-import Foundation
 import BackbeatSupport
+import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -60,7 +61,10 @@ enum PlaylistReader {
                 }
                 continue
             }
-            guard parsed.entries.count < maximumEntries else { parsed.truncated = true; break }
+            guard parsed.entries.count < maximumEntries else {
+                parsed.truncated = true
+                break
+            }
             parsed.entries.append(line)
         }
         return parsed
@@ -75,7 +79,10 @@ enum PlaylistReader {
             guard let number = Int(line[line.index(line.startIndex, offsetBy: 4)..<equals]) else { continue }
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             guard !value.isEmpty else { continue }
-            guard numbered.count < maximumEntries else { parsed.truncated = true; break }
+            guard numbered.count < maximumEntries else {
+                parsed.truncated = true
+                break
+            }
             numbered.append((number, value))
         }
         parsed.entries = numbered.sorted { $0.0 < $1.0 }.map(\.1)

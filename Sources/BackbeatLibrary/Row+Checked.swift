@@ -1,5 +1,5 @@
-import GRDB
 import BackbeatSupport
+import GRDB
 
 extension Row {
     /// The value at `index`, converted to `T`. GRDB's subscript traps on a

@@ -1,6 +1,6 @@
-import Foundation
-import BackbeatSupport
 import BackbeatMedia
+import BackbeatSupport
+import Foundation
 
 /// What the scanner learns from one file's tags and stream: the single shape
 /// every tag source fills, so the source can be swapped without touching the index.

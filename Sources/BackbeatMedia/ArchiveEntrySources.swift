@@ -1,10 +1,11 @@
+import BackbeatSupport
 import CZip
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// A stored entry: a window of the archive file, read in place with `pread`.
 struct StoredEntrySource: AudioByteSource {

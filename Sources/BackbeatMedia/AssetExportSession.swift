@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// Turns an asset into a new file, by preset or custom settings, like
 /// `AVAssetExportSession` without its limits: any container Backbeat writes,
@@ -125,11 +126,13 @@ public final class AssetExportSession: Sendable {
                 try transcode(to: url, as: fileType, overwrite: overwrite)
             }
             state.withLockedValue {
-                $0.status = .completed; $0.progress = 1
+                $0.status = .completed
+                $0.progress = 1
             }
         } catch let error as BackbeatError {
             state.withLockedValue {
-                $0.status = error.code == .cancelled ? .cancelled : .failed; $0.error = error
+                $0.status = error.code == .cancelled ? .cancelled : .failed
+                $0.error = error
             }
             throw error
         }

@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// Writes PCM buffers to a WAV, AIFF, CAF, FLAC, Ogg Vorbis or Ogg Opus file, with tags,
 /// like `AVAssetWriter`.

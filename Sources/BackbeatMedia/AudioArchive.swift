@@ -1,10 +1,11 @@
+import BackbeatSupport
 import CZip
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// A zip archive of sounds, the pack file most games ship, opened through libzip.
 ///

@@ -1,3 +1,5 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
 
 /// Random-access bytes that hold an encoded sound: Backbeat's one file interface.
 ///

@@ -1,3 +1,5 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
 
 /// A pull decoder: open a file, read the next frames as interleaved Float32 or
 /// Int16 into a caller's buffer, seek to a frame. It never loads a whole song.

@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 extension BackbeatError.Code {
     /// Loop points that name no region: negative, empty, or past the end of the sound.

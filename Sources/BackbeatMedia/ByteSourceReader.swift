@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// An ``AudioByteSource`` with what it reports checked, and the name errors
 /// give it: the door every decoder reads through.

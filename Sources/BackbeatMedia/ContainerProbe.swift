@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// Looks at a file's bytes before a C library does, to give precise errors
 /// where libraries are lenient: a truncated Ogg stream, a WAV whose header

@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// What a decoder reports about a file is bounded before Backbeat uses it:
 /// a crafted header can claim any sample rate, channel count or length.

@@ -35,7 +35,10 @@ enum FlacMetadata {
                 // Only what is read counts: skipped blocks (padding, seek
                 // tables, application data) cost a seek, not memory.
                 total += length
-                if total > maxMetadataBytes { errors.append("FLAC metadata exceeds \(maxMetadataBytes) bytes"); break }
+                if total > maxMetadataBytes {
+                    errors.append("FLAC metadata exceeds \(maxMetadataBytes) bytes")
+                    break
+                }
                 guard let body = next(length), body.count == length else {
                     errors.append("FLAC metadata block ends early")
                     break

@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// The loop region of a sound or a song: it plays its intro (the frames before
 /// `start`) once, the region `start..<end` as many times as asked (see

@@ -98,7 +98,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         let whole = Self.divide(Int128(value), by: Int128(timescale), rounding: .towardZero)
         let total = whole < 0 ? -whole : whole
         let sign = value < 0 ? "-" : ""
-        let h = total / 3600, m = (total / 60) % 60, s = total % 60
+        let h = total / 3600
+        let m = (total / 60) % 60
+        let s = total % 60
         func two(_ n: Int128) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return h > 0 ? "\(sign)\(h):\(two(m)):\(two(s))" : "\(sign)\(m):\(two(s))"
     }
@@ -223,7 +225,8 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     private static func divide(_ n: Int128, by d: Int128, rounding: Rounding) -> Int128 {
-        let q = n / d, r = n % d
+        let q = n / d
+        let r = n % d
         if r == 0 { return q }
         let negative = (n < 0) != (d < 0)
         switch rounding {
@@ -231,7 +234,8 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         case .down: return negative ? q - 1 : q
         case .up: return negative ? q : q + 1
         case .nearest:
-            let twice = (r < 0 ? -r : r) * 2, dm = d < 0 ? -d : d
+            let twice = (r < 0 ? -r : r) * 2
+            let dm = d < 0 ? -d : d
             return twice >= dm ? (negative ? q - 1 : q + 1) : q
         }
     }

@@ -1,3 +1,5 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
 
 /// Where a writer's bytes go until they are complete: a hidden temporary file
 /// beside the target, renamed into place at the end, removed on failure.

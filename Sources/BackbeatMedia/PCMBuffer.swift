@@ -84,7 +84,8 @@ public struct PCMBuffer: Sendable, Equatable {
     /// - Parameter index: The channel, from 0 (left) to `channelCount - 1`.
     /// - Returns: Its samples, one per frame (Int16 maps to -1..<1).
     public func channel(_ index: Int) -> [Float] {
-        let all = interleavedFloats, n = format.channelCount
+        let all = interleavedFloats
+        let n = format.channelCount
         return stride(from: index, to: all.count, by: n).map { all[$0] }
     }
 

@@ -31,7 +31,8 @@ enum PictureBlock {
                 return .failure(PictureError("description length \(descriptionLength) is too long"))
             }
             let description = try reader.bytes(Int(descriptionLength))
-            let width = try reader.uint32(), height = try reader.uint32()
+            let width = try reader.uint32()
+            let height = try reader.uint32()
             _ = try reader.uint32()  // colour depth
             _ = try reader.uint32()  // indexed colours
             let dataLength = try reader.uint32()
@@ -63,15 +64,22 @@ enum PictureBlock {
     static func serialise(_ artwork: Artwork) -> Data {
         var out = Data()
         func put(_ v: Int) {
-            var be = UInt32(truncatingIfNeeded: v).bigEndian; withUnsafeBytes(of: &be) { out.append(contentsOf: $0) }
+            var be = UInt32(truncatingIfNeeded: v).bigEndian
+            withUnsafeBytes(of: &be) { out.append(contentsOf: $0) }
         }
-        let mime = Data(artwork.mimeType.utf8), description = Data(artwork.description.utf8)
+        let mime = Data(artwork.mimeType.utf8)
+        let description = Data(artwork.description.utf8)
         put(artwork.pictureType)
-        put(mime.count); out.append(mime)
-        put(description.count); out.append(description)
-        put(artwork.width); put(artwork.height)
-        put(0); put(0)
-        put(artwork.data.count); out.append(artwork.data)
+        put(mime.count)
+        out.append(mime)
+        put(description.count)
+        out.append(description)
+        put(artwork.width)
+        put(artwork.height)
+        put(0)
+        put(0)
+        put(artwork.data.count)
+        out.append(artwork.data)
         return out
     }
 

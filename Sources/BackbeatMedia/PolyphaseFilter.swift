@@ -1,3 +1,5 @@
+import BackbeatSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import BackbeatSupport
 
 /// The filter bank of a rational sample-rate change by `upFactor / downFactor`
 /// (44.1 → 48 kHz is 160 / 147): one Kaiser-windowed sinc, cut at the lower
@@ -88,7 +89,8 @@ package final class PolyphaseFilter: Sendable {
 
     /// The zeroth-order modified Bessel function of the first kind, by its series.
     private static func besselI0(_ x: Double) -> Double {
-        var sum = 1.0, term = 1.0
+        var sum = 1.0
+        var term = 1.0
         let quarter = x * x / 4
         for k in 1..<64 {
             term *= quarter / Double(k * k)
@@ -160,7 +162,10 @@ struct PolyphaseState {
             count += 1
             next.index += step
             next.phase += stepPhase
-            if next.phase >= up { next.phase -= up; next.index += 1 }
+            if next.phase >= up {
+                next.phase -= up
+                next.index += 1
+            }
         }
         guard count > 0 else { return }
         let base = output.count
@@ -169,14 +174,18 @@ struct PolyphaseState {
             bank.coefficients.withUnsafeBufferPointer { table in
                 for channel in 0..<channels {
                     pending[channel].withUnsafeBufferPointer { row in
-                        var i = index, p = phase
+                        var i = index
+                        var p = phase
                         for n in 0..<count {
                             let window = row.baseAddress! + (i - half + 1 - start)
                             let weights = table.baseAddress! + p * taps
                             out[base + n * channels + channel] = Self.dot(weights, window, taps)
                             i += step
                             p += stepPhase
-                            if p >= up { p -= up; i += 1 }
+                            if p >= up {
+                                p -= up
+                                i += 1
+                            }
                         }
                     }
                 }
@@ -196,9 +205,11 @@ struct PolyphaseState {
     /// Σ weights[k] · samples[k] over `count` (a multiple of 8) values, eight lanes at a time.
     @inline(__always)
     private static func dot(_ weights: UnsafePointer<Float>, _ samples: UnsafePointer<Float>, _ count: Int) -> Float {
-        let w = UnsafeRawPointer(weights), s = UnsafeRawPointer(samples)
+        let w = UnsafeRawPointer(weights)
+        let s = UnsafeRawPointer(samples)
         let stride = MemoryLayout<SIMD8<Float>>.stride
-        var a = SIMD8<Float>(), b = SIMD8<Float>()
+        var a = SIMD8<Float>()
+        var b = SIMD8<Float>()
         var k = 0
         while k + 16 <= count {
             a +=

@@ -73,7 +73,10 @@ final class ReadPipeline {
                         try decoder.readInt16(into: $0.baseAddress!, frames: want)
                     }
                 sourceFramesRead += Int64(n)
-                if n == 0 { finished = true; return nil }
+                if n == 0 {
+                    finished = true
+                    return nil
+                }
                 if n < want { samples.removeLast((want - n) * channels) }
                 return try stamp(int16s: samples, frames: n)
             }

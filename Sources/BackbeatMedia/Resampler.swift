@@ -1,10 +1,11 @@
+import BackbeatSupport
 import CSamplerate
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// Sample-rate conversion of interleaved Float32.
 ///

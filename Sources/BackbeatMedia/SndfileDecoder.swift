@@ -1,4 +1,6 @@
+import BackbeatSupport
 import CSndfile
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,7 +11,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
 
 /// Decodes WAV, AIFF, CAF, FLAC, MP3, Ogg Opus and the rest of libsndfile's
 /// formats.

@@ -1,4 +1,6 @@
+import BackbeatSupport
 import CSndfile
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,7 +11,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
 
 /// Writes PCM to a sound file through libsndfile, safely: samples go to a
 /// hidden temporary file beside the target, renamed into place by

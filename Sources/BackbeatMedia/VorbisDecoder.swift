@@ -1,4 +1,6 @@
+import BackbeatSupport
 import CVorbis
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,7 +11,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
 
 /// Decodes Ogg Vorbis through vorbisfile: streaming, sample-accurate seeking.
 ///
@@ -46,17 +47,20 @@ final class VorbisDecoder: AudioDecoder {
             throw cursor.error(or: Self.error(status, operation: "ov_open_callbacks", url: url))
         }
         guard let info = ov_info(file, -1), info.pointee.channels > 0, info.pointee.rate > 0 else {
-            ov_clear(file); file.deallocate()
+            ov_clear(file)
+            file.deallocate()
             throw BackbeatError(
                 .corruptFile, operation: "ov_info", url: url, reason: "stream has no valid Vorbis info header")
         }
         guard ov_seekable(file) != 0 else {
-            ov_clear(file); file.deallocate()
+            ov_clear(file)
+            file.deallocate()
             throw BackbeatError(.corruptFile, operation: "ov_seekable", url: url, reason: "stream is not seekable")
         }
         let total = ov_pcm_total(file, -1)
         guard total >= 0 else {
-            ov_clear(file); file.deallocate()
+            ov_clear(file)
+            file.deallocate()
             throw cursor.error(or: Self.error(Int32(truncatingIfNeeded: total), operation: "ov_pcm_total", url: url))
         }
         do {
@@ -64,7 +68,8 @@ final class VorbisDecoder: AudioDecoder {
                 sampleRate: Int(info.pointee.rate), channels: Int(info.pointee.channels), frames: total,
                 size: source.size, url: url, operation: "ov_info")
         } catch {
-            ov_clear(file); file.deallocate()
+            ov_clear(file)
+            file.deallocate()
             throw error
         }
         self.file = file
@@ -83,7 +88,10 @@ final class VorbisDecoder: AudioDecoder {
             read_func: { pointer, size, count, user in
                 let (bytes, overflow) = size.multipliedReportingOverflow(by: count)
                 let n = ByteSourceCursor.from(user).read(pointer, count: overflow ? Int.max : bytes)
-                if n < 0 { errno = EIO; return 0 }
+                if n < 0 {
+                    errno = EIO
+                    return 0
+                }
                 return size == 0 ? 0 : n / size
             },
             seek_func: { user, offset, whence in ByteSourceCursor.from(user).seek(offset, whence: whence) < 0 ? -1 : 0

@@ -1,4 +1,6 @@
+import BackbeatSupport
 import CVorbis
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,7 +11,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
 
 /// Encodes Ogg Vorbis through vorbisenc (VBR at a quality), with Vorbis
 /// comments including METADATA_BLOCK_PICTURE artwork. Like
@@ -46,7 +47,8 @@ final class VorbisFileWriter {
         let q = Float(min(1, max(-0.1, quality)))
         let status = vorbis_encode_init_vbr(info, Int(channelCount), Int(sampleRate), q)
         guard status == 0 else {
-            vorbis_comment_clear(comment); vorbis_info_clear(info)
+            vorbis_comment_clear(comment)
+            vorbis_info_clear(info)
             throw BackbeatError(
                 .unsupportedFormat, operation: "vorbis_encode_init_vbr", url: url,
                 reason: "Vorbis cannot encode \(channelCount) channels at \(sampleRate) Hz (error \(status))")
@@ -66,7 +68,9 @@ final class VorbisFileWriter {
         }
         self.file = file
 
-        var header = ogg_packet(), headerComment = ogg_packet(), headerCode = ogg_packet()
+        var header = ogg_packet()
+        var headerComment = ogg_packet()
+        var headerCode = ogg_packet()
         vorbis_analysis_headerout(dsp, comment, &header, &headerComment, &headerCode)
         ogg_stream_packetin(stream, &header)
         ogg_stream_packetin(stream, &headerComment)
@@ -87,7 +91,11 @@ final class VorbisFileWriter {
     }
 
     private func deallocate() {
-        info.deallocate(); comment.deallocate(); dsp.deallocate(); block.deallocate(); stream.deallocate()
+        info.deallocate()
+        comment.deallocate()
+        dsp.deallocate()
+        block.deallocate()
+        stream.deallocate()
     }
 
     /// Appends interleaved Float32 frames.

@@ -1,9 +1,10 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// Where each entry's local header sits in a zip archive, and where its data
 /// starts: what libzip does not say, and what reading a stored entry in place
@@ -76,7 +77,8 @@ struct ZipDirectory {
                 let extraEnd = e + extraLength
                 var found = false
                 while e + 4 <= extraEnd {
-                    let id = Self.le16(directory, e), length = Int(Self.le16(directory, e + 2))
+                    let id = Self.le16(directory, e)
+                    let length = Int(Self.le16(directory, e + 2))
                     if id == 1, e + 4 + skip + 8 <= min(extraEnd, e + 4 + length) {
                         offset = Int64(bitPattern: Self.le64(directory, e + 4 + skip))
                         found = true
@@ -111,7 +113,8 @@ struct ZipDirectory {
                 reason: "\"\(entry)\" has no local header where the directory says")
         }
         let deferred = le16(header, 6) & 0x0008 != 0
-        let compressed = Int64(le32(header, 18)), size = Int64(le32(header, 22))
+        let compressed = Int64(le32(header, 18))
+        let size = Int64(le32(header, 22))
         let known = !deferred && compressed != 0xFFFF_FFFF && size != 0xFFFF_FFFF
         return LocalHeader(
             dataOffset: offset + 30 + Int64(le16(header, 26)) + Int64(le16(header, 28)),

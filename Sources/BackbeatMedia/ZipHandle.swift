@@ -1,10 +1,11 @@
+import BackbeatSupport
 import CZip
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
 
 /// An open libzip archive (read only) and the lock that serialises every call on it.
 final class ZipHandle: @unchecked Sendable {

@@ -1,6 +1,6 @@
-import BackbeatSupport
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
 
 // The player's level (volume, fades, meters, layers) and its events; volume, fades and meters come from its core.
 extension AdaptiveMusicPlayer {

@@ -1,5 +1,5 @@
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
 
 extension Ramp {
     /// A ramp that stays at `value`.
@@ -74,7 +74,10 @@ extension AdaptiveMusicPlayer {
                 heard = pending
             } else if let heard {
                 for p in active {
-                    if case .section(let g) = p.kind, g == heard.generation { p.fade = .constant(1); p.retireAt = nil }
+                    if case .section(let g) = p.kind, g == heard.generation {
+                        p.fade = .constant(1)
+                        p.retireAt = nil
+                    }
                 }
             }
             self.pending = nil

@@ -1,7 +1,7 @@
-import BackbeatSupport
+import BackbeatEngine
 import BackbeatMedia
 import BackbeatSession
-import BackbeatEngine
+import BackbeatSupport
 
 /// Music that follows the game: sections changed on the next beat, bar or
 /// segment end (cut, crossfade, or through a transition segment), stingers on
@@ -58,7 +58,10 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
 
     /// One stream playing: a section's stem, or a stinger (or transition segment).
     final class Playing {
-        enum Kind { case section(UInt64), stinger }
+        enum Kind {
+            case section(UInt64)
+            case stinger
+        }
         let stream: AudioStream
         let layer: String?
         let kind: Kind

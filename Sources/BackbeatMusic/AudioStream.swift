@@ -1,3 +1,8 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatOpenAL
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,10 +13,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
-import BackbeatOpenAL
-import BackbeatMedia
-import BackbeatEngine
 
 /// What a stream tells its player, from the engine's update step (under the
 /// engine lock), in play order and each exactly once per entry.
@@ -57,7 +58,11 @@ final class AudioStream: EngineComponent {
     /// Offline outputs decode a late chunk in the update step; tests may turn it off to starve the stream.
     var decodesInline: Bool
 
-    private struct Queued { let buffer: ALBufferName; let frames: Int; let levels: ChunkLevels }
+    private struct Queued {
+        let buffer: ALBufferName
+        let frames: Int
+        let levels: ChunkLevels
+    }
     private var queued: [Queued] = []
     /// Frames of unqueued (played) buffers since the last reset.
     private var consumedFrames: Int64 = 0
@@ -65,7 +70,9 @@ final class AudioStream: EngineComponent {
     private var queuedEnd: Int64 = 0
 
     private enum Mark {
-        case started(UInt64, entryFrame: Int64, frameCount: Int64), ended(UInt64), failed(UInt64, BackbeatError)
+        case started(UInt64, entryFrame: Int64, frameCount: Int64)
+        case ended(UInt64)
+        case failed(UInt64, BackbeatError)
     }
     /// Entry boundaries at global frames, fired when playback reaches them.
     private var marks: [(at: Int64, mark: Mark)] = []
@@ -187,7 +194,10 @@ final class AudioStream: EngineComponent {
     /// Replaces what follows the entry being heard; restarts at the current
     /// position when audio already decoded no longer fits.
     func setUpcoming(_ upcoming: [StreamEntry], current: StreamEntry) {
-        if feed.setUpcoming(after: current.id, upcoming) { feed.scheduleFill(); return }
+        if feed.setUpcoming(after: current.id, upcoming) {
+            feed.scheduleFill()
+            return
+        }
         var entry = current
         entry.startFrame = position.map { $0.entry == current.id ? $0.frame : current.startFrame } ?? current.startFrame
         restart(with: [entry] + upcoming, rampIn: entry.startFrame > 0)
@@ -249,11 +259,17 @@ final class AudioStream: EngineComponent {
 
     /// Takes the levels played since the last call (or the buffer being heard).
     func takeLevels() -> (peak: [Float], rms: [Float]) {
-        var peak = meterPeak, sum = meterSum, frames = meterFrames
+        var peak = meterPeak
+        var sum = meterSum
+        var frames = meterFrames
         if frames == 0, let head = queued.first {
-            peak = head.levels.peak; sum = head.levels.sumOfSquares; frames = head.levels.frames
+            peak = head.levels.peak
+            sum = head.levels.sumOfSquares
+            frames = head.levels.frames
         }
-        meterPeak = .zero; meterSum = .zero; meterFrames = 0
+        meterPeak = .zero
+        meterSum = .zero
+        meterFrames = 0
         guard frames > 0 else { return ([0, 0], [0, 0]) }
         let g = appliedPlayerGain
         let rms = (sum / Float(frames)).squareRoot() * g
@@ -334,7 +350,12 @@ final class AudioStream: EngineComponent {
         // 2. Pausing: ramp down, then pause the source.
         if !wantsPlay {
             if running && pausing {
-                if envelope <= 0 { source.pause(); pausing = false } else { envelope = max(0, envelope - 0.5) }
+                if envelope <= 0 {
+                    source.pause()
+                    pausing = false
+                } else {
+                    envelope = max(0, envelope - 0.5)
+                }
             }
             applyGain(at: frame, engine: engine)
             return
@@ -482,7 +503,10 @@ final class AudioStream: EngineComponent {
 
 extension AudioStream {
     func deviceWillBeReplaced(readPositions: Bool) {
-        guard let heard else { positionAtLoss = nil; return }
+        guard let heard else {
+            positionAtLoss = nil
+            return
+        }
         // A real disconnect has already stopped the source: count only whole
         // buffers heard (at most one buffer, ~83 ms, behind).
         positionAtLoss =

@@ -1,9 +1,10 @@
+import BackbeatMedia
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatMedia
 
 /// What a music player plays: a song's asset and the few tags a player shows
 /// (on screen, or to the desktop as "now playing").

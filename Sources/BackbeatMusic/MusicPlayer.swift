@@ -1,12 +1,13 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSession
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatSession
-import BackbeatEngine
 
 /// The application music player, like `MPMusicPlayerController.applicationMusicPlayer`:
 /// songs (``MusicItem``s, such as the media library's items) played in the game's own process, with

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMedia
+import BackbeatSupport
 
 /// What every music player does, under one name per operation: the
 /// application player (``MusicPlayer``), the game's own queue

@@ -1,12 +1,13 @@
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSession
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
-import BackbeatSession
-import BackbeatEngine
 
 /// The one core every engine music player holds (``MusicPlayer``,
 /// ``QueuePlayer``, ``AdaptiveMusicPlayer``): the engine it plays on, its

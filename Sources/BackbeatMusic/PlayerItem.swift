@@ -1,10 +1,11 @@
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
 
 /// One song in a ``QueuePlayer``'s queue, like `AVPlayerItem`: an asset and
 /// its status as the player found it.

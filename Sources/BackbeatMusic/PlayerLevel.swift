@@ -1,5 +1,5 @@
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
 
 /// What every music player does with its level, in one value the player holds
 /// under the engine lock: the volume and its fades, the shutdown fade

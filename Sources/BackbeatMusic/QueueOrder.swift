@@ -101,15 +101,24 @@ struct QueueOrder: Sendable {
             // Planning past the start of the next cycle: only within it.
             let cycle = nextCycle()
             var p = position + 1
-            while p < cycle.count { if !failedItems.contains(cycle[p]) { return (p, true) }; p += 1 }
+            while p < cycle.count {
+                if !failedItems.contains(cycle[p]) { return (p, true) }
+                p += 1
+            }
             return nil
         }
         var p = position + 1
-        while p < order.count { if !failedItems.contains(order[p]) { return (p, false) }; p += 1 }
+        while p < order.count {
+            if !failedItems.contains(order[p]) { return (p, false) }
+            p += 1
+        }
         guard repeatMode == .all else { return nil }
         let cycle = nextCycle()
         p = 0
-        while p < cycle.count { if !failedItems.contains(cycle[p]) { return (p, true) }; p += 1 }
+        while p < cycle.count {
+            if !failedItems.contains(cycle[p]) { return (p, true) }
+            p += 1
+        }
         return nil
     }
 
@@ -133,7 +142,8 @@ struct QueueOrder: Sendable {
         case .songs:
             random.shuffle(&indices)
         case .albums:
-            var byAlbum: [String: [Int]] = [:], keys: [String] = []
+            var byAlbum: [String: [Int]] = [:]
+            var keys: [String] = []
             for i in albums.indices {
                 let key = albums[i] ?? "\u{0}\(i)"
                 if byAlbum[key] == nil { keys.append(key) }

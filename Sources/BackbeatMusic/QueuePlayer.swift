@@ -1,6 +1,6 @@
-import BackbeatSupport
-import BackbeatMedia
 import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
 
 /// A gapless queue of songs streamed from disk, like `AVQueuePlayer`: the
 /// game's own background music.

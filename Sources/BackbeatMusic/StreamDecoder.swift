@@ -1,3 +1,6 @@
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,8 +11,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
-import BackbeatMedia
 
 /// Decodes one song into the stream format — interleaved stereo Float32 at the
 /// engine's sample rate — a chunk at a time, with sample-accurate seeking.

@@ -1,16 +1,17 @@
+import BackbeatMedia
+import BackbeatSupport
+import Dispatch
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
-import BackbeatMedia
 
 /// One play of one song in a stream's plan. A song played twice (repeat-one,
 /// a looping queue) is two entries with two identities.
@@ -64,9 +65,15 @@ struct ChunkLevels: Sendable {
         frames = samples.count / channels
         samples.withUnsafeBufferPointer { s in
             for c in 0..<min(channels, 2) {
-                var p: Float = 0, sum: Float = 0
+                var p: Float = 0
+                var sum: Float = 0
                 var i = c
-                while i < s.count { let v = s[i]; p = max(p, abs(v)); sum += v * v; i += channels }
+                while i < s.count {
+                    let v = s[i]
+                    p = max(p, abs(v))
+                    sum += v * v
+                    i += channels
+                }
                 peak[c] = p
                 sumOfSquares[c] = sum
             }
@@ -225,7 +232,10 @@ final class StreamFeed: @unchecked Sendable {
     /// Stops background work and frees the decoder.
     func close() {
         stateLock.withLock {
-            closed = true; plan.removeAll(); ready.removeAll(); readyAudio = 0
+            closed = true
+            plan.removeAll()
+            ready.removeAll()
+            readyAudio = 0
         }
         decodeLock.withLock { cursor = Cursor() }
     }

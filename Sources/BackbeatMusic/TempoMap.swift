@@ -1,10 +1,11 @@
+import BackbeatMedia
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BackbeatSupport
-import BackbeatMedia
 
 /// A section's tempo and time signature: where its beats and bars fall, from
 /// its first frame. From tags (`BPM` or `TEMPO`, and `TIMESIGNATURE` such as
@@ -46,13 +47,15 @@ public struct TempoMap: Sendable, Hashable, Codable, CustomStringConvertible {
     /// - Parameter tags: The file's tags.
     public init?(tags: AudioTags) {
         guard let bpm = tags.beatsPerMinute else { return nil }
-        var upper = 4, lower = 4
+        var upper = 4
+        var lower = 4
         if let signature = tags.timeSignature {
             let parts = signature.split(separator: "/").map { $0.filter { !$0.isWhitespace } }
             if parts.count == 2, parts.allSatisfy({ $0.count <= 2 }), let u = Int(parts[0]), let l = Int(parts[1]),
                 (try? TempoMap(beatsPerMinute: 120, beatsPerBar: u, beatUnit: l)) != nil
             {
-                upper = u; lower = l
+                upper = u
+                lower = l
             }
         }
         guard let map = try? TempoMap(beatsPerMinute: Double(bpm), beatsPerBar: upper, beatUnit: lower) else {

@@ -1,10 +1,11 @@
+import BackbeatSupport
+import COpenAL
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import COpenAL
-import BackbeatSupport
 
 /// The door's capture side (ALC_EXT_CAPTURE): a capture device that fills a
 /// ring buffer of `bufferFrames` frames once started, read from by its owner.

@@ -1,3 +1,5 @@
+import BackbeatSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatSupport
 
 /// OpenAL Soft 1.19 ignores `ALC_REFRESH` for playback devices and takes its
 /// period size and count only from a config file, read once when the library
@@ -19,10 +20,16 @@ package enum ALConfig {
     package struct Periods: Sendable, Hashable {
         package var size: Int
         package var count: Int
-        package init(size: Int, count: Int) { self.size = size; self.count = count }
+        package init(size: Int, count: Int) {
+            self.size = size
+            self.count = count
+        }
     }
 
-    private struct State { var applied: Periods?; var userConfig: String? }
+    private struct State {
+        var applied: Periods?
+        var userConfig: String?
+    }
     private static let state = LockedValueBox(State())
 
     /// Writes the config for `periodSize` × `periods` frames unless a config is

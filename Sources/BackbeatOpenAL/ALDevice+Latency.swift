@@ -1,3 +1,6 @@
+import BackbeatSupport
+import COpenAL
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import COpenAL
-import BackbeatSupport
 
 extension ALDevice {
     /// OpenAL's default output device now. `ALC_DEFAULT_ALL_DEVICES_SPECIFIER`

@@ -1,5 +1,5 @@
-import COpenAL
 import BackbeatSupport
+import COpenAL
 
 /// The one door to OpenAL: an ALC device with its context.
 ///
@@ -185,7 +185,10 @@ package final class ALDevice: @unchecked Sendable {
     package func close() {
         guard let context, let device else { return }
         alcSetThreadContext(context)
-        for var source in liveSources { alSourceStop(source); alDeleteSources(1, &source) }
+        for var source in liveSources {
+            alSourceStop(source)
+            alDeleteSources(1, &source)
+        }
         for var buffer in liveBuffers { alDeleteBuffers(1, &buffer) }
         deleteEffectNames()
         liveSources.removeAll()
@@ -245,7 +248,8 @@ package final class ALDevice: @unchecked Sendable {
     /// Mono plus stereo sources the context grants.
     package var maxSources: Int {
         guard let device else { return 0 }
-        var mono: ALCint = 0, stereo: ALCint = 0
+        var mono: ALCint = 0
+        var stereo: ALCint = 0
         alcGetIntegerv(device, ALCenum(ALC_MONO_SOURCES), 1, &mono)
         alcGetIntegerv(device, ALCenum(ALC_STEREO_SOURCES), 1, &stereo)
         return Int(mono + stereo)

@@ -1,5 +1,5 @@
-import COpenAL
 import BackbeatSupport
+import COpenAL
 
 /// The parameters of an EFX EAX reverb (`EFXEAXREVERBPROPERTIES`), in plain
 /// numbers: what a preset of `efx-presets.h` holds.
@@ -301,7 +301,10 @@ extension ALDevice {
         if case .none = parameters { return 0 }
         if scratchFilter == 0 {
             alGenFilters(1, &scratchFilter)
-            if alGetError() != AL_NO_ERROR { scratchFilter = 0; return 0 }
+            if alGetError() != AL_NO_ERROR {
+                scratchFilter = 0
+                return 0
+            }
         }
         let f = scratchFilter
         switch parameters {
@@ -342,8 +345,14 @@ extension ALDevice {
             alDeleteAuxiliaryEffectSlots(1, &slot)
         }
         liveEffectSlots.removeAll()
-        if scratchEffect != 0 { alDeleteEffects(1, &scratchEffect); scratchEffect = 0 }
-        if scratchFilter != 0 { alDeleteFilters(1, &scratchFilter); scratchFilter = 0 }
+        if scratchEffect != 0 {
+            alDeleteEffects(1, &scratchEffect)
+            scratchEffect = 0
+        }
+        if scratchFilter != 0 {
+            alDeleteFilters(1, &scratchFilter)
+            scratchFilter = 0
+        }
         _ = alGetError()
     }
 }

@@ -1,10 +1,11 @@
+import BackbeatSupport
+import CAlsaLog
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CAlsaLog
-import BackbeatSupport
 
 /// The messages OpenAL Soft and ALSA print, kept off the terminal and handed
 /// to Backbeat's log handler instead.

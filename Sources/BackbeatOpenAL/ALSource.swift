@@ -1,4 +1,5 @@
 import COpenAL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -159,7 +160,11 @@ package struct ALSource: Hashable, Sendable {
     package func rewind() { alSourceRewind(name) }
 
     package var sampleOffset: Int {
-        get { var v: ALint = 0; alGetSourcei(name, AL_SAMPLE_OFFSET, &v); return Int(v) }
+        get {
+            var v: ALint = 0
+            alGetSourcei(name, AL_SAMPLE_OFFSET, &v)
+            return Int(v)
+        }
         nonmutating set { alSourcei(name, AL_SAMPLE_OFFSET, ALint(newValue)) }
     }
 
@@ -183,8 +188,16 @@ package struct ALSource: Hashable, Sendable {
     /// included (OpenAL Soft keeps the fraction for its resampler).
     package func setSampleOffset(_ frames: Double) { alSourcef(name, AL_SAMPLE_OFFSET, Float(frames)) }
 
-    var buffersQueued: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_QUEUED, &v); return Int(v) }
-    package var buffersProcessed: Int { var v: ALint = 0; alGetSourcei(name, AL_BUFFERS_PROCESSED, &v); return Int(v) }
+    var buffersQueued: Int {
+        var v: ALint = 0
+        alGetSourcei(name, AL_BUFFERS_QUEUED, &v)
+        return Int(v)
+    }
+    package var buffersProcessed: Int {
+        var v: ALint = 0
+        alGetSourcei(name, AL_BUFFERS_PROCESSED, &v)
+        return Int(v)
+    }
 
     /// Queues one buffer (no array: voices queue copies of a cached sound
     /// one at a time, on the update thread).

@@ -1,5 +1,5 @@
-import CPulseEvents
 import BackbeatSupport
+import CPulseEvents
 
 /// Server change events from the PulseAudio server OpenAL Soft plays to (the
 /// default sink changing is one), through the libpulse that OpenAL Soft

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMedia
+import BackbeatSupport
 
 extension AudioSession {
     /// Lowers the music bus for a voice line or a reminder, then restores it.

@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatMedia
+import BackbeatSupport
 
 /// How the game's audio shares the machine: a category, its options, and the
 /// environment the session hears about (interruptions, routes, the silent

@@ -1,3 +1,5 @@
+import BackbeatMedia
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import BackbeatMedia
 
 /// A request to lower the music bus for a while, for a voice line or a reminder.
 ///

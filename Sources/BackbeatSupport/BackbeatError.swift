@@ -36,7 +36,10 @@ public struct BackbeatError: Error, Sendable, Equatable, CustomStringConvertible
     /// is written as the command line takes it, `ARCHIVE:ENTRY`.
     public var description: String {
         var line = ""
-        if let url { line += url.isFileURL || url.scheme == "zip" ? url.path : url.absoluteString; line += ": " }
+        if let url {
+            line += url.isFileURL || url.scheme == "zip" ? url.path : url.absoluteString
+            line += ": "
+        }
         line += "\(operation): \(code)"
         if let reason, !reason.isEmpty { line += " (\(reason))" }
         return line

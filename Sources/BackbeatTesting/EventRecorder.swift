@@ -1,5 +1,5 @@
-import BackbeatSupport
 import BackbeatEngine
+import BackbeatSupport
 
 /// Records every ``PlaybackEvent`` an engine reports, for assertions: what
 /// started, finished, was stolen or refused, in the order the engine said so.

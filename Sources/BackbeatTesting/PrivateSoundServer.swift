@@ -107,7 +107,10 @@ public final class PrivateSoundServer: Sendable {
         state.withLockedValue { state in
             guard let pid = state.daemon else { return false }
             var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { state.daemon = nil; return false }
+            if waitpid(pid, &status, WNOHANG) == pid {
+                state.daemon = nil
+                return false
+            }
             return true
         }
     }
@@ -384,7 +387,8 @@ public final class PrivateSoundServer: Sendable {
 
     private func scratchFile(_ prefix: String) -> String {
         let n = state.withLockedValue { state -> Int in
-            state.counter += 1; return state.counter
+            state.counter += 1
+            return state.counter
         }
         return "\(directory)/\(prefix)-\(getpid())-\(n)"
     }
@@ -413,8 +417,8 @@ public final class PrivateSoundServer: Sendable {
         let cArgv = argv.map { strdup($0) } + [nil]
         let cEnv = environment.map { strdup($0) } + [nil]
         defer {
-            cArgv.forEach { free($0) }
-            cEnv.forEach { free($0) }
+            for pointer in cArgv { free(pointer) }
+            for pointer in cEnv { free(pointer) }
         }
         // The caller's thread may block or ignore signals (a test runner's
         // threads do); the child starts with none blocked and defaults for

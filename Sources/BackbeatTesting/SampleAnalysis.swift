@@ -1,3 +1,5 @@
+import BackbeatMedia
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import BackbeatMedia
 
 /// Measurements on rendered audio, for a game's tests: levels, the first and
 /// last audible frames, clicks, onsets, and the level of one frequency.
@@ -76,7 +77,8 @@ public enum SampleAnalysis {
     public static func zeroCrossingFrequency(_ samples: [Float], sampleRate: Int) -> Double? {
         var crossings: [Double] = []
         for i in samples.indices.dropFirst() where samples[i - 1] < 0 && samples[i] >= 0 {
-            let a = Double(samples[i - 1]), b = Double(samples[i])
+            let a = Double(samples[i - 1])
+            let b = Double(samples[i])
             crossings.append(Double(i - 1) + (b - a > 0 ? -a / (b - a) : 0))
         }
         guard crossings.count >= 3 else { return nil }
@@ -124,7 +126,10 @@ public enum SampleAnalysis {
     public static func maxJump(_ samples: [Float], channels: Int) -> Float {
         var jump: Float = 0
         var i = channels
-        while i < samples.count { jump = max(jump, abs(samples[i] - samples[i - channels])); i += 1 }
+        while i < samples.count {
+            jump = max(jump, abs(samples[i] - samples[i - channels]))
+            i += 1
+        }
         return jump
     }
 
@@ -191,7 +196,8 @@ public enum SampleAnalysis {
         guard !samples.isEmpty, sampleRate > 0 else { return 0 }
         let omega = 2 * Double.pi * frequency / Double(sampleRate)
         let coefficient = 2 * cos(omega)
-        var s1 = 0.0, s2 = 0.0
+        var s1 = 0.0
+        var s2 = 0.0
         for sample in samples {
             let s0 = Double(sample) + coefficient * s1 - s2
             s2 = s1
@@ -232,13 +238,17 @@ extension SampleAnalysis {
     ///   - maximumLag: The largest lag tried either way (negative counts as 0).
     public static func crossCorrelationLag(_ a: [Float], _ b: [Float], maximumLag: Int) -> Int {
         let limit = max(0, maximumLag)
-        var best = 0, bestScore = -Double.infinity
+        var best = 0
+        var bestScore = -Double.infinity
         for lag in -limit...limit {
             var sum = 0.0
             for i in 0..<a.count where i + lag >= 0 && i + lag < b.count {
                 sum += Double(a[i]) * Double(b[i + lag])
             }
-            if sum > bestScore { bestScore = sum; best = lag }
+            if sum > bestScore {
+                bestScore = sum
+                best = lag
+            }
         }
         return best
     }

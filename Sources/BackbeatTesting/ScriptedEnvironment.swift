@@ -1,7 +1,7 @@
-import BackbeatSupport
+import BackbeatEngine
 import BackbeatMedia
 import BackbeatSession
-import BackbeatEngine
+import BackbeatSupport
 
 /// A list of environment events at engine times, posted to a session as time
 /// passes: for tests and demos ("a call comes in at 2 s, ends at 5 s").

@@ -1,3 +1,5 @@
+import BackbeatMedia
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import BackbeatMedia
 
 /// Sounds made in code for a game's tests: a sine to hear and measure, a
 /// constant level to see gains and fades exactly.

@@ -8,7 +8,8 @@ struct BackbeatCommand: AsyncParsableCommand {
         abstract:
             "Backbeat, the game audio engine: inspect outputs and files, play or render a file, record from a capture device, convert audio, manage a media library, list the desktop's media players, check sound banks.",
         subcommands: [
-            InfoCommand.self, PlayCommand.self, RecordCommand.self, ConvertCommand.self, LibraryCommand.self, PlayersCommand.self,
+            InfoCommand.self, PlayCommand.self, RecordCommand.self, ConvertCommand.self, LibraryCommand.self,
+            PlayersCommand.self,
             BankCommand.self,
             BenchCommand.self,
         ])

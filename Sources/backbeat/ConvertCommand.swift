@@ -106,7 +106,8 @@ enum ProgressBar {
     /// Completes the bar, or erases it so an error stays on one clean line.
     static func finish(done: Bool) {
         if done {
-            render(1); FileHandle.standardError.write(Data("\n".utf8))
+            render(1)
+            FileHandle.standardError.write(Data("\n".utf8))
         } else {
             FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         }

@@ -137,7 +137,8 @@ struct LibraryCommand: ParsableCommand {
             guard let equals = text.firstIndex(of: "=") else {
                 throw ValidationError("expected PROPERTY=VALUE, got \"\(text)\"")
             }
-            let name = String(text[..<equals]), value = String(text[text.index(after: equals)...])
+            let name = String(text[..<equals])
+            let value = String(text[text.index(after: equals)...])
             guard let property = MediaItemProperty(name: name) else {
                 throw ValidationError(
                     "unknown property \"\(name)\" (known: \(MediaItemProperty.all.map(\.name).joined(separator: ", ")))"

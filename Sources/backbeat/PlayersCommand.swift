@@ -80,10 +80,20 @@ struct PlayersCommand: AsyncParsableCommand {
 
         init(_ event: DesktopEvent) {
             switch event {
-            case .noDesktopBus(let reason): self.event = "noDesktopBus"; self.reason = reason
-            case .playerAppeared(let p): self.event = "appeared"; player = p; name = p.name
-            case .playerChanged(let p): self.event = "changed"; player = p; name = p.name
-            case .playerVanished(let n): self.event = "vanished"; name = n
+            case .noDesktopBus(let reason):
+                self.event = "noDesktopBus"
+                self.reason = reason
+            case .playerAppeared(let p):
+                self.event = "appeared"
+                player = p
+                name = p.name
+            case .playerChanged(let p):
+                self.event = "changed"
+                player = p
+                name = p.name
+            case .playerVanished(let n):
+                self.event = "vanished"
+                name = n
             }
         }
     }

@@ -9,15 +9,20 @@ struct BenchHarnessTests {
     @Test("Rounds alternate which side goes first and keep each side's values in round order")
     func interleavedRoundsAlternate() throws {
         var calls: [String] = []
-        var b = 0.0, r = 100.0
+        var b = 0.0
+        var r = 100.0
         let values = try Rounds.interleaved(
             5,
             sides: [
                 {
-                    calls.append("B"); b += 1; return b
+                    calls.append("B")
+                    b += 1
+                    return b
                 },
                 {
-                    calls.append("R"); r += 1; return r
+                    calls.append("R")
+                    r += 1
+                    return r
                 },
             ])
         #expect(calls == ["B", "R", "R", "B", "B", "R", "R", "B", "B", "R"])

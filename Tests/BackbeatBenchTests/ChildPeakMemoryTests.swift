@@ -1,6 +1,7 @@
-@testable import BackbeatBench
 import Foundation
 import Testing
+
+@testable import BackbeatBench
 
 /// The decode suite's memory figure is the child's own: the same `backbeat
 /// convert`, spawned by a parent holding 200 MiB, reports what it reports
@@ -14,7 +15,8 @@ struct ChildPeakMemoryTests {
             "backbeat-peak-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let ogg = directory.appendingPathComponent("in.ogg"), wav = directory.appendingPathComponent("out.wav")
+        let ogg = directory.appendingPathComponent("in.ogg")
+        let wav = directory.appendingPathComponent("out.wav")
         try await DecodeSuite.writeInput(ogg, seconds: 2)
 
         // Small parent first: the kernel's carried-over mark only ever grows.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BackbeatBench
 
 /// The `device` suite, end to end: `backbeat bench device` starts its own
@@ -29,11 +30,13 @@ import Testing
         let underruns = try #require(device["underruns"])
         #expect(underruns >= 0 && underruns == underruns.rounded())
         // Both settings really ran: OpenAL Soft reports 1 ms until a stream plays.
-        let low = try #require(device["latency_ms_low"]), standard = try #require(device["latency_ms_default"])
+        let low = try #require(device["latency_ms_low"])
+        let standard = try #require(device["latency_ms_default"])
         #expect(low > 2 && low < 100, "low \(low) ms")
         #expect(standard > 2 && standard < 200, "default \(standard) ms")
         // Trigger to sound: at least the output latency's order, never before the call.
-        let p50 = try #require(device["trigger_to_sound_ms_p50"]), p99 = try #require(device["trigger_to_sound_ms_p99"])
+        let p50 = try #require(device["trigger_to_sound_ms_p50"])
+        let p99 = try #require(device["trigger_to_sound_ms_p99"])
         #expect(p50 > 2 && p50 < 200 && p99 >= p50 && p99 < 400, "p50 \(p50) ms, p99 \(p99) ms")
     }
 

@@ -1,7 +1,7 @@
 import Backbeat
 import BackbeatBench
-import Testing
 import Foundation
+import Testing
 
 /// The mix benchmark compares like with like: the same scene renders the same
 /// samples through Backbeat and through raw OpenAL, and the harness reports
@@ -65,7 +65,9 @@ struct MixSuiteTests {
         var plain = MixScene(voiceCount: 64)
         plain.environment = false
         let dry = try plain.renderBoth(frames: 48_000).backbeat
-        func rms(_ s: [Float]) -> Double { (Double(s.reduce(Float(0)) { $0 + $1 * $1 }) / Double(s.count)).squareRoot() }
+        func rms(_ s: [Float]) -> Double {
+            (Double(s.reduce(Float(0)) { $0 + $1 * $1 }) / Double(s.count)).squareRoot()
+        }
         #expect(rms(backbeat) > 0.01)
         #expect(abs(20 * log10(rms(backbeat) / rms(raw))) < 0.5, "Backbeat \(rms(backbeat)), raw \(rms(raw))")
         #expect(backbeat != dry, "the environment changes the mix")

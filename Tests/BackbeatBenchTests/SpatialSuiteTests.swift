@@ -1,6 +1,6 @@
+import BackbeatBench
 import Foundation
 import Testing
-import BackbeatBench
 
 @Suite("Spatial benchmark suite")
 struct SpatialSuiteTests {
@@ -8,7 +8,9 @@ struct SpatialSuiteTests {
     func quickRunFigures() throws {
         let figures = try SpatialSuite().run(BenchOptions(quick: true, rounds: 1), log: { _ in })
         let byKey = Dictionary(figures.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-        for key in ["ratio_vs_raw", "error_db", "xrealtime_10k", "raw64_xrealtime", "hrtf_ratio_vs_raw", "update_us_p99"] {
+        for key in [
+            "ratio_vs_raw", "error_db", "xrealtime_10k", "raw64_xrealtime", "hrtf_ratio_vs_raw", "update_us_p99",
+        ] {
             let value = try #require(byKey[key], "figure \(key)")
             #expect(value.isFinite, "\(key) = \(value)")
         }

@@ -1,11 +1,12 @@
-import Foundation
-import BackbeatSupport
-import Testing
 import Backbeat
-@testable import BackbeatDesktop
 import BackbeatDesktop
-import BackbeatTesting
+import BackbeatSupport
 import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
+
+@testable import BackbeatDesktop
 
 /// What the desktop is told about songs that are not loose files: an archive
 /// entry is named by the archive's file and the entry, bytes in memory by

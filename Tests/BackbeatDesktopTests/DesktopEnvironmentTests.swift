@@ -1,10 +1,11 @@
-import Foundation
-import BackbeatSupport
-import Testing
 import Backbeat
-@testable import BackbeatDesktop
 import BackbeatDesktop
+import BackbeatSupport
 import BackbeatTestFixtures
+import Foundation
+import Testing
+
+@testable import BackbeatDesktop
 
 @Suite(.serialized) struct DesktopEnvironmentTests {
     /// A session on a clock that does not move, its updates recorded.
@@ -127,6 +128,9 @@ import BackbeatTestFixtures
         #expect(session.isOtherAudioPlaying && log.withLock { $0.count } == 2)
 
         let unreachable = DesktopEnvironment(session: session, busAddress: "unix:path=/nonexistent/backbeat-bus")
-        guard case .noDesktopBus = unreachable.status else { Issue.record("an unreachable bus is no bus"); return }
+        guard case .noDesktopBus = unreachable.status else {
+            Issue.record("an unreachable bus is no bus")
+            return
+        }
     }
 }

@@ -1,10 +1,11 @@
-import Foundation
-import BackbeatSupport
-import Testing
 import Backbeat
-@testable import BackbeatDesktop
 import BackbeatDesktop
+import BackbeatSupport
 import BackbeatTestFixtures
+import Foundation
+import Testing
+
+@testable import BackbeatDesktop
 
 /// Puts an MPRIS object on `connection` under `org.mpris.MediaPlayer2.<name>`.
 func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escaping @Sendable (DBusMessage) -> DBusReply)
@@ -18,7 +19,8 @@ func serveMPRIS(on connection: DBusConnection, name: String, _ handler: @escapin
     @Test(.enabled(if: MPVPlayer.isAvailable)) func followsMPVThroughSignals() async throws {
         try await PrivateBus.with { bus in
             try await withTemporaryDirectoryAsync { dir in
-                let first = dir.appendingPathComponent("first.ogg"), second = dir.appendingPathComponent("second.ogg")
+                let first = dir.appendingPathComponent("first.ogg")
+                let second = dir.appendingPathComponent("second.ogg")
                 try await writeTaggedSong(to: first, title: "First Light", artist: "The Testers", album: "Bus Rides")
                 try await writeTaggedSong(to: second, title: "Second Wind", artist: "The Testers", album: "Bus Rides")
                 let mpv = try MPVPlayer(bus: bus, files: [first, second])

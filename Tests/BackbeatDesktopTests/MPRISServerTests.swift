@@ -1,10 +1,11 @@
-import Foundation
-import BackbeatSupport
-import Testing
 import Backbeat
-@testable import BackbeatDesktop
 import BackbeatDesktop
+import BackbeatSupport
 import BackbeatTestFixtures
+import Foundation
+import Testing
+
+@testable import BackbeatDesktop
 
 /// A queue of tracks behind the server's protocol, to test the server alone
 /// (the application music player is published in PublishedMusicPlayerTests).

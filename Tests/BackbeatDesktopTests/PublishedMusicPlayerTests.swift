@@ -1,11 +1,12 @@
+import Backbeat
+import BackbeatDesktop
+import BackbeatLibrary
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatDesktop
-import BackbeatLibrary
-import BackbeatDesktop
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite(.serialized) struct PublishedMusicPlayerTests {
     /// Three 1-second songs with a cover beside them, scanned into a library.

@@ -1,10 +1,11 @@
-import Foundation
-import BackbeatSupport
-import Testing
 import Backbeat
-@testable import BackbeatDesktop
 import BackbeatDesktop
+import BackbeatSupport
 import BackbeatTestFixtures
+import Foundation
+import Testing
+
+@testable import BackbeatDesktop
 
 /// A list appended to from any thread.
 final class LockedList<Element: Sendable>: Sendable {
@@ -21,7 +22,8 @@ final class SystemNotificationRecorder: Sendable {
 
     init(_ player: SystemMusicPlayer) {
         let stream = player.events()
-        let fromStream = fromStream, fromHandler = fromHandler
+        let fromStream = fromStream
+        let fromHandler = fromHandler
         task = Task { for await n in stream { fromStream.append(n) } }
         player.observe { n in fromHandler.append(n) }
     }
@@ -45,7 +47,8 @@ final class SystemNotificationRecorder: Sendable {
     @Test(.enabled(if: MPVPlayer.isAvailable)) func readsFollowsAndDrivesMPV() async throws {
         try await PrivateBus.with { bus in
             try await withTemporaryDirectoryAsync { dir in
-                let first = dir.appendingPathComponent("first.ogg"), second = dir.appendingPathComponent("second.ogg")
+                let first = dir.appendingPathComponent("first.ogg")
+                let second = dir.appendingPathComponent("second.ogg")
                 let third = dir.appendingPathComponent("third.ogg")
                 try await writeTaggedSong(to: first, title: "First Light", artist: "The Testers", album: "Bus Rides")
                 try await writeTaggedSong(to: second, title: "Second Wind", artist: "The Testers", album: "Bus Rides")
@@ -212,7 +215,8 @@ final class SystemNotificationRecorder: Sendable {
             let desktop = DesktopEnvironment(busAddress: bus.address)
             let system = try MusicPlayer.system(on: desktop, named: "Listed")
             try await eventually("the player is seen") { system.playerName == "listed" }
-            let a = URL(fileURLWithPath: "/music/a.ogg"), b = URL(string: "https://example.com/b.ogg")!
+            let a = URL(fileURLWithPath: "/music/a.ogg")
+            let b = URL(string: "https://example.com/b.ogg")!
             try system.setQueue(urls: [a, b])
             #expect(
                 calls.all == [

@@ -1,5 +1,6 @@
-import Testing
 import BackbeatEngine
+import Testing
+
 @testable import BackbeatEffects
 
 @Suite("DormantTable")
@@ -15,10 +16,13 @@ struct DormantTableTests {
     @Test("Insert gives rows in order, a removed row is taken again, and the generation rises each time")
     func insertAndRemove() {
         var table = DormantTable<Item>()
-        let a = Item("a"), b = Item("b"), c = Item("c")
+        let a = Item("a")
+        let b = Item("b")
+        let c = Item("c")
         #expect(table.rowCount == 0)
         let g0 = table.generation
-        let rowA = table.insert(a), rowB = table.insert(b)
+        let rowA = table.insert(a)
+        let rowB = table.insert(b)
         #expect(rowA == 0 && rowB == 1)
         #expect(table.generation == g0 + 2)
         #expect(table[0] === a && table[1] === b)

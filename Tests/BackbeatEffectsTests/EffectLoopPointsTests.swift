@@ -1,12 +1,13 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatSupport
-@testable import BackbeatMedia
+import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
+
 @testable import BackbeatEffects
 @testable import BackbeatEngine
-import BackbeatTesting
-import BackbeatTestFixtures
+@testable import BackbeatMedia
 
 /// Loop points on sound effects: the intro once, then the region, to the
 /// sample; the voice's time, loop count and virtual life follow the region.
@@ -154,7 +155,8 @@ struct EffectLoopPointsTests {
         #expect(returned.loops == reference.loops && reference.loops >= 1)
         let drift = abs((returned.time - reference.time).seconds)
         #expect(drift < 0.006)
-        let a = SampleAnalysis.channel(reference.out, 0, of: 2), b = SampleAnalysis.channel(returned.out, 0, of: 2)
+        let a = SampleAnalysis.channel(reference.out, 0, of: 2)
+        let b = SampleAnalysis.channel(returned.out, 0, of: 2)
         #expect(SampleAnalysis.rms(a) > 0.1)
         let difference = zip(a, b).map { $0 - $1 }
         let ratio = 20 * log10(Double(SampleAnalysis.rms(difference)) / Double(SampleAnalysis.rms(a)))

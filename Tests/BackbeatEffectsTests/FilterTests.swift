@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatEffects
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// Filters, obstruction and occlusion on rendered samples.
 @Suite("Filters and occlusion")
@@ -102,7 +103,8 @@ struct FilterTests {
         #expect(db(highShut, highOpen) < -40)
         let floor = try toneLevel(200) { voice, _ in voice.occlusion = -100 }
         let clamped = try toneLevel(200) { voice, _ in
-            voice.occlusion = -1_000; voice.occlusion = .nan
+            voice.occlusion = -1_000
+            voice.occlusion = .nan
         }
         #expect(abs(db(clamped, floor)) < 0.01, "clamped to -100 dB; NaN ignored")
         #expect(db(floor, lowOpen) < -25, "-100 dB: -25 dB broadband, and the shelf at its floor")
@@ -128,7 +130,8 @@ struct FilterTests {
             #expect(total < -15, "the occlusion takes effect: \(total) dB")
             // Changed at once it would drop in one window; gliding, it takes the de-zipper time.
             #expect(steps.max()! < abs(total) / 3, "largest step \(steps.max()!) dB of \(total)")
-            let began = db.firstIndex { $0 < db.first! - 0.5 }!, ended = db.firstIndex { $0 < db.last! + 0.5 }!
+            let began = db.firstIndex { $0 < db.first! - 0.5 }!
+            let ended = db.firstIndex { $0 < db.last! + 0.5 }!
             let span = MediaTime(frames: Int64((ended - began) * 2 * window / 2), sampleRate: 48_000)
             #expect(
                 span >= engine.dezipperDuration
@@ -159,7 +162,8 @@ struct FilterTests {
                     return SampleAnalysis.rms(try engine.render(frames: 24_000))
                 }
             }
-            let plain = try musicLevel(nil), muffled = try musicLevel(.lowPass(cutoff: 2_000))
+            let plain = try musicLevel(nil)
+            let muffled = try musicLevel(.lowPass(cutoff: 2_000))
             #expect(plain > 0.1)
             #expect(abs(db(muffled, plain) + 7) < 1, "music under a music-bus low-pass: \(db(muffled, plain)) dB")
         }

@@ -1,9 +1,9 @@
+import Backbeat
+import BackbeatEngine
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import BackbeatTestFixtures
-import Backbeat
-import BackbeatTesting
-import BackbeatEngine
 
 /// Mix snapshots on rendered samples (offline engine, 48 kHz, 240-frame update step).
 @Suite("Mix snapshots")
@@ -235,7 +235,8 @@ struct MixSnapshotTests {
             #expect(from.blended(toward: to, fraction: 1) == to)
             try from.blended(toward: to, fraction: 0.37).validate()
         }
-        let eq = BusEffect.equalizer(), echo = BusEffect.echo(delay: MediaTime(seconds: 0.1))
+        let eq = BusEffect.equalizer()
+        let echo = BusEffect.echo(delay: MediaTime(seconds: 0.1))
         #expect(eq.blended(toward: echo, fraction: 0.49) == eq)
         #expect(eq.blended(toward: echo, fraction: 0.5) == echo)
         #expect(BusEffect.compressor(enabled: false).blended(toward: .compressor(), fraction: 0.6) == .compressor())

@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import BackbeatTestFixtures
-import Backbeat
+
 @testable import BackbeatEffects
-import BackbeatTesting
 
 /// The environment reverb on rendered samples: decay, sends, zones.
 @Suite("Environment reverb")
@@ -29,17 +30,29 @@ struct ReverbTests {
         }
         var integral = [Double](repeating: 0, count: frames)
         var sum = 0.0
-        for i in stride(from: frames - 1, through: 0, by: -1) { sum += energy[i]; integral[i] = sum }
+        for i in stride(from: frames - 1, through: 0, by: -1) {
+            sum += energy[i]
+            integral[i] = sum
+        }
         guard let total = integral.first, total > 0 else { return nil }
-        var xs: [Double] = [], ys: [Double] = []
+        var xs: [Double] = []
+        var ys: [Double] = []
         for i in stride(from: 0, to: frames, by: 48) {
             let db = 10 * log10(max(integral[i], 1e-30) / total)
-            if db <= -5 && db >= -25 { xs.append(Double(i) / sampleRate); ys.append(db) }
+            if db <= -5 && db >= -25 {
+                xs.append(Double(i) / sampleRate)
+                ys.append(db)
+            }
         }
         guard xs.count > 10 else { return nil }
-        let mx = xs.reduce(0, +) / Double(xs.count), my = ys.reduce(0, +) / Double(ys.count)
-        var num = 0.0, den = 0.0
-        for (x, y) in zip(xs, ys) { num += (x - mx) * (y - my); den += (x - mx) * (x - mx) }
+        let mx = xs.reduce(0, +) / Double(xs.count)
+        let my = ys.reduce(0, +) / Double(ys.count)
+        var num = 0.0
+        var den = 0.0
+        for (x, y) in zip(xs, ys) {
+            num += (x - mx) * (y - my)
+            den += (x - mx) * (x - mx)
+        }
         let slope = num / den  // dB per second, negative
         return slope < 0 ? -60 / slope : nil
     }
@@ -162,7 +175,8 @@ struct ReverbTests {
                 let before = SampleAnalysis.rms(try engine.render(frames: 2_400))
                 hall.level = -40
                 engine.setReverbParameters(hall, over: MediaTime(seconds: 1), curve: curve)
-                var gains: [Float] = [], blocks: [Float] = []
+                var gains: [Float] = []
+                var blocks: [Float] = []
                 for _ in 0..<(48_000 / engine.updateInterval) {
                     let block = try engine.render(frames: engine.updateInterval)
                     gains.append(engine.withLock { engine.environmentLocked.appliedGain })
@@ -171,7 +185,8 @@ struct ReverbTests {
                 return (gains, blocks, before)
             }
         }
-        let exponential = try render(.exponential), linear = try render(.linear)
+        let exponential = try render(.exponential)
+        let linear = try render(.linear)
         // The slot: each step's gain is the curve's value at the step's end, in dB a straight line.
         let steps = exponential.gains.count
         for (i, g) in exponential.gains.enumerated() {

@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatEffects
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// Volume, rate and pan glides on rendered samples (offline engine, 48 kHz, 240-frame update step).
 @Suite("Smooth parameters")

@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite("SoundBank")
 struct SoundBankTests {
@@ -99,7 +99,8 @@ struct SoundBankTests {
                 }
                 return out
             }
-            let a = try await render(), b = try await render()
+            let a = try await render()
+            let b = try await render()
             #expect(SampleAnalysis.peak(a) > 0.05 && a == b)
         }
     }

@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite("SoundEffect and Voice")
 struct SoundEffectTests {
@@ -105,8 +105,8 @@ struct SoundEffectTests {
                 name: "pan", engine: engine)
             sound.play(pan: 1)
             let out = try engine.render(frames: 10_000)
-            let left = SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2)),
-                right = SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2))
+            let left = SampleAnalysis.rms(SampleAnalysis.channel(out, 0, of: 2))
+            let right = SampleAnalysis.rms(SampleAnalysis.channel(out, 1, of: 2))
             #expect(right > 0.1)
             #expect(left < right * 0.05)
             sound.play(pan: -1)

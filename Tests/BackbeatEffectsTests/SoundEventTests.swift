@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTesting
+import Foundation
+import Testing
 
 @Suite("SoundEvent")
 struct SoundEventTests {
@@ -20,7 +20,8 @@ struct SoundEventTests {
             let event = try SoundEvent(name: "s", sounds: Self.tones(5, engine: engine), mode: .shuffle, seed: 11)
             var previous: Int?
             var orders = Set<[Int]>()
-            var twiceInARow = 0, badRounds = 0
+            var twiceInARow = 0
+            var badRounds = 0
             for _ in 0..<2_000 {
                 var round: [Int] = []
                 for _ in 0..<5 {
@@ -145,11 +146,13 @@ struct SoundEventTests {
             event.maximumInstances = 2
             event.stealPolicy = policy
             event.randomization = .init(volumeDecibels: -20...0)
-            let a = event.play(), b = event.play()
+            let a = event.play()
+            let b = event.play()
             _ = try engine.render(frames: 480)
             let c = event.play()
             _ = try engine.render(frames: 4_800)
-            let first = try #require(a.first), second = try #require(b.first)
+            let first = try #require(a.first)
+            let second = try #require(b.first)
             switch policy {
             case .oldest:
                 #expect(first.isFinished && !second.isFinished)
@@ -193,7 +196,8 @@ struct SoundEventTests {
                 buffer: TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 0.3)), name: "k", engine: engine)
             let event = try SoundEvent(name: "p", sounds: [tone], seed: 1234)
             event.randomization = .init(pitchCents: -300...300)
-            let low = 1_000 * pow(2, -300.0 / 1200), high = 1_000 * pow(2, 300.0 / 1200)
+            let low = 1_000 * pow(2, -300.0 / 1200)
+            let high = 1_000 * pow(2, 300.0 / 1200)
             var measured: [Double] = []
             for _ in 0..<16 {
                 let voice = try #require(event.play().first)
@@ -241,7 +245,9 @@ struct SoundEventTests {
                 return SampleAnalysis.peak(try engine.render(frames: 4_800))
             }
         }
-        let full = try peak(volume: 1), half = try peak(volume: 0.5), fromNaN = try peak(volume: .nan)
+        let full = try peak(volume: 1)
+        let half = try peak(volume: 0.5)
+        let fromNaN = try peak(volume: .nan)
         #expect(full > 0.05 && abs(half / full - 0.5) < 0.01)
         #expect(fromNaN == full, "NaN means 1")
     }

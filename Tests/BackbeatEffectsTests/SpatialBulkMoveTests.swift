@@ -1,10 +1,11 @@
-import Foundation
-import Testing
-import BackbeatTestFixtures
 import Backbeat
 import BackbeatSupport
-@testable import BackbeatEffects
+import BackbeatTestFixtures
 import BackbeatTesting
+import Foundation
+import Testing
+
+@testable import BackbeatEffects
 
 @Suite("Spatial: moving many voices at once")
 struct SpatialBulkMoveTests {
@@ -27,7 +28,8 @@ struct SpatialBulkMoveTests {
                 }
             }
             var out: [Float] = []
-            var farState = Voice.State.playing, backState = Voice.State.playing
+            var farState = Voice.State.playing
+            var backState = Voice.State.playing
             for frame in 0..<40 {
                 let t = Float(frame) / 50
                 var points = (0..<4).map { i -> Audio3DPoint in
@@ -59,7 +61,8 @@ struct SpatialBulkMoveTests {
     func places() throws {
         try withOfflineEngine { engine in
             let sound = try toneEffect(440, on: engine)
-            let a = sound.play(looping: .forever), b = sound.play(looping: .forever)
+            let a = sound.play(looping: .forever)
+            let b = sound.play(looping: .forever)
             try engine.moveVoices([a, b], to: [Audio3DPoint(x: 1, y: 0, z: 0), Audio3DPoint(x: 1, y: 0, z: 0)])
             _ = try engine.render(frames: 4_800)
             let right = try engine.render(frames: 9_600)

@@ -1,10 +1,11 @@
-import Foundation
-import Testing
-import BackbeatTestFixtures
 import Backbeat
 import BackbeatSupport
-@testable import BackbeatEffects
+import BackbeatTestFixtures
 import BackbeatTesting
+import Foundation
+import Testing
+
+@testable import BackbeatEffects
 
 /// Virtual voices out of earshot sleep in the pool's table (no update step
 /// visits them); these check that they keep their time, their rate, their
@@ -43,7 +44,8 @@ struct SpatialDormantTests {
         let returned = try Self.render(sampleRate: sampleRate, away: true, rate: rate)
         #expect(!reference.slept)
         #expect(returned.slept)
-        let a = SampleAnalysis.channel(reference.out, 0, of: 2), b = SampleAnalysis.channel(returned.out, 0, of: 2)
+        let a = SampleAnalysis.channel(reference.out, 0, of: 2)
+        let b = SampleAnalysis.channel(returned.out, 0, of: 2)
         #expect(SampleAnalysis.rms(a) > 0.1)
         let difference = zip(a, b).map { $0 - $1 }
         let ratio = 20 * log10(Double(SampleAnalysis.rms(difference)) / Double(SampleAnalysis.rms(a)))
@@ -114,7 +116,8 @@ struct SpatialDormantTests {
             let dormant = engine.withLock { voice.record.isDormant }
             let before = engine.dormantTransitions
             let (realized, virtualized) = (tally.realized, tally.virtualized)
-            var heard: [Float] = [], silent: [Float] = []
+            var heard: [Float] = []
+            var silent: [Float] = []
             for _ in 0..<5 {
                 voice.position = Audio3DPoint(x: 0, y: 0, z: -900)
                 _ = try engine.render(frames: 2_400)
@@ -272,7 +275,8 @@ struct SpatialDormantTests {
             let a = tone.play(at: nil, position: Self.far, looping: .forever)
             let b = tone.play(at: nil, position: Self.far, looping: .forever)
             var batch = [a, b]
-            let farA = Audio3DPoint(x: 0, y: 0, z: -6_000), farB = Audio3DPoint(x: 0, y: 0, z: -7_000)
+            let farA = Audio3DPoint(x: 0, y: 0, z: -6_000)
+            let farB = Audio3DPoint(x: 0, y: 0, z: -7_000)
             try engine.moveVoices(batch, to: [farA, farB])
             _ = try engine.render(frames: 960)
             #expect(engine.withLock { a.record.isDormant && b.record.isDormant })

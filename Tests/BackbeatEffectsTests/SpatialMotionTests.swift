@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTesting
+import Foundation
+import Testing
 
 /// Voices gliding along paths, a listener following a game object, and
 /// batched updates, measured on rendered samples and engine time.
@@ -55,7 +55,8 @@ struct SpatialMotionTests {
     @Test("move(to:) during a path glide goes on from where the path has got to: no jump, no pause")
     func straightGlideReplacesPath() throws {
         // 16 m/s across the listener, 1 m in front: 8 cm per update step, a large change of pan.
-        let a = Audio3DPoint(x: -8, y: 0, z: -1), b = Audio3DPoint(x: 8, y: 0, z: -1)
+        let a = Audio3DPoint(x: -8, y: 0, z: -1)
+        let b = Audio3DPoint(x: 8, y: 0, z: -1)
         func render(at frames: Int, switching: Bool) throws -> [Float] {
             try withOfflineEngine { engine in
                 let voice = try Self.tone(engine).play(looping: .forever)
@@ -113,7 +114,8 @@ struct SpatialMotionTests {
             }
         }
         let out = try render()
-        let start = Self.levels(Array(out[0..<9_600])), end = Self.levels(Array(out[86_400..<96_000]))
+        let start = Self.levels(Array(out[0..<9_600]))
+        let end = Self.levels(Array(out[86_400..<96_000]))
         #expect(start.left > start.right * 3, "starts on the left")
         #expect(end.right > end.left * 3, "ends on the right")
         #expect(try render() == out, "sample for sample the same")
@@ -201,7 +203,8 @@ struct SpatialMotionTests {
             _ = try Self.tone(engine).play(at: nil, position: Audio3DPoint(x: 2, y: 0, z: 0), looping: .forever)
             let facing = Audio3DVectorOrientation(
                 forward: Audio3DPoint(x: 0, y: 0, z: -1), up: Audio3DPoint(x: 0, y: 1, z: 0))
-            let camera = Audio3DPoint(x: 0, y: 0, z: 10), hero = Audio3DPoint.zero
+            let camera = Audio3DPoint(x: 0, y: 0, z: 10)
+            let hero = Audio3DPoint.zero
             engine.moveListener(camera: camera, orientation: facing, character: hero, ears: .character)
             #expect(engine.listenerPosition == hero)
             _ = try engine.render(frames: 4_800)

@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatEngine
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite("Spatial voices")
 struct SpatialTests {
@@ -191,7 +192,8 @@ struct SpatialTests {
             #expect(engine.listenerPosition == Audio3DPoint(x: 1, y: 2, z: 3))
             engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 45, pitch: 0, roll: 0)
             engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: .infinity, pitch: 0, roll: 0)
-            let zero = Audio3DPoint.zero, x = Audio3DPoint(x: 1, y: 0, z: 0)
+            let zero = Audio3DPoint.zero
+            let x = Audio3DPoint(x: 1, y: 0, z: 0)
             engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: zero, up: x)
             engine.listenerVectorOrientation = Audio3DVectorOrientation(forward: x, up: Audio3DPoint(x: -2, y: 0, z: 0))
             engine.listenerVectorOrientation = Audio3DVectorOrientation(
@@ -281,7 +283,9 @@ struct DopplerTests {
     /// The frequency of a steady tone, from its first and last rising zero
     /// crossings (each placed between samples by linear interpolation).
     static func frequency(_ samples: [Float], sampleRate: Int) -> Double {
-        var first: Double?, last = 0.0, cycles = -1
+        var first: Double?
+        var last = 0.0
+        var cycles = -1
         for i in 1..<samples.count where samples[i - 1] < 0 && samples[i] >= 0 {
             let t = Double(i - 1) + Double(-samples[i - 1]) / Double(samples[i] - samples[i - 1])
             if first == nil { first = t }
@@ -442,7 +446,8 @@ struct ConeTests {
         let lowBehind = try Self.level(frequency: 200, direction: Self.away, cone: dull)
         let highFacing = try Self.level(frequency: 12_000, direction: Self.towards, cone: dull)
         let highBehind = try Self.level(frequency: 12_000, direction: Self.away, cone: dull)
-        let lows = Self.decibels(lowBehind / lowFacing), highs = Self.decibels(highBehind / highFacing)
+        let lows = Self.decibels(lowBehind / lowFacing)
+        let highs = Self.decibels(highBehind / highFacing)
         #expect(abs(lows - Self.decibels(0.5)) < 1, "lows: \(lows) dB")
         #expect(highs < Self.decibels(0.5) - 10, "highs: \(highs) dB")
     }

@@ -1,9 +1,10 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatSupport
-@testable import BackbeatEffects
 import BackbeatTesting
+import Foundation
+import Testing
+
+@testable import BackbeatEffects
 
 @Suite("Virtual voices by audibility")
 struct VirtualVoiceTests {
@@ -55,7 +56,8 @@ struct VirtualVoiceTests {
         let returned = try Self.render(sampleRate: sampleRate, away: Self.awayFrames)
         #expect(returned.virtualWhileFar)
         #expect(returned.loops == reference.loops)
-        let a = SampleAnalysis.channel(reference.out, 0, of: 2), b = SampleAnalysis.channel(returned.out, 0, of: 2)
+        let a = SampleAnalysis.channel(reference.out, 0, of: 2)
+        let b = SampleAnalysis.channel(returned.out, 0, of: 2)
         #expect(SampleAnalysis.rms(a) > 0.1)
         // Cross-correlation over ±200 frames peaks at lag 0.
         func correlation(_ lag: Int) -> Double {

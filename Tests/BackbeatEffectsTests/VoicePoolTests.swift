@@ -1,8 +1,9 @@
+import Backbeat
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatEffects
-import BackbeatTesting
 
 @Suite("VoicePool")
 struct VoicePoolTests {
@@ -104,7 +105,8 @@ struct VoicePoolTests {
             #expect(looping.state == .playing)
             let expected = looping.currentTime.seconds
             let out = try engine.render(frames: 480)
-            let heard = SampleAnalysis.channel(out, 0, of: 2)[240] / 0.5957  // mono straight ahead is 0.5957 per channel
+            // Mono straight ahead is 0.5957 per channel.
+            let heard = SampleAnalysis.channel(out, 0, of: 2)[240] / 0.5957
             #expect(abs(Double(heard) - (expected + 0.005)) < 0.02)
         }
     }
@@ -134,7 +136,8 @@ struct VoicePoolTests {
                         frequency: 200 + 100 * Double($0), duration: MediaTime(seconds: 0.05 + 0.02 * Double($0))),
                     name: "s\($0)", engine: engine)
             }
-            let sources = engine.device.liveSources.count, buffers = engine.device.liveBuffers.count
+            let sources = engine.device.liveSources.count
+            let buffers = engine.device.liveBuffers.count
             var triggered = 0
             while triggered < 100_000 {
                 for i in 0..<100 {

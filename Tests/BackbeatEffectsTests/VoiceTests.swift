@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTesting
+import Foundation
+import Testing
 
 /// A voice's own distance curve, source radius and rendering algorithm, on rendered samples.
 @Suite("Voice rendering: distance override, source radius, pass-through")
@@ -88,7 +88,10 @@ struct VoiceTests {
             let placed = try Self.heard(engine) { voice.position = Audio3DPoint(x: 3, y: 0, z: 0) }
             #expect(abs(Self.decibels(placed.left / centred.left)) < 0.1, "no distance, no side")
             #expect(placed.right < placed.left * 0.001)
-            let panned = try Self.heard(engine) { voice.position = nil; voice.pan = 1 }
+            let panned = try Self.heard(engine) {
+                voice.position = nil
+                voice.pan = 1
+            }
             #expect(abs(Self.decibels(panned.left / centred.left)) < 0.1, "no pan either")
             // Placed again: 3 m to the right, attenuated and heard on the right.
             let spatial = try Self.heard(engine) {

@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatOpenAL
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// Plays `pcm` once on a fresh source through the OpenAL door.
 private func playRaw(_ pcm: PCMBuffer, on engine: AudioEngine) throws {
@@ -24,7 +25,8 @@ struct AudioEngineTests {
         try withOfflineEngine { engine in
             try playRaw(TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5), amplitude: 0.5), on: engine)
             let out = try engine.render(frames: 48_000)
-            let left = SampleAnalysis.channel(out, 0, of: 2), right = SampleAnalysis.channel(out, 1, of: 2)
+            let left = SampleAnalysis.channel(out, 0, of: 2)
+            let right = SampleAnalysis.channel(out, 1, of: 2)
             // OpenAL Soft 1.19 pans a mono source straight ahead into each
             // stereo channel at a gain of 0.5957 (-4.5 dB).
             let playing = left[1_000..<23_000]
@@ -50,7 +52,8 @@ struct AudioEngineTests {
                 return out
             }
         }
-        let first = try scene(), second = try scene()
+        let first = try scene()
+        let second = try scene()
         #expect(first == second)
         #expect(SampleAnalysis.peak(first) > 0.1)
     }

@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// Engine calls work from any thread, whatever OpenAL context that thread
 /// last had current: a game thread that never rendered, or one that last
@@ -16,7 +17,8 @@ import BackbeatTestFixtures
                 buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.5)), name: "s", engine: engine)
             let done = DispatchSemaphore(value: 0)
             let thread = Thread {
-                sound.play(); done.signal()
+                sound.play()
+                done.signal()
             }
             thread.start()
             done.wait()
@@ -113,7 +115,8 @@ import BackbeatTestFixtures
             let tone = try SoundEffect(
                 buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 0.1)),
                 name: "tone", engine: engine)
-            let handlerBlocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let handlerBlocked = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
             let blockedAt = LockedValueBox<MediaTime?>(nil)
             let token = engine.observe { event in
                 guard case .voiceStarted = event, blockedAt.withLockedValue({ $0 == nil }) else { return }
@@ -133,7 +136,8 @@ import BackbeatTestFixtures
             engine.shutdown()
             let samples = try Media.read(url, settings: AudioFormat(sampleRate: 48_000, channelCount: 2)).floats
             let left = SampleAnalysis.channel(samples, 0, of: 2)
-            let from = Int(start.seconds * 48_000) + 4_800, to = from + 19_200
+            let from = Int(start.seconds * 48_000) + 4_800
+            let to = from + 19_200
             #expect(left.count >= to)
             if left.count >= to {
                 // 40 cycles of 480 Hz in each 100 ms window while the handler was blocked: the tone never stopped.
@@ -154,12 +158,14 @@ import BackbeatTestFixtures
             let tick = try SoundEffect(
                 buffer: TestSignal.sine(frequency: 480, duration: MediaTime(seconds: 0.001)),
                 name: "tick", engine: engine)
-            let blocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let blocked = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
             let first = LockedValueBox(true)
             let token = engine.observe { _ in
                 guard
                     first.withLockedValue({ value in
-                        defer { value = false }; return value
+                        defer { value = false }
+                        return value
                     })
                 else { return }
                 blocked.signal()
@@ -200,7 +206,8 @@ import BackbeatTestFixtures
                 events: [
                     .init(at: MediaTime(seconds: 0.05), .otherAudioStarted(name: "radio"))
                 ])
-            let observerBlocked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let observerBlocked = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
             let blockedAt = LockedValueBox<MediaTime?>(nil)
             let token = engine.session.observe { _ in
                 guard blockedAt.withLockedValue({ $0 == nil }) else { return }

@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTestFixtures
 import BackbeatTesting
+import Foundation
+import Testing
 
 /// The bus effects beyond echo, ring modulator and equalizer, on rendered samples.
 @Suite("Bus effect kinds")
@@ -51,9 +51,11 @@ struct BusEffectKindTests {
                 return SampleAnalysis.rms(SampleAnalysis.channel(try engine.render(frames: 24_000), 0, of: 2))
             }
         }
-        let quietOn = try level(0.1, voices: 1, true), quietOff = try level(0.1, voices: 1, false)
+        let quietOn = try level(0.1, voices: 1, true)
+        let quietOff = try level(0.1, voices: 1, false)
         #expect(abs(db(quietOn, quietOff) - 6.02) < 0.5, "quiet: \(db(quietOn, quietOff)) dB")
-        let loudOn = try level(0.8, voices: 2, true), loudOff = try level(0.8, voices: 2, false)
+        let loudOn = try level(0.8, voices: 2, true)
+        let loudOff = try level(0.8, voices: 2, false)
         #expect(db(loudOn, loudOff) < -2, "loud: \(db(loudOn, loudOff)) dB")
         // Off, the slot passes the wet signal unchanged: the level of no bus effect.
         let dry = SampleAnalysis.rms(try tone(1_000, amplitude: 0.1, nil))
@@ -165,7 +167,8 @@ struct BusEffectKindTests {
 
     /// The amplitude-weighted mean frequency of a 200 Hz sawtooth's first 40 harmonics in `window`.
     private func centroid(_ window: [Float]) -> Double {
-        var sum = 0.0, weight = 0.0
+        var sum = 0.0
+        var weight = 0.0
         for k in 1...40 {
             let f = 200.0 * Double(k)
             let a = Double(at(window, f))
@@ -318,7 +321,8 @@ struct BusEffectKindTests {
         #expect(at(plain.steady, 700) < at(both.steady, 700) / 100)
         // The reverb applies at its full send: the tail at 1 kHz is as loud as
         // with no bus effect (the bus effect's wet/dry does not lower the reverb send).
-        let tail = at(both.tail, 1_000), plainTail = at(plain.tail, 1_000)
+        let tail = at(both.tail, 1_000)
+        let plainTail = at(plain.tail, 1_000)
         #expect(plainTail > 0.001, "no reverb tail: \(plainTail)")
         #expect(abs(db(tail, plainTail)) < 1, "tail \(db(tail, plainTail)) dB against no bus effect")
         // No chaining: the ring modulator's output does not reach the reverb.
@@ -335,10 +339,12 @@ struct BusEffectKindTests {
         // The bus effect is skipped: nothing at 700 or 1300 Hz.
         #expect(at(both.steady, 700) < 1e-3 && at(both.steady, 1_300) < 1e-3)
         // The voice stays fully dry: its 1 kHz (direct and reverb) as with no bus effect.
-        let steady = at(both.steady, 1_000), plainSteady = at(plain.steady, 1_000)
+        let steady = at(both.steady, 1_000)
+        let plainSteady = at(plain.steady, 1_000)
         #expect(abs(db(steady, plainSteady)) < 0.1, "1 kHz \(db(steady, plainSteady)) dB against no bus effect")
         // The reverb keeps the one send.
-        let tail = at(both.tail, 1_000), plainTail = at(plain.tail, 1_000)
+        let tail = at(both.tail, 1_000)
+        let plainTail = at(plain.tail, 1_000)
         #expect(plainTail > 0.001, "no reverb tail: \(plainTail)")
         #expect(abs(db(tail, plainTail)) < 0.1, "tail \(db(tail, plainTail)) dB against no bus effect")
     }

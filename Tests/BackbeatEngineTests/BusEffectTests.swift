@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import BackbeatTestFixtures
-import Backbeat
-import BackbeatTesting
 
 /// Bus effects (echo, ring modulator, equalizer) on rendered samples.
 @Suite("Bus effects")

@@ -1,11 +1,12 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-@testable import BackbeatEngine
+
 @testable import BackbeatEffects
-import BackbeatTestFixtures
-import BackbeatSupport
-import BackbeatTesting
+@testable import BackbeatEngine
 
 @Suite("Device loss")
 struct DeviceLossTests {
@@ -43,7 +44,8 @@ struct DeviceLossTests {
         var sawRouteChange = false
         while let update = await iterator.next() {
             if case .event(.routeChange(reason: .oldDeviceUnavailable, _, _), .system) = update.cause {
-                sawRouteChange = true; break
+                sawRouteChange = true
+                break
             }
         }
         #expect(sawRouteChange)
@@ -55,7 +57,8 @@ struct DeviceLossTests {
             let sound = try SoundEffect(
                 buffer: TestSignal.sine(frequency: 440, duration: MediaTime(seconds: 0.2)), name: "beep", engine: engine
             )
-            let sources = engine.device.liveSources.count, buffers = engine.device.liveBuffers.count
+            let sources = engine.device.liveSources.count
+            let buffers = engine.device.liveBuffers.count
             engine.simulateDeviceLoss()
             #expect(engine.device.liveSources.count == sources)
             #expect(engine.device.liveBuffers.count == buffers)
@@ -140,7 +143,8 @@ struct DeviceLossRedecodeTests {
                 let voice = sound.play(looping: .forever)
                 _ = try engine.render(frames: 48_000)
                 let before = voice.currentTime.seconds
-                let sources = engine.device.liveSources.count, buffers = engine.device.liveBuffers.count
+                let sources = engine.device.liveSources.count
+                let buffers = engine.device.liveBuffers.count
                 let order = Order()
                 engine.withLock {
                     engine.effectCacheLocked.decodeObserver = { name in
@@ -181,7 +185,8 @@ struct DeviceLossRedecodeTests {
                 let voice = sound.play(looping: .forever)
                 _ = try engine.render(frames: 48_000)
                 let before = voice.currentTime.seconds
-                let sources = engine.device.liveSources.count, buffers = engine.device.liveBuffers.count
+                let sources = engine.device.liveSources.count
+                let buffers = engine.device.liveBuffers.count
                 let order = Order()
                 engine.withLock {
                     engine.effectCacheLocked.decodeObserver = { name in

@@ -1,11 +1,12 @@
+import Backbeat
+import BackbeatSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Testing
-import Backbeat
-import BackbeatSupport
 
 /// The engine lock's debug-build check: a `…Locked` member reached without
 /// the lock traps, and the same member with the lock held does not.

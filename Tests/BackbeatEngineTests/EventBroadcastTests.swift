@@ -1,9 +1,9 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatSupport
-import BackbeatTesting
 import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
 
 /// The one event primitive: handlers removable by token, bounded streams, and
 /// where handlers run.

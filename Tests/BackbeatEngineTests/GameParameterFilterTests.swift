@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTesting
+import Foundation
+import Testing
 
 @Suite("GameParameter filter cutoff")
 struct GameParameterFilterTests {

@@ -1,11 +1,12 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatEngine
 @testable import BackbeatMusic
-import BackbeatTesting
-import BackbeatTestFixtures
-import BackbeatSupport
 
 /// Game parameters: slew in engine time, curves, and what they drive (layers, volume, a voice's pitch).
 @Suite("GameParameter")
@@ -51,9 +52,14 @@ struct GameParameterTests {
     @Test("Intensity brings the drums layer in through its curve; the bass layer stays")
     func drivesLayer() throws {
         try withTemporaryDirectory { dir in
-            var bassSamples = [Float](repeating: 0, count: 96_000 * 2), drumSamples = bassSamples
-            for i in 0..<96_000 { bassSamples[2 * i] = 0.2; drumSamples[2 * i + 1] = 0.2 }
-            let bass = dir.appendingPathComponent("bass.wav"), drums = dir.appendingPathComponent("drums.wav")
+            var bassSamples = [Float](repeating: 0, count: 96_000 * 2)
+            var drumSamples = bassSamples
+            for i in 0..<96_000 {
+                bassSamples[2 * i] = 0.2
+                drumSamples[2 * i + 1] = 0.2
+            }
+            let bass = dir.appendingPathComponent("bass.wav")
+            let drums = dir.appendingPathComponent("drums.wav")
             try Songs.write(bassSamples, to: bass)
             try Songs.write(drumSamples, to: drums)
             try withOfflineEngine { engine in

@@ -1,9 +1,9 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import BackbeatTestFixtures
-import Backbeat
-import BackbeatTesting
-import BackbeatSupport
 
 @Suite("HRTF: interaural time, data sets and output type")
 struct HRTFSelectionTests {

@@ -1,11 +1,12 @@
-import Foundation
-import Testing
-import BackbeatTestFixtures
 import Backbeat
 import BackbeatSupport
-@testable import BackbeatEngine
-@testable import BackbeatEffects
+import BackbeatTestFixtures
 import BackbeatTesting
+import Foundation
+import Testing
+
+@testable import BackbeatEffects
+@testable import BackbeatEngine
 
 /// An offline render steps only the update periods that have work, and has
 /// OpenAL mix a stretch without any in one call. These render the same
@@ -40,7 +41,8 @@ struct OfflineStepTests {
             // Voice numbers differ from engine to engine: each is renamed by its first appearance.
             var names: [String: String] = [:]
             take.events = log.lock.withLock { log.events }.map { event in
-                var out = "", rest = Substring(event)
+                var out = ""
+                var rest = Substring(event)
                 while let hash = rest.firstIndex(of: "#") {
                     out += rest[..<hash]
                     let digits = rest[rest.index(after: hash)...].prefix { $0.isNumber }
@@ -77,7 +79,8 @@ struct OfflineStepTests {
         ]
         func points(at t: Double) -> [Audio3DPoint] {
             (0..<400).map { i in
-                let phase = Double(i) * 0.7, period = 1.5 + Double(i % 13) * 0.25
+                let phase = Double(i) * 0.7
+                let period = 1.5 + Double(i % 13) * 0.25
                 let exponent = 2.2 + 3.5 * sin(2 * .pi * t / period + phase)
                 let distance = pow(10, min(max(exponent, 0), 4.5))
                 let bearing = Double(i) * 2.4 + 0.3 * t
@@ -147,7 +150,8 @@ struct OfflineStepTests {
     func virtualTimeStandsWhileTheBusPauses() throws {
         func script(_ engine: AudioEngine, _ render: (Int) throws -> Void) throws {
             let tone = try toneEffect(440, on: engine)
-            let far = Audio3DPoint(x: 0, y: 0, z: -5_000), near = Audio3DPoint(x: 1, y: 0, z: -1)
+            let far = Audio3DPoint(x: 0, y: 0, z: -5_000)
+            let near = Audio3DPoint(x: 1, y: 0, z: -1)
             // A cone keeps a virtual voice awake; without one it sleeps in the table.
             let awake = tone.play(at: nil, volume: 0.5, position: far, looping: .forever)
             awake.direction = Audio3DPoint(x: 0, y: 0, z: 1)

@@ -1,10 +1,11 @@
+import Backbeat
+import BackbeatLibrary
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatEngine
-import BackbeatLibrary
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// The session contract checked on rendered output with all three kinds of
 /// sound at once: a queue player (the game's own music, DC 0.1), the
@@ -155,7 +156,8 @@ struct SessionPlayersTests {
             #expect(queue.timeControlStatus == .interrupted)
             #expect(music.playbackState == .interrupted)
             #expect(voice.state == .paused)
-            let queueAt = queue.currentPlaybackTime, musicAt = music.currentPlaybackTime.seconds
+            let queueAt = queue.currentPlaybackTime
+            let musicAt = music.currentPlaybackTime.seconds
             _ = try engine.render(frames: 9_600)
             #expect(queue.currentPlaybackTime == queueAt)
             engine.session.post(.interruptionEnded(shouldResume: true))

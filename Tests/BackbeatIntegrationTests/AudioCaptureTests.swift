@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// Capture (ALC_EXT_CAPTURE) on a real sound server: the engine plays a tone
 /// into a null sink, and capture hears it on that sink's monitor. The scenes

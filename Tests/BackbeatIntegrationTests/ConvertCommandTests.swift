@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTestFixtures
+import Foundation
+import Testing
 
 /// The command-line tool, run as a subprocess (``BackbeatTool``). This checks
 /// what users see — exit status, the single stderr line, the files left on

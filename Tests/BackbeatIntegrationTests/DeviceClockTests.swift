@@ -1,9 +1,9 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatSupport
-import BackbeatTesting
 import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
 
 /// Engine time on a real device: `play(at:)` lands where it was asked, and
 /// `currentTime` moves with the device's own count of frames, checked on the

@@ -1,9 +1,9 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatSupport
-import BackbeatTesting
 import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
 
 /// An engine on the default device follows the server's default output; one
 /// opened on a named device stays there.

@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// `backbeat info` on a real PulseAudio server (a private one), run as a
 /// child process: OpenAL picks its backends once per process, so a device

@@ -1,10 +1,11 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
-import BackbeatTesting
-import BackbeatTestFixtures
-import BackbeatSupport
 
 /// `backbeat play FILE [--output OUT.wav] [--duration SECONDS] [--loops N]`, rendered to files.
 @Suite("PlayCommand")
@@ -35,7 +36,8 @@ struct PlayCommandTests {
     @Test("Without loop points: the whole file, sample for sample; --duration cuts it; --loops is ignored")
     func plainFile() throws {
         try withTemporaryDirectory { dir in
-            let song = dir.appendingPathComponent("song.wav"), out = dir.appendingPathComponent("out.wav")
+            let song = dir.appendingPathComponent("song.wav")
+            let out = dir.appendingPathComponent("out.wav")
             let file = Songs.sineFrames(0..<48_000)
             try Songs.write(file, to: song)
             let whole = try Self.play([song.path], output: out)
@@ -55,7 +57,8 @@ struct PlayCommandTests {
     @Test("With loop points: intro, the loop N times, the tail; with --duration the loop runs to the duration")
     func loopedFile() async throws {
         try await withTemporaryDirectoryAsync { dir in
-            let song = dir.appendingPathComponent("level.ogg"), out = dir.appendingPathComponent("out.wav")
+            let song = dir.appendingPathComponent("level.ogg")
+            let out = dir.appendingPathComponent("out.wav")
             var tags = AudioTags()
             tags.loopPoints = try LoopPoints(start: 12_000, end: 36_000)
             try await Media.write(Fixtures.music(seconds: 1, sampleRate: 48_000), to: song, as: .oggVorbis, tags: tags)
@@ -87,7 +90,8 @@ struct PlayCommandTests {
     @Test("Bad input: one typed line on standard error, exit 1, no output file")
     func badInput() throws {
         try withTemporaryDirectory { dir in
-            let song = dir.appendingPathComponent("song.wav"), out = dir.appendingPathComponent("out.wav")
+            let song = dir.appendingPathComponent("song.wav")
+            let out = dir.appendingPathComponent("out.wav")
             try Songs.write(Songs.sineFrames(0..<4_800), to: song)
             let corrupt = try Songs.corrupt(in: dir)
             let cases: [([String], String)] = [

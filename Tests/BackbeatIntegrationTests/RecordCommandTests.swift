@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// `backbeat record OUT --duration SECONDS [--device NAME]`, run as a child
 /// process on a private sound server while a device scene plays a 1 kHz tone

@@ -1,8 +1,9 @@
+import Backbeat
+import BackbeatLibrary
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatLibrary
-import BackbeatLibrary
 
 /// Inputs the fuzzers (`make fuzz`) found crashing, kept so they never crash again.
 @Suite("Fuzz regressions")
@@ -90,12 +91,14 @@ struct FuzzRegressionTests {
     @Test("XSPF holding NUL (UTF-16 without a byte-order mark) is a typed error, not a crash")
     func xspfWithNUL() throws {
         let url = URL(fileURLWithPath: "/fuzz/crash.xspf")
-        let crash = Data([0x3C, 0x00, 0x3F, 0x00, 0x78, 0x00, 0x3F, 0x00, 0x3E, 0x00, 0x00])  // "<?x?>" in UTF-16LE, no BOM
+        // "<?x?>" in UTF-16LE, no BOM.
+        let crash = Data([0x3C, 0x00, 0x3F, 0x00, 0x78, 0x00, 0x3F, 0x00, 0x3E, 0x00, 0x00])
         let error = try #require(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(crash, url: url) }
         #expect(error.code == .invalidPlaylist)
         var withBOM = Data([0xFF, 0xFE])
         for unit in "<playlist><title>a\u{0}b</title></playlist>".utf16 {
-            withBOM.append(UInt8(unit & 0xFF)); withBOM.append(UInt8(unit >> 8))
+            withBOM.append(UInt8(unit & 0xFF))
+            withBOM.append(UInt8(unit >> 8))
         }
         #expect(throws: BackbeatError.self) { try PlaylistReader.parseXSPF(withBOM, url: url) }
     }
@@ -109,7 +112,8 @@ struct FuzzRegressionTests {
         #expect(try PlaylistReader.parseXSPF(latin1, url: url).entries == ["Café.ogg"])
         var utf16 = Data([0xFF, 0xFE])
         for unit in "<?xml version=\"1.0\" encoding=\"UTF-16\"?><playlist><title>Ünï</title></playlist>".utf16 {
-            utf16.append(UInt8(unit & 0xFF)); utf16.append(UInt8(unit >> 8))
+            utf16.append(UInt8(unit & 0xFF))
+            utf16.append(UInt8(unit >> 8))
         }
         #expect(try PlaylistReader.parseXSPF(utf16, url: url).name == "Ünï")
     }

@@ -1,10 +1,11 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
 import Foundation
 import GRDB
 import Testing
-import Backbeat
+
 @testable import BackbeatLibrary
-import BackbeatSupport
-import BackbeatTestFixtures
 
 /// The index holds what a player cannot get back (play counts, playlists):
 /// only damage that SQLite itself reports moves it aside; everything else is

@@ -1,9 +1,10 @@
-import Foundation
-import Testing
 import Backbeat
-@testable import BackbeatLibrary
 import BackbeatLibrary
 import BackbeatTestFixtures
+import Foundation
+import Testing
+
+@testable import BackbeatLibrary
 
 @Suite struct LibraryPlaylistReaderTests {
     @Test func m3uSkipsCommentsAndReadsLatin1() {

@@ -1,9 +1,9 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatLibrary
-import BackbeatTesting
 import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
 
 @Suite struct LoudnessAnalysisTests {
     /// A 997 Hz sine of peak 0.5 in a mono WAV: -3.01 LUFS at full scale, so -9.03 LUFS; true peak -6.02 dBTP.

@@ -1,10 +1,11 @@
-import Foundation
-import Testing
 import Backbeat
-@testable import BackbeatLibrary
 import BackbeatLibrary
 import BackbeatTestFixtures
 import CStb
+import Foundation
+import Testing
+
+@testable import BackbeatLibrary
 
 @Suite struct MediaItemArtworkTests {
     @Test func embeddedArtworkIsScaledToTheRequestedSize() throws {
@@ -63,7 +64,9 @@ import CStb
     /// What stb itself makes of `data`: proves a test picture is one stb would decode.
     private func stbSize(_ data: Data) -> (Int32, Int32)? {
         data.withUnsafeBytes { raw in
-            var w: Int32 = 0, h: Int32 = 0, comp: Int32 = 0
+            var w: Int32 = 0
+            var h: Int32 = 0
+            var comp: Int32 = 0
             let base = raw.bindMemory(to: UInt8.self).baseAddress!
             guard let pixels = stbi_load_from_memory(base, Int32(raw.count), &w, &h, &comp, 4) else { return nil }
             stbi_image_free(pixels)

@@ -1,10 +1,11 @@
+import Backbeat
+import BackbeatLibrary
+import BackbeatTestFixtures
 import Foundation
 import GRDB
 import Testing
-import Backbeat
+
 @testable import BackbeatLibrary
-import BackbeatLibrary
-import BackbeatTestFixtures
 
 @Suite struct MediaLibraryTests {
     @Test func persistentIDSurvivesRenameMoveAndRescanAndKeepsPlayStatistics() throws {
@@ -120,7 +121,8 @@ import BackbeatTestFixtures
             }
             let counts = try await withThrowingTaskGroup(of: [Int].self) { group in
                 group.addTask {
-                    _ = try library.scan(); return []
+                    _ = try library.scan()
+                    return []
                 }
                 for _ in 0..<3 {
                     group.addTask {

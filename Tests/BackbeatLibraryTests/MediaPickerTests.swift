@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatLibrary
 import BackbeatTestFixtures
+import Foundation
+import Testing
 
 @Suite struct MediaPickerTests {
     @Test func browsesByCategoryWithinTheMediaTypes() throws {

@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatLibrary
 import Foundation
 import GRDB
 import Testing
-import Backbeat
+
 @testable import BackbeatLibrary
-import BackbeatLibrary
 
 /// Collections grouped by SQLite (`GROUP BY` over sort name and key, first
 /// items only) are the collections a run over every ordered item makes.

@@ -1,16 +1,18 @@
+import Backbeat
+import BackbeatTestFixtures
 import Foundation
 import GRDB
 import Testing
-import Backbeat
+
 @testable import BackbeatLibrary
-import BackbeatTestFixtures
 
 /// A root that cannot be reached (an unmounted drive) keeps its items, marked
 /// unavailable, with their play counts and playlists, until a scan reaches it again.
 @Suite struct UnavailableRootTests {
     @Test func itemsOfAnUnreachableRootStayMarkedUnavailableUntilItIsBack() throws {
         try withTemporaryDirectory { directory in
-            let drive = directory.appendingPathComponent("drive"), home = directory.appendingPathComponent("home")
+            let drive = directory.appendingPathComponent("drive")
+            let home = directory.appendingPathComponent("home")
             try LibraryFixture.write(
                 drive.appendingPathComponent("one.ogg"), tags: AudioTags(title: "One"), frequency: 400)
             try LibraryFixture.write(
@@ -54,8 +56,8 @@ import BackbeatTestFixtures
     /// An index of the first schema (no availability) opens and is migrated in place.
     @Test func anIndexOfTheFirstSchemaIsMigrated() throws {
         try withTemporaryDirectory { directory in
-            let root = directory.appendingPathComponent("music"),
-                index = directory.appendingPathComponent("index.sqlite")
+            let root = directory.appendingPathComponent("music")
+            let index = directory.appendingPathComponent("index.sqlite")
             try LibraryFixture.write(root.appendingPathComponent("a.ogg"), tags: AudioTags(title: "A"), frequency: 440)
             do {
                 let library = try MediaLibrary(roots: [root], index: .file(index))

@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite struct AssetReaderTests {
     /// 48 kHz to 44.1 kHz keeps a sine's frequency and the duration (frame count within ±1).
@@ -30,7 +30,8 @@ import BackbeatTestFixtures
 
     @Test func nilSettingsGiveNativePCM() async throws {
         try await withTemporaryDirectory { dir in
-            let wav = dir.appendingPathComponent("a.wav"), ogg = dir.appendingPathComponent("a.ogg")
+            let wav = dir.appendingPathComponent("a.wav")
+            let ogg = dir.appendingPathComponent("a.ogg")
             try await Media.write(Media.int16Signal(frames: 5000, channels: 1, sampleRate: 22_050), to: wav, as: .wav)
             try await Media.write(Fixtures.music(seconds: 0.2, sampleRate: 32_000), to: ogg, as: .oggVorbis)
             #expect(
@@ -76,7 +77,10 @@ import BackbeatTestFixtures
                 url, settings: AudioFormat(sampleRate: 8000, channelCount: 2, isInterleaved: false),
                 framesPerBuffer: 250)
             for buffer in planar.buffers {
-                guard case .float32(let s) = buffer.samples else { Issue.record("not float"); continue }
+                guard case .float32(let s) = buffer.samples else {
+                    Issue.record("not float")
+                    continue
+                }
                 #expect(s == [Float](repeating: 0.5, count: 250) + [Float](repeating: -0.25, count: 250))
                 #expect(buffer.channel(1) == [Float](repeating: -0.25, count: 250))
             }

@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite("AudioArchive")
 struct AudioArchiveTests {
@@ -21,7 +22,8 @@ struct AudioArchiveTests {
         try await Media.write(Media.int16Signal(frames: 22_050), to: hit, as: .flac)
         let blip = root.appendingPathComponent("sfx/blip.wav")
         try await Media.write(Media.int16Signal(frames: 11_025, channels: 1), to: blip, as: .wav)
-        let stored = dir.appendingPathComponent("stored.zip"), deflated = dir.appendingPathComponent("deflated.zip")
+        let stored = dir.appendingPathComponent("stored.zip")
+        let deflated = dir.appendingPathComponent("deflated.zip")
         for (level, zip) in [("-0", stored), ("-9", deflated)] {
             let r = try runTool("sh", ["-c", "cd '\(root.path)' && zip -q -r \(level) '\(zip.path)' music sfx"])
             #expect(r.status == 0, "zip: \(r.stderr)")
@@ -45,7 +47,9 @@ struct AudioArchiveTests {
                     }
                     let expected = try AudioByteSourceTests.int16s(AudioAsset(url: url))
                     #expect(expected.count > 20_000)
-                    #expect(try AudioByteSourceTests.int16s(archive.asset(path: path)) == expected, "\(zip.lastPathComponent):\(path)")
+                    #expect(
+                        try AudioByteSourceTests.int16s(archive.asset(path: path)) == expected,
+                        "\(zip.lastPathComponent):\(path)")
                     let asset = try #require(try AudioArchive.asset(reference: zip.path + ":" + path))
                     #expect(try await asset.load(.frameCount) == AudioAsset(url: url).load(.frameCount))
                     #expect(asset.url.absoluteString.hasSuffix(".zip:" + path))

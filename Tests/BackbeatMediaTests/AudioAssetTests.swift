@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite struct AudioAssetTests {
     @Test func loadsPropertiesOfEachFormat() async throws {
@@ -121,7 +121,8 @@ import BackbeatTestFixtures
         try await withTemporaryDirectory { dir in
             var seed: UInt64 = 99
             let bytes = (0..<5000).map { _ in
-                seed = seed &* 6_364_136_223_846_793_005 &+ 1442695040888963407; return UInt8(seed >> 56)
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(seed >> 56)
             }
             let url = dir.appendingPathComponent("noise.ogg")
             try Data(bytes).write(to: url)
@@ -146,7 +147,8 @@ import BackbeatTestFixtures
             try await Media.write(Media.int16Signal(frames: 100), to: wav, as: .wav)
             var bytes = [UInt8](try Data(contentsOf: wav))
             let fmt = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4] == Array("fmt ".utf8)[...] })
-            bytes[fmt + 8] = 0xFF; bytes[fmt + 9] = 0
+            bytes[fmt + 8] = 0xFF
+            bytes[fmt + 9] = 0
             try Data(bytes).write(to: wav)
             await Self.expectError(wav, .unsupportedCodec, reason: "AAC")
 

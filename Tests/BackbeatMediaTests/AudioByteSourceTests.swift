@@ -1,15 +1,22 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
-import BackbeatSupport
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// A game's byte source over `Data` that counts what is read, and can lie.
 final class CountingSource: AudioByteSource, @unchecked Sendable {
     // @unchecked: the counters are behind `lock`; `data` and the lies are immutable.
-    enum Lie { case none, size(Int64), endsAt(Int), throwsAt(Int), returnsTooMuch }
+    enum Lie {
+        case none
+        case size(Int64)
+        case endsAt(Int)
+        case throwsAt(Int)
+        case returnsTooMuch
+    }
     struct ThrownByTheGame: Error {}
 
     let data: Data

@@ -1,6 +1,7 @@
+import Backbeat
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
 
 @Suite struct AudioTagsTests {
@@ -67,7 +68,10 @@ import Backbeat
         for _ in 0..<2000 {
             var bytes = [UInt8]()
             let n = Int(seed % 97)
-            for _ in 0..<n { seed = seed &* 6_364_136_223_846_793_005 &+ 1; bytes.append(UInt8(seed >> 56)) }
+            for _ in 0..<n {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1
+                bytes.append(UInt8(seed >> 56))
+            }
             seed = seed &* 6_364_136_223_846_793_005 &+ 1
             if case .success(let art) = PictureBlock.parse(Data(bytes)) { #expect(art.data.count < n) }
         }

@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// Ogg Opus and MP3 decoded through Backbeat (libsndfile) against the
 /// reference decoders, `opusdec` (opus-tools) and `mpg123`, on files the
@@ -57,7 +57,8 @@ import BackbeatTestFixtures
     /// The RMS of `decoded − reference` in dB below the reference's RMS, per
     /// channel (the worse one), after lining `decoded` up with `reference`.
     static func errorDecibels(_ decoded: [Float], _ reference: [Float], channels: Int) -> (Float, lag: Int) {
-        var worst = -Float.infinity, lag = 0
+        var worst = -Float.infinity
+        var lag = 0
         for channel in 0..<channels {
             let a = SampleAnalysis.channel(reference, channel, of: channels)
             let b = SampleAnalysis.channel(decoded, channel, of: channels)
@@ -65,7 +66,9 @@ import BackbeatTestFixtures
             let window = Array(a[start..<min(a.count, start + 4_800)])
             let shift = SampleAnalysis.crossCorrelationLag(window, Array(b[start...]), maximumLag: 2_000)
             lag = shift
-            var error = 0.0, power = 0.0, count = 0
+            var error = 0.0
+            var power = 0.0
+            var count = 0
             for i in 0..<a.count where i + shift >= 0 && i + shift < b.count {
                 let d = Double(b[i + shift]) - Double(a[i])
                 error += d * d

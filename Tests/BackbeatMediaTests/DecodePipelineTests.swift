@@ -1,7 +1,8 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTestFixtures
+import Foundation
+import Testing
+
 @testable import BackbeatMusic
 
 /// The asset reader and streaming share one decode pipeline (decode, channel
@@ -74,7 +75,8 @@ import BackbeatTestFixtures
             let read = try Media.read(url, settings: AudioFormat(sampleRate: 48_000, channelCount: 2))
             #expect(read.floats.count >= 48_000 * 2)
             // Away from the edges, where the resampler starts and stops.
-            var error = 0.0, power = 0.0
+            var error = 0.0
+            var power = 0.0
             for i in 4_800..<43_200 {
                 let ideal = 0.5 * sin(2 * Double.pi * frequency * Double(i) / 48_000)
                 let out = Double(read.floats[2 * i])

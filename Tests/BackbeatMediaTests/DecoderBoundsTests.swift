@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
+
 @testable import BackbeatMedia
-import BackbeatTestFixtures
 
 /// What a file's header claims is bounded before Backbeat converts or
 /// allocates with it: crafted files give typed errors, never a trap.
@@ -47,7 +48,8 @@ import BackbeatTestFixtures
             try await Self.writeOgg(url)
             let size = Int64(try Data(contentsOf: url).count)
             #expect(throws: Never.self) {
-                try DecoderLimits.check(sampleRate: 44_100, channels: 2, frames: 8_832, size: size, url: url, operation: "test")
+                try DecoderLimits.check(
+                    sampleRate: 44_100, channels: 2, frames: 8_832, size: size, url: url, operation: "test")
             }
             let error = try #require(throws: BackbeatError.self) {
                 try DecoderLimits.check(
@@ -55,7 +57,8 @@ import BackbeatTestFixtures
             }
             #expect(error.code == .corruptFile)
             #expect(throws: BackbeatError.self) {
-                try DecoderLimits.check(sampleRate: 44_100, channels: 0, frames: 10, size: size, url: url, operation: "ov_info")
+                try DecoderLimits.check(
+                    sampleRate: 44_100, channels: 0, frames: 10, size: size, url: url, operation: "ov_info")
             }
         }
     }

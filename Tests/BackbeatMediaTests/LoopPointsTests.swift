@@ -1,11 +1,12 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
 @testable import BackbeatMusic
-import BackbeatTesting
-import BackbeatTestFixtures
-import BackbeatSupport
 
 /// Loop points: the tags, their bounds, and a streamed song's intro, loop and tail, to the sample.
 @Suite("LoopPoints")

@@ -1,5 +1,5 @@
-import Testing
 import Backbeat
+import Testing
 
 @Suite("MediaTime")
 struct MediaTimeTests {
@@ -40,7 +40,8 @@ struct MediaTimeTests {
 
     @Test("Arithmetic and comparison work across timescales")
     func arithmetic() {
-        let a = MediaTime(value: 1, timescale: 3), b = MediaTime(value: 1, timescale: 6)
+        let a = MediaTime(value: 1, timescale: 3)
+        let b = MediaTime(value: 1, timescale: 6)
         #expect(a + b == MediaTime(value: 1, timescale: 2))
         #expect(a - b == b)
         #expect(b < a)

@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTestFixtures
+import Foundation
 import FuzzSupport
+import Testing
 
 /// The Ogg page CRC repair the fuzzers' custom mutator applies after each
 /// mutation (and the tests use to patch hostile files): a page it repairs
@@ -62,7 +62,8 @@ import FuzzSupport
     }
 
     @Test func truncatedAndForeignBytesAreLeftAlone() {
-        var bytes = Array("OggS".utf8) + [UInt8](repeating: 0, count: 22) + [3, 10, 10]  // table claims 3 segments, has 2
+        // The segment table claims 3 segments and has 2.
+        var bytes = Array("OggS".utf8) + [UInt8](repeating: 0, count: 22) + [3, 10, 10]
         let copy = bytes
         #expect(OggPages.repairAll(in: &bytes) == 0)
         #expect(bytes == copy)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BackbeatMedia
 
 /// Backbeat's polyphase resampler, the one every common rate pair goes
@@ -30,7 +31,8 @@ import Testing
         let resampler = try Resampler(from: source, to: target, channelCount: channels, method: method)
         let frames = input.count / channels
         var out: [Float] = []
-        var offset = 0, k = 0
+        var offset = 0
+        var k = 0
         try input.withUnsafeBufferPointer { all in
             while offset < frames {
                 let n = min(chunks[k % chunks.count], frames - offset)
@@ -69,7 +71,9 @@ import Testing
         var input = [Float](repeating: 0, count: 48_000)
         for i in 0..<input.count { input[i] = Float(0.5 * sin(2 * .pi * frequency * Double(i) / 48_000)) }
         let out = try resample(input, channels: 1, from: 48_000, to: 44_100, chunks: [4_096])
-        var error = 0.0, power = 0.0, level = 0.0
+        var error = 0.0
+        var power = 0.0
+        var level = 0.0
         for i in 4_410..<39_690 {
             let ideal = 0.5 * sin(2 * .pi * frequency * Double(i) / 44_100)
             error += (Double(out[i]) - ideal) * (Double(out[i]) - ideal)
@@ -106,7 +110,8 @@ import Testing
         for i in 0..<input.count { input[i] = Float(0.5 * sin(2 * .pi * 1_000 * Double(i) / 44_056)) }
         let out = try Self.resample(input, channels: 1, from: 44_056, to: 48_000, chunks: [4_096])
         #expect(abs(out.count - 48_000) <= 1)
-        var error = 0.0, power = 0.0
+        var error = 0.0
+        var power = 0.0
         for i in 4_800..<43_200 {
             let ideal = 0.5 * sin(2 * .pi * 1_000 * Double(i) / 48_000)
             error += (Double(out[i]) - ideal) * (Double(out[i]) - ideal)
@@ -125,7 +130,8 @@ import Testing
         let theirs = try Self.resample(
             input, channels: 2, from: 44_100, to: 48_000, chunks: [4_096], method: .libsamplerate)
         #expect(abs(ours.count - theirs.count) <= 2)
-        var error = 0.0, power = 0.0
+        var error = 0.0
+        var power = 0.0
         for i in 4_800..<(min(ours.count, theirs.count) - 4_800) {
             error += Double(ours[i] - theirs[i]) * Double(ours[i] - theirs[i])
             power += Double(theirs[i]) * Double(theirs[i])

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTestFixtures
+import Foundation
+import Testing
 
 /// How far a 16-kHz tone at 44.1 kHz comes out from the ideal tone at 48 kHz
 /// through Backbeat's stream resampler (its polyphase filter), and
@@ -31,15 +31,27 @@ import BackbeatTestFixtures
         let w = 2 * Double.pi * frequency / 48_000
         let range = 4_800..<43_200
         // Least squares for y ≈ a·sin + b·cos.
-        var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
+        var ss = 0.0
+        var cc = 0.0
+        var sc = 0.0
+        var ys = 0.0
+        var yc = 0.0
         for i in range {
-            let s = sin(w * Double(i)), c = cos(w * Double(i)), y = Double(out[2 * i])
-            ss += s * s; cc += c * c; sc += s * c; ys += y * s; yc += y * c
+            let s = sin(w * Double(i))
+            let c = cos(w * Double(i))
+            let y = Double(out[2 * i])
+            ss += s * s
+            cc += c * c
+            sc += s * c
+            ys += y * s
+            yc += y * c
         }
         let det = ss * cc - sc * sc
-        let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
+        let a = (ys * cc - yc * sc) / det
+        let b = (yc * ss - ys * sc) / det
         let fitted = (a * a + b * b).squareRoot()
-        var error = 0.0, power = 0.0
+        var error = 0.0
+        var power = 0.0
         for i in range {
             let ideal = amplitude * (a * sin(w * Double(i)) + b * cos(w * Double(i))) / fitted
             let y = Double(out[2 * i])

@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite struct VorbisDecoderTests {
     /// Backbeat's 16-bit decode and oggdec's are both libvorbis's ov_read, so

@@ -1,11 +1,12 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
 @testable import BackbeatMusic
-import BackbeatTesting
-import BackbeatTestFixtures
-import BackbeatSupport
 
 /// Adaptive music in engine time, to the sample: transitions on the beat, stingers, layers after a seek.
 @Suite("AdaptiveMusic")
@@ -169,9 +170,14 @@ struct AdaptiveMusicTests {
                 seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 return Float(Int64(bitPattern: seed >> 11) % 1_000) / 4_000
             }
-            var left = [Float](repeating: 0, count: 96_000 * 2), right = left
-            for i in 0..<96_000 { left[2 * i] = noise[i]; right[2 * i + 1] = noise[i] }
-            let bass = dir.appendingPathComponent("bass.wav"), drums = dir.appendingPathComponent("drums.wav")
+            var left = [Float](repeating: 0, count: 96_000 * 2)
+            var right = left
+            for i in 0..<96_000 {
+                left[2 * i] = noise[i]
+                right[2 * i + 1] = noise[i]
+            }
+            let bass = dir.appendingPathComponent("bass.wav")
+            let drums = dir.appendingPathComponent("drums.wav")
             try Songs.write(left, to: bass)
             try Songs.write(right, to: drums)
             try withOfflineEngine { engine in

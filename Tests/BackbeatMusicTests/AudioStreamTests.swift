@@ -1,9 +1,10 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMusic
-import BackbeatTesting
-import BackbeatTestFixtures
 
 @Suite("AudioStream")
 struct AudioStreamTests {

@@ -1,9 +1,9 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatLibrary
-import BackbeatTesting
 import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
 
 @Suite("MusicPlayer")
 struct MusicPlayerTests {

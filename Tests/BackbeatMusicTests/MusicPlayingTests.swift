@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// The application player and the queue player, driven through the one
 /// protocol with the same code, do the same things.
@@ -13,7 +13,8 @@ import BackbeatTestFixtures
     ) {
         let events = LockedValueBox(0)
         let token = player.observe { _ in events.withLockedValue { $0 += 1 } }
-        var level: [Float] = [], seconds: [Double] = []
+        var level: [Float] = []
+        var seconds: [Double] = []
         func listen() throws {
             let left = SampleAnalysis.channel(try engine.render(frames: 4_800), 0, of: 2)
             level.append((left.last! * 10).rounded() / 10)

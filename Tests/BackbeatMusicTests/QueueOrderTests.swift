@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BackbeatMusic
 
 /// The application player's order on its own: no engine, no stream.
@@ -37,7 +38,8 @@ import Testing
         "Shuffling songs keeps the current item first and visits every item once; a seed reproduces it",
         arguments: [UInt64(1), 42])
     func shuffleSongs(seed: UInt64) {
-        var a = Self.order(10), b = Self.order(10)
+        var a = Self.order(10)
+        var b = Self.order(10)
         _ = a.seed(seed, keeping: nil)
         _ = b.seed(seed, keeping: nil)
         #expect(a.setShuffle(.songs, keeping: 7) == 0)

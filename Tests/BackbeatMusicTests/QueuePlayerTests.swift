@@ -1,18 +1,20 @@
+import Backbeat
+import BackbeatSupport
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
+
 @testable import BackbeatMedia
 @testable import BackbeatMusic
-import BackbeatTesting
-import BackbeatTestFixtures
-import BackbeatSupport
 
 @Suite("QueuePlayer")
 struct QueuePlayerTests {
     @Test("Gapless: 1 s + 0.5 s of one sine render as one continuous sine, exact to the frame")
     func gaplessSeam() throws {
         try withTemporaryDirectory { dir in
-            let a = dir.appendingPathComponent("a.wav"), b = dir.appendingPathComponent("b.wav")
+            let a = dir.appendingPathComponent("a.wav")
+            let b = dir.appendingPathComponent("b.wav")
             try Songs.write(Songs.sineFrames(0..<48_000), to: a)
             try Songs.write(Songs.sineFrames(48_000..<72_000), to: b)
             try withOfflineEngine { engine in

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BackbeatMusic
 
 /// The players' queue state machine on its own: no engine, no stream, only
@@ -279,7 +280,8 @@ import Testing
         _ = m.setShuffleMode(.songs)
         #expect(m.currentKey == "b" && m.position == 0)
         #expect(m.setShuffleMode(.songs) == .none)
-        var a = Self.cycling(.none, .songs), b = Self.cycling(.none, .songs)
+        var a = Self.cycling(.none, .songs)
+        var b = Self.cycling(.none, .songs)
         _ = a.seedShuffle(99)
         _ = b.seedShuffle(99)
         #expect(a.order.order == b.order.order)

@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// The hooks the audio session drives on music players (engine side).
 @Suite("Music players under the session")
@@ -27,7 +27,7 @@ struct SessionMusicPlayerTests {
                 #expect(SampleAnalysis.peak(silent) == 0)
                 #expect(player.currentPlaybackTime == at, "time in the song stands still")
                 #expect(player.timeControlStatus == .interrupted)
-                engine.withLock { interrupted.forEach { $0.sessionResume(reason: "ended") } }
+                engine.withLock { for player in interrupted { player.sessionResume(reason: "ended") } }
                 let resumed = try engine.render(frames: 4_800)
                 #expect(SampleAnalysis.rms(resumed) > 0.2)
                 #expect(abs(player.currentPlaybackTime.seconds - at.seconds - 0.1) < 0.01)
@@ -50,13 +50,13 @@ struct SessionMusicPlayerTests {
                 queue.play()
                 music.play()
                 _ = try engine.render(frames: 4_800)
-                engine.withLock { engine.liveMusicPlayersLocked.forEach { $0.setGameMusicMuted(true) } }
+                engine.withLock { for player in engine.liveMusicPlayersLocked { player.setGameMusicMuted(true) } }
                 #expect(engine.withLock { engine.liveMusicPlayersLocked }.filter(\.isGameMusic).count == 1)
                 let before = queue.currentPlaybackTime
                 let muted = try engine.render(frames: 9_600)
                 #expect(abs(SampleAnalysis.channel(muted, 0, of: 2).last! - 0.2) < 1e-3, "only the music player's 0.2")
                 #expect(queue.currentPlaybackTime > before, "the muted queue player keeps time")
-                engine.withLock { engine.liveMusicPlayersLocked.forEach { $0.setGameMusicMuted(false) } }
+                engine.withLock { for player in engine.liveMusicPlayersLocked { player.setGameMusicMuted(false) } }
                 let both = try engine.render(frames: 4_800)
                 #expect(abs(SampleAnalysis.channel(both, 0, of: 2).last! - 0.3) < 1e-3)
             }

@@ -1,6 +1,7 @@
+import COpenAL
 import Foundation
 import Testing
-import COpenAL
+
 @testable import BackbeatOpenAL
 
 /// The EFX door on a real loopback device: presets, slots, sends, filters.
@@ -70,7 +71,8 @@ struct EFXDoorTests {
             device.setSend(0, of: source, to: slot, filter: .none)
         }
         let dry = try render(noise, frames: 48_000) { _, _ in }
-        let tailStart = 2 * 9_600, tailEnd = 2 * 19_200
+        let tailStart = 2 * 9_600
+        let tailEnd = 2 * 19_200
         #expect(rms(dry[tailStart..<tailEnd]) < 1e-6)
         #expect(rms(wet[tailStart..<tailEnd]) > 1e-3)
     }

@@ -1,6 +1,7 @@
+import Backbeat
 import Dispatch
 import Testing
-import Backbeat
+
 @testable import BackbeatSession
 
 @Suite struct SessionConcurrencyTests {
@@ -14,7 +15,8 @@ import Backbeat
         recorder.setPlayer(player, .playing)
         recorder.clear()
         let before = log.all.count
-        let threads = 8, rounds = 100
+        let threads = 8
+        let rounds = 100
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for round in 0..<rounds {
                 switch (thread + round) % 4 {

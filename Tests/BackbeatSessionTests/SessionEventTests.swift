@@ -1,5 +1,5 @@
-import Testing
 import Backbeat
+import Testing
 
 private let headphones = AudioRoute(name: "headphones")
 private let speakers = AudioRoute(name: "speakers")
@@ -7,7 +7,8 @@ private let speakers = AudioRoute(name: "speakers")
 @Suite struct SessionEventTests {
     /// A queue player and a music player, both playing.
     private func twoPlayingPlayers(_ recorder: SessionRecorder) -> (SessionPlayerID, SessionPlayerID) {
-        let queue = SessionPlayerID.next(), music = SessionPlayerID.next()
+        let queue = SessionPlayerID.next()
+        let music = SessionPlayerID.next()
         recorder.setPlayer(queue, .playing)
         recorder.setPlayer(music, .playing)
         return (queue, music)

@@ -1,5 +1,5 @@
-import Testing
 import Backbeat
+import Testing
 
 @Suite struct SessionLifetimeTests {
     @Test func updateStreamsFinishWhenTheSessionGoes() async {

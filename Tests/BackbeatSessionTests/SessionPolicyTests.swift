@@ -1,5 +1,6 @@
-import Testing
 import Backbeat
+import Testing
+
 @testable import BackbeatSession
 
 /// One row of the session table in DESIGN.md, written out by hand.

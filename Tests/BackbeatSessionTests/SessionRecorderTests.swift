@@ -1,6 +1,6 @@
+import Backbeat
 import BackbeatSupport
 import Testing
-import Backbeat
 
 // The effects engine (issue 4) and the music players (issue 5) do not exist on
 // this branch yet, so the session is tested against this recorder of the
@@ -13,8 +13,13 @@ enum FakePlayerState: Sendable, Equatable { case playing, paused, interrupted, s
 /// Records every call the session makes to the engine side and to other audio.
 final class SessionRecorder: SessionTarget, OtherAudioController {
     enum Call: Sendable, Equatable {
-        case effectsMuted(Bool), effectsPaused(Bool), gameMusicMuted(Bool), musicPlayerHeldBack(Bool)
-        case markInterrupted, pauseMusic, resumeMusic(Set<SessionPlayerID>), keepMusicPaused(Set<SessionPlayerID>)
+        case effectsMuted(Bool)
+        case effectsPaused(Bool)
+        case gameMusicMuted(Bool)
+        case musicPlayerHeldBack(Bool)
+        case markInterrupted, pauseMusic
+        case resumeMusic(Set<SessionPlayerID>)
+        case keepMusicPaused(Set<SessionPlayerID>)
         case duckMusic(MusicDuck)
         case interruptOthers, duckOthers, restoreOthers
     }
@@ -32,22 +37,26 @@ final class SessionRecorder: SessionTarget, OtherAudioController {
 
     func setEffectsMuted(_ muted: Bool) {
         state.withLockedValue {
-            $0.calls.append(.effectsMuted(muted)); $0.effectsMuted = muted
+            $0.calls.append(.effectsMuted(muted))
+            $0.effectsMuted = muted
         }
     }
     func setEffectsPaused(_ paused: Bool) {
         state.withLockedValue {
-            $0.calls.append(.effectsPaused(paused)); $0.effectsPaused = paused
+            $0.calls.append(.effectsPaused(paused))
+            $0.effectsPaused = paused
         }
     }
     func setGameMusicMuted(_ muted: Bool) {
         state.withLockedValue {
-            $0.calls.append(.gameMusicMuted(muted)); $0.gameMusicMuted = muted
+            $0.calls.append(.gameMusicMuted(muted))
+            $0.gameMusicMuted = muted
         }
     }
     func setMusicPlayerHeldBack(_ heldBack: Bool) {
         state.withLockedValue {
-            $0.calls.append(.musicPlayerHeldBack(heldBack)); $0.musicPlayerHeldBack = heldBack
+            $0.calls.append(.musicPlayerHeldBack(heldBack))
+            $0.musicPlayerHeldBack = heldBack
         }
     }
     func markInterrupted(reason: String) -> Set<SessionPlayerID> {

@@ -1,6 +1,6 @@
-import Testing
 import Backbeat
 import BackbeatTesting
+import Testing
 
 @Suite struct SessionScriptTests {
     @Test func advancePostsDueEventsInOrderStampedWithTheirTimes() {

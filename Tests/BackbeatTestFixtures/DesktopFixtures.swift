@@ -1,9 +1,9 @@
+import Backbeat
+import BackbeatDesktop
+import BackbeatLibrary
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatLibrary
-import BackbeatDesktop
-import BackbeatTesting
 
 /// A D-Bus session bus of the test's own, never the user's: started with
 /// `dbus-daemon --session`, killed when the test ends.
@@ -36,7 +36,10 @@ package final class PrivateBus: Sendable {
 
     package func stop() {
         // SIGKILL: a child spawned from a test's thread inherits its blocked signals, SIGTERM among them.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     deinit { stop() }
@@ -80,7 +83,10 @@ package final class MPVPlayer: Sendable {
 
     package func stop() {
         // SIGKILL: a child spawned from a test's thread inherits its blocked signals, SIGTERM among them.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     deinit { stop() }

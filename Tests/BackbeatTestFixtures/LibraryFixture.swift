@@ -1,9 +1,9 @@
+import Backbeat
+import BackbeatDesktop
+import BackbeatLibrary
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatLibrary
-import BackbeatDesktop
-import BackbeatTesting
 
 /// A generated, tagged library: Ogg Vorbis files written by ``AssetWriter``
 /// with tags and artwork, a cover image beside one album, and playlists.

@@ -1,10 +1,10 @@
+import Backbeat
+import BackbeatDesktop
+import BackbeatLibrary
+import BackbeatSupport
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatLibrary
-import BackbeatDesktop
-import BackbeatTesting
-import BackbeatSupport
 
 /// Runs a tool and returns its exit status and standard error; the tool must exist.
 @discardableResult
@@ -24,7 +24,8 @@ package func runTool(_ tool: String, _ arguments: [String], environment: [String
         } ?? tool
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     process.standardOutput = out
     process.standardError = err
     try process.run()
@@ -46,9 +47,21 @@ package final class ThreadSafeData: @unchecked Sendable {
     // Safe: every access goes through `lock`.
     private let lock = Lock()
     private var data: Data?
-    package func set(_ d: Data) { lock.lock(); data = d; lock.unlock() }
-    package var isSet: Bool { lock.lock(); defer { lock.unlock() }; return data != nil }
-    package var value: Data { lock.lock(); defer { lock.unlock() }; return data ?? Data() }
+    package func set(_ d: Data) {
+        lock.lock()
+        data = d
+        lock.unlock()
+    }
+    package var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return data != nil
+    }
+    package var value: Data {
+        lock.lock()
+        defer { lock.unlock() }
+        return data ?? Data()
+    }
 }
 
 package enum Fixtures {
@@ -155,7 +168,9 @@ package enum Media {
         output.framesPerBuffer = framesPerBuffer
         try reader.add(output)
         try reader.startReading()
-        var floats: [Float] = [], ints: [Int16] = [], buffers: [PCMBuffer] = []
+        var floats: [Float] = []
+        var ints: [Int16] = []
+        var buffers: [PCMBuffer] = []
         while let buffer = try output.copyNextSampleBuffer() {
             buffers.append(buffer)
             switch buffer.samples {
@@ -176,7 +191,8 @@ package enum Media {
             let tone = 12000 * sin(Double(i / channels) * 0.05)
             s[i] = Int16(clamping: Int(tone) + Int(seed >> 20) - 2048)
         }
-        s[0] = .min; s[1] = .max
+        s[0] = .min
+        s[1] = .max
         return try! PCMBuffer(
             format: AudioFormat(sampleRate: sampleRate, channelCount: channels, commonFormat: .int16), int16s: s)
     }

@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatLibrary
 import BackbeatSupport
+import Foundation
+import Testing
 
 /// Music fixtures: generated songs written with the project's own writer.
 package enum Songs {
@@ -13,7 +13,8 @@ package enum Songs {
         var out = [Float](repeating: 0, count: range.count * 2)
         for (i, f) in range.enumerated() {
             let v = amplitude * Float(sin(2 * Double.pi * frequency * Double(f) / Double(sampleRate) + .pi / 4))
-            out[2 * i] = v; out[2 * i + 1] = v
+            out[2 * i] = v
+            out[2 * i + 1] = v
         }
         return out
     }

@@ -1,6 +1,6 @@
-import Foundation
 import Backbeat
 import BackbeatTesting
+import Foundation
 
 /// A burst to excite a reverb, and the decay time read off its tail.
 package enum ReverbTail {

@@ -1,5 +1,9 @@
-import Foundation
+// swift-format-ignore-file: AmbiguousTrailingClosureOverload
+// The sync and async helpers share a name, so the 77 call sites read alike;
+// Swift picks the overload by the closure's effects.
+
 import BackbeatSupport
+import Foundation
 
 /// A temporary directory removed when `body` returns.
 package func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {

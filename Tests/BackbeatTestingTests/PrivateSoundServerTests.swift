@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTesting
+import Foundation
+import Testing
 
 /// The private PulseAudio server of BackbeatTesting, on a real `pulseaudio`:
 /// its sinks, its default, its monitor recordings, a kill and a restart.

@@ -1,5 +1,5 @@
-import Testing
 import BackbeatTesting
+import Testing
 
 @Suite("Sample analysis: cross-correlation")
 struct SampleAnalysisLagTests {

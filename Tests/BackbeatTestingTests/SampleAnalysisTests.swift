@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Backbeat
 import BackbeatTesting
+import Foundation
+import Testing
 
 /// BackbeatTesting's measurements, on signals whose answers are known and on
 /// an engine's render.

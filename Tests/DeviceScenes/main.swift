@@ -1,3 +1,8 @@
+import Backbeat
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
+import BackbeatTesting
 // Device scenes for the tests: an engine on a real sound server, run as a
 // child process (OpenAL picks its backends once per process). The test that
 // starts a scene holds the server (PrivateSoundServer), acts on it when the
@@ -15,11 +20,6 @@
 //   DeviceScenes tone DIR     the engine plays a 1 kHz tone at 0.5 until the test writes "stop"
 //   DeviceScenes nocapture DIR  opening the default capture device with no sound server
 import Foundation
-import Backbeat
-import BackbeatTesting
-import BackbeatSupport
-import BackbeatEngine
-import BackbeatMedia
 
 /// Prints a line at once (standard output is a pipe: no buffering).
 func say(_ line: String) {

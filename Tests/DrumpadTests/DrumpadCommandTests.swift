@@ -1,6 +1,6 @@
 import Backbeat
-import BackbeatTesting
 import BackbeatTestFixtures
+import BackbeatTesting
 import DrumpadCore
 import Foundation
 import Testing
@@ -231,13 +231,19 @@ enum Assets {
         func u16(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
         try #require(
             data.count >= 12 && data[0..<4].elementsEqual("RIFF".utf8) && data[8..<12].elementsEqual("WAVE".utf8))
-        var offset = 12, rate = 0, channels = 0, bits = 0
+        var offset = 12
+        var rate = 0
+        var channels = 0
+        var bits = 0
         while offset + 8 <= data.count {
-            let id = String(decoding: data[offset..<offset + 4], as: UTF8.self), size = u32(offset + 4)
+            let id = String(decoding: data[offset..<offset + 4], as: UTF8.self)
+            let size = u32(offset + 4)
             let body = offset + 8
             if id == "fmt " {
                 #expect(u16(body) == 1, "PCM")
-                channels = u16(body + 2); rate = u32(body + 4); bits = u16(body + 14)
+                channels = u16(body + 2)
+                rate = u32(body + 4)
+                bits = u16(body + 14)
             } else if id == "data" {
                 try #require(bits == 16 && body + size <= data.count)
                 let samples = stride(from: body, to: body + size - 1, by: 2).map {
@@ -366,7 +372,9 @@ enum Assets {
         let mimeLength = u32(4)
         #expect(String(decoding: block[8..<8 + mimeLength], as: UTF8.self) == "image/png")
         let descriptionEnd = 12 + mimeLength + u32(8 + mimeLength)
-        let width = u32(descriptionEnd), height = u32(descriptionEnd + 4), length = u32(descriptionEnd + 16)
+        let width = u32(descriptionEnd)
+        let height = u32(descriptionEnd + 4)
+        let length = u32(descriptionEnd + 16)
         let image = block[(descriptionEnd + 20)...]
         #expect(image.count == length && Assets.isPNG(image))
         #expect(
@@ -376,7 +384,8 @@ enum Assets {
 
     @Test func libraryHasAlbumsArtistsGenresAndOneLookPerAlbum() throws {
         var artworkByAlbum: [String: Set<String>] = [:]
-        var artists = Set<String>(), genres = Set<String>()
+        var artists = Set<String>()
+        var genres = Set<String>()
         for stem in Self.songs {
             let tags = try Assets.vorbisComments(Assets.music.appendingPathComponent("\(stem).ogg"))
             let album = tags["ALBUM"]?.first ?? ""

@@ -1,10 +1,11 @@
-import Foundation
-import BackbeatSupport
-import Testing
 import Backbeat
 import BackbeatLibrary
-import BackbeatTesting
+import BackbeatSupport
 import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
+
 @testable import DrumpadCore
 
 /// The drum pad demo end to end: scripts rendered to WAV by the real engine,
@@ -74,7 +75,8 @@ import BackbeatTestFixtures
     static func hits(_ lines: [String], sampleRate: Int) throws -> [Hit] {
         var hits: [Hit] = []
         var time = MediaTime.zero
-        var silent = false, ambient = false
+        var silent = false
+        var ambient = false
         for (index, line) in lines.enumerated() {
             switch try DrumpadCommand.parse(line) {
             case .pad?:
@@ -227,7 +229,8 @@ import BackbeatTestFixtures
         let hrtf = try Self.render(["hrtf on", "place snare 3 0 0", "snare", "wait 0.5"], music: false)
         let off = try Self.render(["hrtf on", "hrtf off", "place snare 3 0 0", "snare", "wait 0.5"], music: false)
         #expect(hrtf.lines.contains("hrtf: on, placed pads are rendered for headphones"))
-        let p = Self.levels(panned), h = Self.levels(hrtf)
+        let p = Self.levels(panned)
+        let h = Self.levels(hrtf)
         #expect(Self.decibels(p.right / p.left) > 20, "panned: the far ear hears almost nothing")
         #expect(Self.decibels(h.right / h.left) < 15 && h.right > h.left, "HRTF: the far ear hears it through the head")
         #expect(off.samples == panned.samples, "hrtf off: panned again, sample for sample")
@@ -251,7 +254,8 @@ import BackbeatTestFixtures
         let faded = try Self.render(["tambourine", "wait 0.05", "quit", "tambourine"])
         let ringing = try Self.render(["tambourine", "wait 1.5"])
         let rate = faded.sampleRate
-        let quit = rate / 20, fade = rate
+        let quit = rate / 20
+        let fade = rate
         #expect(
             faded.frames == quit + fade + faded.updateInterval + faded.latencyFrames,
             "quit ends the demo after the fade")
@@ -275,7 +279,8 @@ import BackbeatTestFixtures
         let faded = try Self.render(["menu on", "wait 0.5", "tambourine", "wait 0.05", "quit", "tambourine"])
         let ringing = try Self.render(["menu on", "wait 0.5", "tambourine", "wait 1.5"])
         let rate = faded.sampleRate
-        let quit = rate / 2 + rate / 20, fade = rate
+        let quit = rate / 2 + rate / 20
+        let fade = rate
         // Each 50 ms of the fade is quieter, relative to the hit under the menu alone, than the one before.
         var lastRatio: Float = 1.01
         var blocks = 0
@@ -293,7 +298,8 @@ import BackbeatTestFixtures
 
     /// The level of a render's samples from `start` to `end` seconds.
     static func level(_ render: Render, from start: Double, to end: Double) -> Float {
-        let a = Int(start * Double(render.sampleRate)) * 2, b = Int(end * Double(render.sampleRate)) * 2
+        let a = Int(start * Double(render.sampleRate)) * 2
+        let b = Int(end * Double(render.sampleRate)) * 2
         return SampleAnalysis.rms(render.samples[a..<min(b, render.samples.count)])
     }
 
@@ -303,7 +309,8 @@ import BackbeatTestFixtures
         let off = try Self.render(["reverb hangar", "reverb off", "snare", "wait 2"], music: false)
         #expect(wet.lines.contains { $0.hasPrefix("reverb: hangar") })
         #expect(off.lines.contains("reverb: off"))
-        let dryTail = Self.level(dry, from: 1, to: 2), wetTail = Self.level(wet, from: 1, to: 2)
+        let dryTail = Self.level(dry, from: 1, to: 2)
+        let wetTail = Self.level(wet, from: 1, to: 2)
         #expect(wetTail > 1e-3, "the hangar rings on a second after the hit")
         #expect(wetTail > dryTail * 10)
         #expect(Self.level(off, from: 1, to: 2) <= dryTail * 1.01 + 1e-6, "reverb off: no tail")

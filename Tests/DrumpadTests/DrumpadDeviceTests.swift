@@ -1,9 +1,9 @@
-import Foundation
-import BackbeatSupport
-import Testing
 import Backbeat
-import BackbeatTesting
+import BackbeatSupport
 import BackbeatTestFixtures
+import BackbeatTesting
+import Foundation
+import Testing
 
 /// The drum pad demo on a real sound server (a private PulseAudio daemon),
 /// with no `--output`: what a player on a machine with a sound device gets.
@@ -15,8 +15,16 @@ import BackbeatTestFixtures
         // Safe: every access holds `lock`.
         private let lock = Lock()
         private var listing: String?
-        func set(_ text: String) { lock.lock(); if listing == nil { listing = text }; lock.unlock() }
-        var value: String? { lock.lock(); defer { lock.unlock() }; return listing }
+        func set(_ text: String) {
+            lock.lock()
+            if listing == nil { listing = text }
+            lock.unlock()
+        }
+        var value: String? {
+            lock.lock()
+            defer { lock.unlock() }
+            return listing
+        }
     }
 
     /// Frames where a drum hit starts in interleaved stereo: a 1-ms block
@@ -146,9 +154,12 @@ extension DrumpadDeviceTests {
     /// `samples` from `frame` on (normalized cross-correlation).
     static func matchScore(of template: [Float], in samples: [Float], at frame: Int) -> Double {
         guard frame >= 0, 2 * (frame + template.count) <= samples.count else { return 0 }
-        var dot = 0.0, energy = 0.0, norm = 0.0
+        var dot = 0.0
+        var energy = 0.0
+        var norm = 0.0
         for k in template.indices {
-            let x = Double(samples[2 * (frame + k)]), t = Double(template[k])
+            let x = Double(samples[2 * (frame + k)])
+            let t = Double(template[k])
             dot += x * t
             energy += x * x
             norm += t * t
@@ -320,7 +331,8 @@ extension DrumpadDeviceTests {
         try withTemporaryDirectory { dir in
             let input = dir.appendingPathComponent("input")
             try Data("bass\nquit\n".utf8).write(to: input)
-            let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
+            let out = dir.appendingPathComponent("stdout")
+            let err = dir.appendingPathComponent("stderr")
             _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             _ = FileManager.default.createFile(atPath: err.path, contents: nil)
             let process = Process()

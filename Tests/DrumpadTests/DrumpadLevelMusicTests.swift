@@ -137,7 +137,8 @@ import Testing
         let reference = try DrumpadDemoTests.render(lead + ["wait 1.5"])
         let alone = try DrumpadDemoTests.render(["section explore", "intensity 1", "wait 1.05", "quit"], music: false)
         let rate = faded.sampleRate
-        let quit = rate + rate / 20, fade = rate
+        let quit = rate + rate / 20
+        let fade = rate
         #expect(SampleAnalysis.rms(alone.samples[((quit - rate / 4) * 2)..<(quit * 2)]) > 0.01, "level music plays")
         for (r, name) in [(faded, "all"), (alone, "level music alone")] {
             // One fade: shutdown adds no second one.

@@ -1,8 +1,9 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
+
 @testable import DrumpadCore
 
 /// The drum pad demo's music on the engine's application music player:
@@ -19,8 +20,10 @@ import BackbeatTestFixtures
     /// (`play`/`random` start it; `env unplug`, `pause`, `stop` and the end stop it).
     static func musicSpans(_ lines: [String], sampleRate: Int) throws -> (playing: [Range<Int>], silent: [Range<Int>]) {
         var time = MediaTime.zero
-        var playing: [Range<Int>] = [], silent: [Range<Int>] = []
-        var on = false, since = 0
+        var playing: [Range<Int>] = []
+        var silent: [Range<Int>] = []
+        var on = false
+        var since = 0
         func frame() -> Int { Int(time.frames(atSampleRate: sampleRate)) }
         func turn(_ now: Bool) {
             guard now != on else { return }
@@ -112,7 +115,8 @@ import BackbeatTestFixtures
         let faded = try Demo.render(["play", "wait 1", "tambourine", "wait 0.05", "quit"])
         let reference = try Demo.render(["play", "wait 1", "tambourine", "wait 1.5"])
         let rate = faded.sampleRate
-        let quit = rate + rate / 20, fade = rate
+        let quit = rate + rate / 20
+        let fade = rate
         // One fade: the demo's; shutdown adds no second fade (no extra second of silence).
         #expect(faded.frames == quit + fade + faded.updateInterval + faded.latencyFrames)
         // Each 50 ms of the fade is quieter, relative to the unfaded render, than the one before.

@@ -1,8 +1,8 @@
+import Backbeat
+import BackbeatTestFixtures
+import BackbeatTesting
 import Foundation
 import Testing
-import Backbeat
-import BackbeatTesting
-import BackbeatTestFixtures
 
 /// The drum pad demo typed at in a real terminal: tmux runs it in a pane on a
 /// private tmux server, the test types lines into it (`send-keys`), reads the

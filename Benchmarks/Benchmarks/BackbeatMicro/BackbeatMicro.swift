@@ -1,9 +1,9 @@
-// Backbeat's hot paths, timed and with their allocations counted (the
-// malloc interposer counts every malloc in the measured section).
-import Benchmark
 import Backbeat
 import BackbeatLibrary
 import BackbeatTesting
+// Backbeat's hot paths, timed and with their allocations counted (the
+// malloc interposer counts every malloc in the measured section).
+import Benchmark
 import Foundation
 
 /// An offline engine with a cached sound, 64 looping voices and a music
@@ -29,10 +29,14 @@ final class Scene: @unchecked Sendable {
             let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 48_000, channelCount: 2))
             try writer.add(input)
             try writer.startWriting()
-            try input.append(TestSignal.sine(frequency: 330, duration: MediaTime(seconds: 30), sampleRate: 48_000, channels: 2))
+            try input.append(
+                TestSignal.sine(frequency: 330, duration: MediaTime(seconds: 30), sampleRate: 48_000, channels: 2))
             input.markAsFinished()
             let done = DispatchSemaphore(value: 0)
-            Task { try? await writer.finishWriting(); done.signal() }
+            Task {
+                try? await writer.finishWriting()
+                done.signal()
+            }
             done.wait()
             let player = try QueuePlayer(engine: engine, items: [PlayerItem(asset: AudioAsset(url: url))])
             player.play()
@@ -117,10 +121,14 @@ func libraryOfSongs(_ count: Int) throws -> MediaLibrary {
         let input = AssetWriterInput(outputSettings: AudioFormat(sampleRate: 8_000, channelCount: 1))
         try writer.add(input)
         try writer.startWriting()
-        try input.append(TestSignal.sine(frequency: 100 + Double(i), duration: MediaTime(seconds: 0.02), sampleRate: 8_000))
+        try input.append(
+            TestSignal.sine(frequency: 100 + Double(i), duration: MediaTime(seconds: 0.02), sampleRate: 8_000))
         input.markAsFinished()
         let done = DispatchSemaphore(value: 0)
-        Task { try? await writer.finishWriting(); done.signal() }
+        Task {
+            try? await writer.finishWriting()
+            done.signal()
+        }
         done.wait()
     }
     let library = try MediaLibrary(roots: [folder], index: .inMemory)

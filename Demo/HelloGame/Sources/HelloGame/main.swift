@@ -8,12 +8,13 @@
 // Options: --assets DIR (the folder with Drums/ and Music/; default: the
 // repository's Assets), --seconds N (default 4).
 
+import Backbeat
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Backbeat
 
 #if canImport(Glibc)
 import Glibc
