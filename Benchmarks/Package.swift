@@ -6,7 +6,6 @@ import PackageDescription
 
 let package = Package(
     name: "BackbeatBenchmarks",
-    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Backbeat", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),

@@ -5,7 +5,6 @@ import PackageDescription
 // desktop bus, so no SQLite and no D-Bus in its executable.
 let package = Package(
     name: "HelloGame",
-    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Backbeat", path: "../..")
     ],
