@@ -21,6 +21,7 @@ struct GameObject {
     var feet: Audio3DPoint { fatalError() }
     var orientation: Audio3DVectorOrientation { fatalError() }
     func show(_ text: String) {}
+    func flash() {}
 }
 
 struct GameAssets {
