@@ -16,14 +16,38 @@ extension AudioEngine {
         /// (ALC_SOFT_loopback). Engine time moves only when you render.
         case offline(sampleRate: Int = 48_000, channels: Int = 2)
         /// Rendered into a 32-bit float WAV file, completed by ``AudioEngine/shutdown()``.
+        ///
+        /// `pacing` says what moves engine time, and so what fills the file:
+        ///
+        /// - ``AudioEngine/FilePacing/asFastAsPossible`` (the default): the
+        ///   game does, with ``AudioEngine/render(frames:)`` (which also
+        ///   returns the frames it writes) or ``AudioEngine/advance(by:)``,
+        ///   as fast as the machine mixes. The file is exact and repeatable,
+        ///   as an `.offline` render is; shutdown renders the music's fade
+        ///   into it.
+        /// - ``AudioEngine/FilePacing/realTime``: the engine does, on a thread
+        ///   of its own at a device's pace, a second of file per second of
+        ///   wall time, as a game runs with the file standing in for the
+        ///   speakers (a soak test, a capture of play). `render(frames:)` and
+        ///   `advance(by:)` throw ``BackbeatError/Code/wrongOutput``; the file
+        ///   ends when shutdown has played the music's fade.
+        ///
+        /// ```swift
+        /// let take = try AudioEngine(output: .file(url: wavURL, pacing: .realTime))
+        /// ```
         case file(url: URL, sampleRate: Int = 48_000, pacing: FilePacing = .asFastAsPossible)
     }
 
-    /// How a `.file` output advances.
+    /// How a `.file` output advances: who moves engine time, and how fast.
     public enum FilePacing: Sendable, Equatable {
-        /// Time moves only when you call ``AudioEngine/render(frames:)`` or ``AudioEngine/advance(by:)``.
+        /// Time moves only when you call ``AudioEngine/render(frames:)`` or
+        /// ``AudioEngine/advance(by:)``, as fast as the machine mixes: a
+        /// render that is exact and repeatable, for tests and exports.
         case asFastAsPossible
-        /// The engine renders on its own thread at the pace of a real device.
+        /// The engine renders on its own thread at the pace of a real device
+        /// (a second of file per second of wall time), as a game plays to
+        /// speakers; ``AudioEngine/render(frames:)`` and
+        /// ``AudioEngine/advance(by:)`` throw ``BackbeatError/Code/wrongOutput``.
         case realTime
     }
 

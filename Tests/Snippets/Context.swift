@@ -20,7 +20,10 @@ struct GameObject {
     var position: Audio3DPoint { fatalError() }
     var feet: Audio3DPoint { fatalError() }
     var orientation: Audio3DVectorOrientation { fatalError() }
+    var forward: Audio3DPoint { fatalError() }
+    var up: Audio3DPoint { fatalError() }
     func show(_ text: String) {}
+    func flash() {}
 }
 
 struct GameAssets {
