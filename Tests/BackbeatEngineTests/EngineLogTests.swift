@@ -7,6 +7,7 @@ import Logging
 import Testing
 
 @testable import BackbeatEngine
+@testable import BackbeatMusic
 
 /// What the `backbeat` logger says: one clear line per problem, at most one
 /// per problem every 5 s of engine time, and nothing at all when all is well.
@@ -79,6 +80,34 @@ struct EngineLogTests {
             #expect(
                 log.entries.last?.message.contains("(and 999 more since the last line about it)") == true,
                 "\(log.entries.map(\.message))")
+        }
+    }
+
+    @Test("A music stream that runs dry logs one warning")
+    func underrun() throws {
+        try withTemporaryDirectory { dir in
+            let song = try Songs.constant(0.3, seconds: 2, in: dir, name: "song.wav")
+            try withOfflineEngine { engine in
+                let log = LogRecorder()
+                engine.logger = log.logger
+                let player = try QueuePlayer(engine: engine, items: [PlayerItem(url: song)])
+                // As on a real-time output whose decoder falls behind (AudioStreamTests).
+                engine.withLock {
+                    player.stream.decodesInline = false
+                    player.stream.feed.holdsBackground = true
+                }
+                player.play()
+                for _ in 0..<3 { player.stream.feed.decodeStep() }
+                _ = try engine.render(frames: 24_000)
+                #expect(log.entries.isEmpty, "running dry is not yet an underrun: \(log.entries.map(\.message))")
+                player.stream.feed.decodeStep()
+                _ = try engine.render(frames: 4_800)
+                #expect(player.underrunCount == 1)
+                let lines = log.entries
+                #expect(lines.count == 1, "\(lines.map(\.message))")
+                #expect(lines.first?.level == .warning)
+                #expect(lines.first?.metadata["problem"] == "underrun")
+            }
         }
     }
 
