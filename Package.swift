@@ -20,6 +20,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // The `backbeat` logger: what a developer needs to hear (a sound that
+        // failed to load, a voice refused, a song skipped, a device lost).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         // `make docs`: builds the DocC catalog and fails on a broken link.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -60,13 +63,19 @@ let package = Package(
         .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
         .target(
             name: "BackbeatEngine",
-            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession"]),
+            dependencies: [
+                "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "BackbeatEffects",
             dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine"]),
         .target(
             name: "BackbeatMusic",
-            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatEngine"]),
+            dependencies: [
+                "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatEngine",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "Backbeat",
             dependencies: [
@@ -129,7 +138,10 @@ let package = Package(
         // Backbeat nothing.
         .target(
             name: "DocSnippets",
-            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "DrumpadCore"],
+            dependencies: [
+                "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "DrumpadCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/Snippets",
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
         // One test target per module, named after it, each depending on what
@@ -150,6 +162,7 @@ let package = Package(
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects",
                 "BackbeatMusic", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "BackbeatEffectsTests",

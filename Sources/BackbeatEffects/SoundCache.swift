@@ -162,6 +162,7 @@ final class SoundCache: @unchecked Sendable {
             sound.loadState = .failed(wrapped)
             outcome = .failure(wrapped)
         }
+        if case .failure(let error) = outcome { engine.logLoadFailureLocked(of: sound.name, error) }
         let waiters = sound.preloadWaiters
         sound.preloadWaiters.removeAll()
         for waiter in waiters { engine.postLocked(callback: { waiter(outcome) }) }

@@ -29,8 +29,10 @@ extension AudioEngine {
     }
 
     /// Queues an event, with the lock held; delivered by ``deliverPendingEvents()`` once unlocked.
+    /// An event that tells of a problem is also logged (`AudioEngine+Logging.swift`).
     package func postLocked(_ event: PlaybackEvent) {
         preconditionLocked()
+        logProblemLocked(event)
         pendingEvents.append(.event(event))
     }
 

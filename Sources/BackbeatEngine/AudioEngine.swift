@@ -196,6 +196,8 @@ public final class AudioEngine: @unchecked Sendable {
     package internal(set) var busesChangedThisStep = false
     #endif
     var pendingEvents: [PendingDelivery] = []
+    /// The `backbeat` logger and which problems it logged when (`AudioEngine+Logging.swift`).
+    var problemLog = EngineLog()
     /// The array ``pendingEvents`` last gave to delivery, emptied with its capacity kept.
     var spareEventBatch: [PendingDelivery] = []
     /// The engine's observers and event streams (each stream keeps the newest 4,096 unread events).

@@ -387,6 +387,7 @@ final class AudioStream: EngineComponent {
                 if starved {
                     starved = false
                     underruns += 1
+                    engine.logUnderrunLocked(underruns)
                     onEvent(.underrun(total: underruns))
                 }
                 source.play()
@@ -474,6 +475,7 @@ final class AudioStream: EngineComponent {
             case .ended(let entry):
                 onEvent(.ended(entry: entry))
             case .failed(let entry, let error):
+                engine?.logSkippedLocked(error)
                 onEvent(.failed(entry: entry, error: error))
             }
         }
