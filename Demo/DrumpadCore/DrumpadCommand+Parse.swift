@@ -16,6 +16,18 @@ extension DrumpadCommand {
     /// The largest `turn`, either way, in degrees.
     public static let maximumTurn: Float = 360
 
+    /// Every command word, in the order help lists them: the parser accepts
+    /// these (and ``commandAliases``) and nothing else, and the message for an
+    /// unknown word is made from this table, so it names every command.
+    public static let commandWords = [
+        "play", "pause", "toggle", "next", "prev", "seek", "stop", "repeat", "shuffle", "random", "pick", "now",
+        "quantize", "session", "env", "place", "turn", "hrtf", "reverb", "occlude", "menu", "intensity", "section",
+        "stinger", "wait", "quit",
+    ]
+
+    /// Other spellings of a command word, mapped to the word in ``commandWords``.
+    public static let commandAliases = ["previous": "prev"]
+
     /// Parses one line of the command language.
     ///
     /// Words are separated by spaces or tabs and keywords are case-insensitive.
@@ -64,7 +76,8 @@ extension DrumpadCommand {
     }
 
     private static func command(_ word: String, _ arguments: [String]) throws(DrumpadCommandError) -> DrumpadCommand {
-        let keyword = asciiLowercased(word)
+        let lowercased = asciiLowercased(word)
+        let keyword = commandAliases[lowercased] ?? lowercased
         func bad(_ expected: String) -> DrumpadCommandError {
             DrumpadCommandError(
                 .badArguments(
@@ -90,12 +103,16 @@ extension DrumpadCommand {
             else { throw bad(expected) }
             return .pad(pad, velocity: velocity)
         }
+        // A word missing from the table is unknown even if a case below handles it, so the table stays whole.
+        guard commandWords.contains(keyword) else {
+            throw DrumpadCommandError(.unknownCommand(excerpt(word)))  // quoted as typed
+        }
         switch keyword {
         case "play": return try none(.play)
         case "pause": return try none(.pause)
         case "toggle": return try none(.toggle)
         case "next": return try none(.next)
-        case "prev", "previous": return try none(.previous)
+        case "prev": return try none(.previous)
         case "stop": return try none(.stop)
         case "pick": return try none(.pick)
         case "now": return try none(.nowPlaying)

@@ -26,9 +26,10 @@ public struct DrumpadCommandError: Error, Sendable, Hashable, CustomStringConver
     public var description: String {
         switch reason {
         case let .unknownCommand(word):
-            "unknown command \"\(word)\"; expected a pad (1-4, snare, bass, tambourine, maraca), play, pause, "
-                + "toggle, next, prev, seek, stop, repeat, shuffle, random, pick, now, quantize, session, env, place, turn, hrtf, "
-                + "wait or quit"
+            "unknown command \"\(word)\"; expected a pad (1-\(DrumpadCommand.Pad.allCases.count), "
+                + DrumpadCommand.Pad.allCases.map(\.rawValue).joined(separator: ", ") + "), "
+                + DrumpadCommand.commandWords.dropLast().joined(separator: ", ") + " or "
+                + (DrumpadCommand.commandWords.last ?? "")
         case let .badArguments(command, expected, got):
             got.isEmpty ? "\(command): expected \(expected)" : "\(command): expected \(expected), got \"\(got)\""
         case let .lineTooLong(length):

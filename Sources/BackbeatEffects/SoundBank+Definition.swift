@@ -156,7 +156,9 @@ struct BankDefinition {
     {
         guard case .object(let top) = root else { throw fail("the bank is \(root.kind), not an object") }
         for key in top.keys.sorted() where !["version", "buses", "events"].contains(key) {
-            throw fail("unknown key \"\(key)\" at the top (version, buses, events)")
+            throw fail(
+                "unknown key \"\(key)\" at the top (version, buses, events)"
+                    + BankDefinition.suggestion(for: key, among: ["version", "buses", "events"]))
         }
         if let version = top["version"] {
             guard case .number(1) = version else { throw fail("version must be 1") }
@@ -283,7 +285,9 @@ private struct EventReader {
             throw problem(field, "\(value.kind), not {\"start\": frames, \"end\": frames}")
         }
         for key in o.keys.sorted() where key != "start" && key != "end" {
-            throw problem(field, "unknown key \"\(key)\" (start, end)")
+            throw problem(
+                field,
+                "unknown key \"\(key)\" (start, end)" + BankDefinition.suggestion(for: key, among: ["start", "end"]))
         }
         func frames(_ key: String) throws -> Int64 {
             guard case .number(let n)? = o[key] else {
@@ -302,7 +306,8 @@ private struct EventReader {
 
     func read(resolver: SoundBank.SoundResolver, buses: [String]) throws -> BankDefinition.Event {
         for key in fields.keys.sorted() where !BankDefinition.eventKeys.contains(key) {
-            throw problem(key, "unknown key")
+            throw problem(
+                key, "unknown key" + BankDefinition.suggestion(for: key, among: BankDefinition.eventKeys.sorted()))
         }
         let mode = try choice("mode", default: SoundEvent.PlaybackMode.random)
         guard case .array(let list)? = fields["sounds"], !list.isEmpty else {
@@ -327,7 +332,10 @@ private struct EventReader {
                 }
                 if let l = o["loop"] { loop = try loopPoints(l, field: "sounds[\(i)]: loop") }
                 for key in o.keys.sorted() where !["file", "weight", "loop"].contains(key) {
-                    throw problem("sounds[\(i)]", "unknown key \"\(key)\" (file, weight, loop)")
+                    throw problem(
+                        "sounds[\(i)]",
+                        "unknown key \"\(key)\" (file, weight, loop)"
+                            + BankDefinition.suggestion(for: key, among: ["file", "weight", "loop"]))
                 }
             default:
                 throw problem("sounds[\(i)]", "\(item.kind), not a file path or {\"file\", \"weight\", \"loop\"}")

@@ -52,12 +52,18 @@ public final class SoundBank: @unchecked Sendable {
         /// One line per event after a line of totals.
         public var description: String {
             var lines = [
-                "\(events.count) events, \(soundFileCount) sound files, \(decodedBytes) bytes decoded"
+                "\(Self.count(events.count, "event")), \(Self.count(soundFileCount, "sound file")), "
+                    + "\(Self.count(decodedBytes, "byte")) decoded"
                     + (buses.isEmpty ? "" : ", buses: \(buses.joined(separator: ", "))")
             ]
-            for e in events { lines.append("  \(e.name): \(e.mode.rawValue), \(e.soundCount) sounds, bus \(e.bus)") }
+            for e in events {
+                lines.append("  \(e.name): \(e.mode.rawValue), \(Self.count(e.soundCount, "sound")), bus \(e.bus)")
+            }
             return lines.joined(separator: "\n")
         }
+
+        /// "1 sound", "2 sounds".
+        private static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
     }
 
     /// The bank file; a bank in an archive is `zip:///ARCHIVE:PATH`, one

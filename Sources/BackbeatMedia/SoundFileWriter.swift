@@ -16,6 +16,10 @@ import Musl
 /// hidden temporary file beside the target, renamed into place by
 /// ``finish()``. A writer that is cancelled, fails or is dropped unfinished
 /// removes its temporary file, so no partial output is ever left behind.
+///
+/// The same samples always give the same bytes: libsndfile's `PEAK` chunk,
+/// which stamps the wall-clock time, is turned off, and float WAV, whose
+/// libsndfile header `sox` warns about, is written by ``FloatWAVFile``.
 package final class SoundFileWriter {
     /// Containers and sample encodings libsndfile writes.
     package struct FileType: Sendable, Equatable {
@@ -40,11 +44,11 @@ package final class SoundFileWriter {
     }
 
     let url: URL
-    var temporaryURL: URL { output.temporaryURL }
     let channelCount: Int
     let type: FileType
     private let output: OutputFile
     private var handle: OpaquePointer?
+    private var floatWAV: FloatWAVFile?
     private(set) var framesWritten: Int64 = 0
 
     /// Opens the temporary file. Throws if the directory is missing, or if
@@ -71,12 +75,18 @@ package final class SoundFileWriter {
                 .unsupportedFormat, operation: "sf_format_check", url: url,
                 reason: "\(channelCount) channels at \(sampleRate) Hz cannot be written in this format")
         }
+        if type == .wavFloat {
+            floatWAV = try FloatWAVFile(output: output, sampleRate: sampleRate, channelCount: channelCount, tags: tags)
+            return
+        }
         guard let handle = sf_open(output.temporaryURL.path, Int32(SFM_WRITE), &info) else {
             let reason = String(cString: sf_strerror(nil))
             output.discard()
             throw BackbeatError(.writeFailed, operation: "sf_open", url: url, reason: reason)
         }
         self.handle = handle
+        // A PEAK chunk records when it was written; without it, equal audio gives equal files.
+        _ = sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         // libsndfile stores strings before the audio, so they are set first.
         let strings: [(Int32, String?)] = [
             (Int32(SF_STR_TITLE), tags.title), (Int32(SF_STR_ARTIST), tags.artist),
@@ -92,6 +102,11 @@ package final class SoundFileWriter {
     /// Appends interleaved Float32 frames.
     package func write(_ samples: ArraySlice<Float>) throws {
         if type.isInt16 { return try write(ReadPipeline.toInt16(Array(samples))[...]) }
+        if let floatWAV {
+            try floatWAV.write(samples)
+            framesWritten = floatWAV.framesWritten
+            return
+        }
         guard let handle else {
             throw BackbeatError(.writeFailed, operation: "sf_writef_float", url: url, reason: "writer is closed")
         }
@@ -102,6 +117,8 @@ package final class SoundFileWriter {
 
     /// Appends interleaved Int16 frames.
     package func write(_ samples: ArraySlice<Int16>) throws {
+        // libsndfile's own scale from short to float, so either path writes the same file.
+        if floatWAV != nil { return try write(samples.map { Float($0) / 32_768 }[...]) }
         guard let handle else {
             throw BackbeatError(.writeFailed, operation: "sf_writef_short", url: url, reason: "writer is closed")
         }
@@ -121,6 +138,10 @@ package final class SoundFileWriter {
 
     /// Closes the file and moves it into place.
     package func finish() throws {
+        if let floatWAV {
+            self.floatWAV = nil
+            return try floatWAV.finish()
+        }
         guard let handle else { return }
         self.handle = nil
         let status = sf_close(handle)
@@ -134,6 +155,8 @@ package final class SoundFileWriter {
 
     /// Abandons the file; nothing is left on disk.
     func cancel() {
+        floatWAV?.cancel()
+        floatWAV = nil
         guard let handle else { return }
         self.handle = nil
         sf_close(handle)

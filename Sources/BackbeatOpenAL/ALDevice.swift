@@ -106,13 +106,17 @@ package final class ALDevice: @unchecked Sendable {
     package static func openPlayback(name: String?) throws -> ALDevice {
         ALLog.prepare()
         ALConfig.applyApplicationIdentity()
+        _ = alcGetError(nil)
         let device: OpaquePointer? = name.map { alcOpenDevice($0) } ?? alcOpenDevice(nil)
         guard let device else {
+            // OpenAL Soft reports "no backend could open a device" as ALC_OUT_OF_MEMORY,
+            // which read as a memory problem; what a user needs to hear is that there is no device.
+            let why =
+                alcGetError(nil) == ALC_INVALID_VALUE && name != nil
+                ? "no output device has that name" : "no output device (no sound server or sound card)"
             throw BackbeatError(
                 .deviceUnavailable, operation: "alcOpenDevice",
-                reason:
-                    "\(name.map { "\"\($0)\"" } ?? "default device"): no OpenAL backend could open it (ALC: \(alcErrorString(nil)))"
-            )
+                reason: "\(name.map { "\"\($0)\"" } ?? "default device"): \(why)")
         }
         let attributes = Self.contextAttributes() + [0]
         guard let context = alcCreateContext(device, attributes) else {

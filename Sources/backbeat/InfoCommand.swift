@@ -7,12 +7,16 @@ struct InfoCommand: AsyncParsableCommand {
         commandName: "info",
         abstract:
             "Print a file's format, duration, tags and artwork; with no file, OpenAL's version, extensions, outputs and capture devices.",
-        discussion: "Like afinfo. Exits non-zero if any file cannot be read, after reporting the others.")
+        discussion: """
+            Like afinfo. Exits non-zero if any file cannot be read, after reporting the others.
+            With --json, prints a JSON array of one object per file that could be read, even for one file
+            (an empty array when none could).
+            """)
 
     @Argument(help: "Audio files to describe (Ogg Vorbis, WAV, AIFF, CAF, FLAC, MP3, Opus).")
     var files: [String] = []
 
-    @Flag(help: "Print a JSON array with one object per file.")
+    @Flag(help: "Print a JSON array with one object per file, always an array, even for one file.")
     var json = false
 
     func run() async throws {
@@ -62,7 +66,8 @@ struct InfoCommand: AsyncParsableCommand {
         case .success(let rate):
             print("  device   available at \(rate) Hz (\(caps.defaultDeviceName ?? "default"))")
         case .failure(let error):
-            print("  device   unavailable: \(error)")
+            // The reason alone ("default device: no output device (...)"): the operation and code add nothing here.
+            print("  device   unavailable: \(error.reason ?? error.description)")
         }
         print("  offline  available (ALC_SOFT_loopback, rendered on request)")
         print("  file     available (WAV, as fast as possible or paced in real time)")

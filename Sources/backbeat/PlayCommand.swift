@@ -37,6 +37,9 @@ struct PlayCommand: AsyncParsableCommand {
                 file: file, duration: duration, loops: loops)
             if let output {
                 try await plan.render(to: URL(fileURLWithPath: output))
+                // Say where the sound went, as the drum pad does: a render is otherwise silent.
+                let seconds = Double(plan.frames) / Double(plan.sampleRate)
+                print("Sound went to \(output) (\(String(format: "%.2f", seconds)) s at \(plan.sampleRate) Hz).")
             } else {
                 try await plan.playThroughDevice()
             }

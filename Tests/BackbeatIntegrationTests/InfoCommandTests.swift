@@ -43,5 +43,9 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.contains("  device   unavailable: "))
         #expect(!result.stdout.contains("Latency measured"))
+        // What is missing is a device, not memory: OpenAL Soft's ALC_OUT_OF_MEMORY is not passed on.
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("  device   ") })
+        #expect(line == "  device   unavailable: default device: no output device (no sound server or sound card)")
+        #expect(!result.stdout.contains("Out of Memory"))
     }
 }

@@ -54,6 +54,19 @@ struct PlayCommandTests {
         }
     }
 
+    @Test("play --output says where the sound went: the file, its length and rate")
+    func outputSaysWhereTheSoundWent() throws {
+        try withTemporaryDirectory { dir in
+            let song = dir.appendingPathComponent("song.wav")
+            let out = dir.appendingPathComponent("rendered.wav")
+            try Songs.write(Songs.sineFrames(0..<24_000), to: song)
+            let result = try BackbeatTool.run(["play", song.path, "--output", out.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == "Sound went to \(out.path) (0.50 s at 48000 Hz).\n")
+            #expect(FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
     @Test("With loop points: intro, the loop N times, the tail; with --duration the loop runs to the duration")
     func loopedFile() async throws {
         try await withTemporaryDirectoryAsync { dir in

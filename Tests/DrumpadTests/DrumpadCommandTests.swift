@@ -210,6 +210,42 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         #expect(!text.isEmpty && text.count < 300, sourceLocation: sourceLocation)
         #expect(!text.contains { $0.isNewline }, sourceLocation: sourceLocation)
     }
+
+    /// Every word the parser takes as a command, pads aside (help's list).
+    static let everyCommandWord = [
+        "play", "pause", "toggle", "next", "prev", "seek", "stop", "repeat", "shuffle", "random", "pick", "now",
+        "quantize", "session", "env", "place", "turn", "hrtf", "reverb", "occlude", "menu", "intensity", "section",
+        "stinger", "wait", "quit",
+    ]
+
+    @Test("An unknown command's message names every command and every pad")
+    func unknownCommandNamesEveryCommand() throws {
+        let error = try #require(throws: DrumpadCommandError.self) { try DrumpadCommand.parse("bogus") }
+        let named = Set(
+            error.description.split(separator: ";").last!.split(whereSeparator: { " ,()".contains($0) }).map(
+                String.init))
+        for word in Self.everyCommandWord + ["snare", "bass", "tambourine", "maraca"] {
+            #expect(named.contains(word), "\(word) is missing from: \(error.description)")
+        }
+    }
+
+    @Test("The command table is what the parser accepts, and the unknown-command message is made from it")
+    func commandTableMatchesTheParser() throws {
+        #expect(DrumpadCommand.commandWords == Self.everyCommandWord)
+        let message = try #require(throws: DrumpadCommandError.self) { try DrumpadCommand.parse("bogus") }.description
+        for word in DrumpadCommand.commandWords {
+            #expect(message.contains(" \(word)"), "\(word)")
+            // Each word reaches its own case: it parses, or complains about its arguments, never "unknown command".
+            do {
+                _ = try DrumpadCommand.parse(word)
+            } catch {
+                #expect(error.command == word, "\(word): \(error.description)")
+            }
+        }
+        for (alias, word) in DrumpadCommand.commandAliases {
+            #expect(try DrumpadCommand.parse(alias) == DrumpadCommand.parse(word))
+        }
+    }
 }
 
 // MARK: - The committed demo assets
