@@ -13,6 +13,10 @@ import Foundation
 /// The engine's cache of decoded sound effects: a byte budget, background
 /// decoding, and least-recently-used eviction of sounds that are not playing.
 ///
+/// On `.offline` and fast `.file` outputs every load is one the engine's
+/// render waits for (``AudioEngine/backgroundLoads``), so a cache miss costs
+/// wall-clock time, never a late start; on a device it starts late.
+///
 /// A sound larger than the whole budget fails to load with
 /// ``BackbeatError/Code/cacheBudgetExceeded``. When sounds that are playing
 /// keep the cache over budget, it stays over until they stop, then evicts.
@@ -78,7 +82,13 @@ final class SoundCache: @unchecked Sendable {
             sound.loadState = .loading
         }
         let budget = budget
+        // An offline or fast-file render waits for the load (outside the lock),
+        // until its result is applied and its events delivered, so the sound is
+        // heard from the frame it was played at whatever the wall clock did.
+        let loads = engine.backgroundLoads
+        let token = loads.begin()
         loader.async { [weak self, weak sound] in
+            defer { if let token { loads.end(token) } }
             guard let sound else { return }
             let result = Result { try sound.decode(budget: budget) }.mapError {
                 $0 as? BackbeatError ?? BackbeatError(.unreadableFile, operation: "decode", reason: "\($0)")

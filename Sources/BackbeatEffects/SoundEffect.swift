@@ -16,6 +16,9 @@ import Foundation
 /// on a sound that is not loaded yet starts the load in the background and
 /// starts the voice when the load completes (a ``PlaybackEvent/voiceStarted(voice:sound:at:afterLoad:)``
 /// event with `afterLoad: true` says so). ``preload()`` loads ahead of time.
+/// On `.offline` and fast `.file` outputs the next render waits for the load,
+/// so the voice is heard from the frame it was played at, whatever the wall
+/// clock did; on a device it starts late.
 ///
 /// The engine's cache keeps decoded sounds within a byte budget
 /// (``AudioEngine/effectCacheBudget``) and evicts the least recently used

@@ -51,6 +51,9 @@ public final class AudioEngine: @unchecked Sendable {
     /// completion checks happen on these boundaries.
     public let updateInterval: Int
 
+    /// Loads under way in the background that a render waits for (offline and fast-file outputs).
+    package let backgroundLoads: BackgroundLoads
+
     /// The fixed delay between mixing a frame and its appearance in the
     /// output: OpenAL Soft's output limiter looks 1 ms ahead. Scheduled
     /// starts (`play(at:)`) compensate for it.
@@ -224,6 +227,7 @@ public final class AudioEngine: @unchecked Sendable {
     public init(output: Output, maximumVoices: Int? = nil) throws {
         self.output = output
         self.maximumVoices = maximumVoices
+        backgroundLoads = BackgroundLoads(for: output)
         let lock = Lock()
         self.lock = lock
         updateLoop = EngineUpdateLoop(engineLock: lock)
@@ -394,19 +398,22 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Renders `frames` frames, stepping out of the lock before each update
-    /// step the step observers have not seen, so they can post to the session.
-    /// Splitting a render this way changes nothing in the result, as splitting
-    /// it into calls changes nothing.
+    /// step the step observers have not seen (they post to the session), and
+    /// to wait for loads (their loader needs the lock). Splitting a render
+    /// changes nothing in the result, as splitting it into calls changes nothing.
     private func renderSteps(frames: Int, into samples: inout [Float]) throws {
         defer { deliverPendingEvents() }
         var done = 0
         var observedStep: Int64?
         while done < frames {
+            if backgroundLoads.holdsRender { backgroundLoads.waitUntilIdle() }
             let (rendered, waitingStep) = try withLock(waking: false) { () -> (Int, Int64?) in
                 try checkUsable("render(frames:)")
                 let rendered = try renderLocked(
                     frames: frames - done, into: &samples, at: done, observedStep: observedStep)
-                return (rendered, done + rendered < frames ? framesRendered : nil)
+                // Stopped before a step for its observers (not after one, for a load).
+                let stoppedBeforeStep = done + rendered < frames && framesRendered == nextUpdateFrame
+                return (rendered, stoppedBeforeStep ? framesRendered : nil)
             }
             done += rendered
             if let waitingStep {
@@ -418,8 +425,9 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// The render loop: update steps on absolute boundaries, OpenAL mixing
     /// between them, into `samples` from frame `offset`. Stops before a step
-    /// whose start the step observers have not seen (`observedStep`); returns
-    /// the frames rendered.
+    /// whose start the step observers have not seen (`observedStep`), and
+    /// after a step that left a load under way on an output that waits for
+    /// loads; returns the frames rendered.
     ///
     /// A period with nothing due is not stepped (the step would change
     /// nothing), and OpenAL mixes such periods in one call: from a period
@@ -444,6 +452,9 @@ public final class AudioEngine: @unchecked Sendable {
                     nextStepDue = skipsIdleSteps ? nextStepFrameLocked(after: framesRendered) : framesRendered
                 }
                 nextUpdateFrame += interval
+                // The step (or another thread) started a load the next frames
+                // may need: the caller waits for it outside the lock.
+                if backgroundLoads.holdsRender { break }
             }
             if ALRampedWrites.count != rampWritesSeen { rampPending = true }
             if skipsIdleSteps, !rampPending, !stepRequested {
