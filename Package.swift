@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // Built and tested on Linux only (OpenAL Soft, PulseAudio, D-Bus), so no
@@ -16,6 +16,14 @@ let package = Package(
         .library(name: "BackbeatTesting", targets: ["BackbeatTesting"]),
         .executable(name: "backbeat", targets: ["backbeat"]),
         .executable(name: "drumpad", targets: ["drumpad"]),
+    ],
+    // A game that links only `Backbeat` can turn the default traits off (`traits: []` on its
+    // dependency on Backbeat): SwiftPM then resolves none of the packages below, which only
+    // BackbeatLibrary, the command-line tool and `make docs` use.
+    traits: [
+        .trait(name: "MediaLibrary", description: "BackbeatLibrary's SQLite index, through GRDB.swift."),
+        .trait(name: "CommandLineTool", description: "The backbeat tool, through swift-argument-parser."),
+        .default(enabledTraits: ["MediaLibrary", "CommandLineTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -86,7 +94,7 @@ let package = Package(
             name: "BackbeatLibrary",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "CStb", "CEbur128",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["MediaLibrary"])),
             ]),
         .target(
             name: "BackbeatDesktop",
@@ -105,7 +113,9 @@ let package = Package(
             name: "backbeat",
             dependencies: [
                 "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatBench",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(
+                    name: "ArgumentParser", package: "swift-argument-parser",
+                    condition: .when(traits: ["CommandLineTool"])),
             ]),
         .target(
             name: "DrumpadCore",
