@@ -279,23 +279,6 @@ public final class AudioEngine: @unchecked Sendable {
 
     deinit { shutdown() }
 
-    private static func validate(sampleRate: Int, channels: Int) throws {
-        guard sampleRate > 0 else {
-            throw BackbeatError(
-                .invalidArgument, operation: "AudioEngine.init",
-                reason: "sample rate must be positive, got \(sampleRate)")
-        }
-        guard (8_000...384_000).contains(sampleRate) else {
-            throw BackbeatError(
-                .unsupportedFormat, operation: "AudioEngine.init",
-                reason: "sample rate \(sampleRate) Hz (8000...384000)")
-        }
-        guard [1, 2, 4, 6].contains(channels) else {
-            throw BackbeatError(
-                .unsupportedFormat, operation: "AudioEngine.init", reason: "\(channels) channels (1, 2, 4 or 6)")
-        }
-    }
-
     // MARK: Time
 
     /// Engine time: frames rendered (or played, on a device) since the engine opened.
