@@ -40,7 +40,9 @@ final class Listener: EngineComponent {
 
     func applyLocked() {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         try? engine.device.setListener(
             position: (position.x, position.y, position.z),
             forward: (forward.x, forward.y, forward.z), up: (up.x, up.y, up.z),
@@ -68,7 +70,9 @@ final class Listener: EngineComponent {
     @discardableResult
     func applyHRTFLocked() -> Bool {
         guard let engine else { return false }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let index = hrtfDataSet.flatMap { engine.device.hrtfDataSetNames.firstIndex(of: $0) }
         return (try? engine.device.setHRTF(hrtfRequest, dataSet: index)) ?? false
     }

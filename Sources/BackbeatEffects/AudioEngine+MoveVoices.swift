@@ -74,7 +74,9 @@ extension Voice {
         #if DEBUG
         // Only in debug builds: a batch moves thousands of voices a step, and
         // reaching the engine through the sound's weak reference is not free.
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         #endif
         if case .finished = phase { return false }
         let wasPlaced = positionValue != nil

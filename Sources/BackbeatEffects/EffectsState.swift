@@ -28,7 +28,9 @@ final class EffectsState: @unchecked Sendable {
 extension AudioEngine {
     /// The effects' state on this engine, made on first use. With the lock held.
     var effectsLocked: EffectsState {
+        #if DEBUG
         preconditionLocked()
+        #endif
         // Only this module fills the slot, always with an EffectsState: the
         // cast is checked in debug builds and free in release ones.
         if let state = effectsState { return unsafeDowncast(state, to: EffectsState.self) }
@@ -39,7 +41,9 @@ extension AudioEngine {
 
     /// The effects' state if anything made it, without making it. With the lock held.
     var existingEffectsLocked: EffectsState? {
+        #if DEBUG
         preconditionLocked()
+        #endif
         return effectsState.map { unsafeDowncast($0, to: EffectsState.self) }
     }
 }

@@ -69,7 +69,9 @@ final class SoundCache: @unchecked Sendable {
     /// (outside the lock) once it is resident or has failed.
     func loadLocked(_ sound: SoundEffect, waiter: (@Sendable (Result<Void, BackbeatError>) -> Void)? = nil) {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         switch sound.loadState {
         case .loaded:
             if let waiter { engine.postLocked(callback: { waiter(.success(())) }) }
@@ -99,7 +101,9 @@ final class SoundCache: @unchecked Sendable {
 
     /// Makes an in-memory sound resident now.
     func loadResidentLocked(_ sound: SoundEffect, _ decoded: Result<SoundEffect.Decoded, BackbeatError>) {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         sound.loadState = .loading
         finishLoadLocked(sound, decoded)
     }
@@ -140,7 +144,9 @@ final class SoundCache: @unchecked Sendable {
 
     private func finishLoadLocked(_ sound: SoundEffect, _ decoded: Result<SoundEffect.Decoded, BackbeatError>) {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let outcome: Result<Void, BackbeatError>
         do {
             let decodedSound = try decoded.get()
@@ -191,7 +197,9 @@ final class SoundCache: @unchecked Sendable {
 
     /// Evicts least-recently-used sounds that are not playing until `bytes` more fit.
     private func evictLocked(toFit bytes: Int) {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         guard let engine, usedBytes + bytes > budget else { return }
         let pool = engine.voicePoolLocked
         let candidates = resident.values.compactMap(\.sound)
@@ -261,7 +269,9 @@ final class SoundCache: @unchecked Sendable {
     /// fails) on its next play.
     private func installLocked(_ decoded: SoundEffect.Decoded?, for sound: SoundEffect) {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let id = ObjectIdentifier(sound)
         guard let entry = resident[id], entry.buffers.isEmpty, case .loaded(let old) = sound.loadState else { return }
         // The same loop region as before (a file changed meanwhile is reloaded whole).
@@ -284,7 +294,9 @@ final class SoundCache: @unchecked Sendable {
 
     /// Frees the buffer of the resident sound `id` names, if it is still resident.
     func forgetLocked(_ id: ObjectIdentifier) {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         guard let engine, let entry = resident.removeValue(forKey: id) else { return }
         engine.voicePoolLocked.coolFreeSources(holding: entry.buffers)
         for buffer in entry.buffers { engine.device.deleteBuffer(buffer) }

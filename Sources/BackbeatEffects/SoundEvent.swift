@@ -397,7 +397,9 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
 
     /// Forgets instances whose voices have all finished. With the lock held.
     private func pruneInstancesLocked() {
+        #if DEBUG
         preconditionLocked()
+        #endif
         instances.removeAll { $0.voices.allSatisfy(\.isFinishedLocked) }
     }
 
@@ -407,7 +409,9 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
 
     /// The next play's decisions, with the lock held.
     func nextPickLocked() -> Pick {
+        #if DEBUG
         preconditionLocked()
+        #endif
         let indices: [Int]
         switch modeValue {
         case .random: indices = [pickRandom()]

@@ -178,7 +178,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
 
     /// ``state``, with the lock held.
     var stateLocked: State {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         return switch phase {
         case .waitingForLoad, .scheduled, .waitingForSource: .pending
         case .playing, .stopping: .playing
@@ -194,13 +196,17 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Whether the voice has ended.
     public var isFinished: Bool { locked { phase == .finished } }
     package var isFinishedLocked: Bool {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         return phase == .finished
     }
 
     /// Sets the volume with the engine lock held (clamped; NaN ignored).
     package func setVolumeLocked(_ value: Float) {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         gain = Voice.clampVolume(value, else: gain)
         isSettled = false
         audibilityChanged()
@@ -208,7 +214,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
 
     /// Sets the rate with the engine lock held (clamped; NaN ignored).
     package func setRateLocked(_ value: Float) {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         // A dormant voice's time so far went at its old rate.
         if record.isDormant { pool?.wake(self) }
         rateValue = Voice.clampRate(value, else: rateValue)

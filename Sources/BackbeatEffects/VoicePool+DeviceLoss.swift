@@ -59,7 +59,9 @@ extension VoicePool {
     /// distance parameters changed. With the lock held.
     func reapplyPlacementsLocked() {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         reachesStale = true
         _ = try? engine.device.withContext {
             for voice in voices { if let source = voice.record.source { voice.applyPlacement(to: source) } }

@@ -8,7 +8,9 @@ extension VoicePool {
     /// Starts `voice` now or at `time` (never throws).
     func startLocked(_ voice: Voice, at time: MediaTime?, bus: Bus) {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let now = engine.currentFrameLocked
         voice.bus = bus
         voice.record.requestFrame = now

@@ -8,7 +8,9 @@ extension VoicePool {
     /// Stops `voice` with a ramp.
     func stopLocked(_ voice: Voice) {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let now = engine.currentFrameLocked
         switch voice.phase {
         case .finished:

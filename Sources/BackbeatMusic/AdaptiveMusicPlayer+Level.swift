@@ -129,7 +129,9 @@ extension AdaptiveMusicPlayer {
     }
 
     func setLayerGainLocked(_ layer: String, to gain: Float, duration: MediaTime, engine: AudioEngine) {
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let now = engine.currentFrameLocked
         let from = layerGains[layer]?.value(at: now) ?? 1
         let frames = max(0, duration.frames(atSampleRate: engine.sampleRate))

@@ -19,7 +19,9 @@ extension AdaptiveMusicPlayer {
     /// The first engine frame a stream can start on exactly: the next update step, plus the output's latency
     /// (and a step's margin on a real-time output, whose clock runs between steps).
     func earliestLocked(_ engine: AudioEngine) -> Int64 {
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let interval = Int64(engine.updateInterval)
         let now = engine.currentFrameLocked
         var next = (now + interval - 1) / interval * interval
@@ -30,7 +32,9 @@ extension AdaptiveMusicPlayer {
     /// With `orUpcoming`, a section scheduled but not heard yet counts when
     /// none is heard: its first frame is its first beat and bar.
     func boundaryLocked(_ quantization: MusicQuantization, engine: AudioEngine, orUpcoming: Bool = false) -> Int64 {
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let earliest = earliestLocked(engine)
         guard let now = heardNow() ?? (orUpcoming ? pending : nil), let section = sections[now.name],
             quantization != .immediate
@@ -64,7 +68,9 @@ extension AdaptiveMusicPlayer {
     }
 
     func dropPendingLocked() {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         if let pending {
             for p in active {
                 if case .section(let g) = p.kind, g == pending.generation { p.retireAt = 0 }
@@ -87,7 +93,9 @@ extension AdaptiveMusicPlayer {
 
     /// The first update step whose mix is heard from output frame `boundary` on.
     func stepLocked(heardFrom boundary: Int64, engine: AudioEngine) -> Int64 {
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let interval = Int64(engine.updateInterval)
         return (max(0, boundary - engine.latencyFrames) + interval - 1) / interval * interval
     }
@@ -95,13 +103,17 @@ extension AdaptiveMusicPlayer {
     /// Cuts a section on output frame `boundary`: full level up to it, then a
     /// ramp over one update step (the first step whose mix is heard from the boundary on).
     func cutLocked(generation: UInt64?, at boundary: Int64, engine: AudioEngine) {
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let step = stepLocked(heardFrom: boundary, engine: engine)
         fadeOutLocked(generation: generation, from: step, frames: Int64(engine.updateInterval), equalPower: false)
     }
 
     func fadeOutLocked(generation: UInt64?, from start: Int64, frames: Int64, equalPower: Bool) {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         guard let generation else { return }
         for p in active {
             guard case .section(let g) = p.kind, g == generation else { continue }
@@ -115,7 +127,9 @@ extension AdaptiveMusicPlayer {
         engine: AudioEngine,
         startFrame: Int64 = 0
     ) throws {
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let stream: AudioStream
         if let reused = spare.popLast() {
             stream = reused
@@ -144,7 +158,9 @@ extension AdaptiveMusicPlayer {
 
     func retireLocked() {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let now = engine.currentFrameLocked
         active.removeAll { p in
             guard p.drained || (p.retireAt.map { now >= $0 } ?? false) else { return false }
@@ -162,7 +178,9 @@ extension AdaptiveMusicPlayer {
     /// Returns whether something was playing.
     @discardableResult
     func suspendLocked(engine: AudioEngine) -> Bool {
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         guard suspended == nil else { return false }
         let boundary = boundaryLocked(.immediate, engine: engine)
         let scheduled = pending
@@ -185,7 +203,9 @@ extension AdaptiveMusicPlayer {
 
     /// Starts the paused section again from where it was, as a seek does, ramped in over one update step.
     func resumeLocked(engine: AudioEngine) {
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         guard let (name, position) = suspended, let section = sections[name] else { return }
         suspended = nil
         interrupted = false

@@ -40,14 +40,18 @@ extension AdaptiveMusicPlayer {
     package var isAudible: Bool { engine != nil && suspended == nil && (heard != nil || pending != nil) }
 
     var playbackStateLocked: PlaybackState {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         if suspended != nil { return interrupted ? .interrupted : .paused }
         return heard != nil || pending != nil ? .playing : .stopped
     }
 
     /// Posts what changed since the last report: the playback state, then the section heard.
     func reportLocked() {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         let state = playbackStateLocked
         if state != reported.state {
             reported.state = state

@@ -392,7 +392,9 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     }
 
     func update(at frame: Int64) {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         if let pending, frame >= pending.start {
             heard = pending
             self.pending = nil

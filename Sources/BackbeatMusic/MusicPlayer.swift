@@ -185,7 +185,9 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     public var indexOfNowPlayingItem: Int? { locked { machine.currentKey } }
 
     private var nowPlayingLocked: (any MusicItem)? {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         return machine.currentKey.map { queue[$0] }
     }
 

@@ -108,13 +108,17 @@ package final class PlayerCore<Event: Sendable>: @unchecked Sendable {
     // MARK: Level (under the engine lock)
 
     func setVolumeLocked(_ value: Float) {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         if let new = level.setVolume(value), let volumeEvent { post(volumeEvent(new)) }
     }
 
     func fadeLocked(to target: Float, duration: MediaTime, curve: FadeCurve) {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let frames = duration.frames(atSampleRate: engine.sampleRate)
         if let new = level.fade(to: target, at: engine.currentFrameLocked, frames: frames, curve: curve),
             let volumeEvent
@@ -125,18 +129,24 @@ package final class PlayerCore<Event: Sendable>: @unchecked Sendable {
 
     func fadeOutLocked(duration: MediaTime) {
         guard let engine else { return }
+        #if DEBUG
         engine.preconditionLocked()
+        #endif
         let frames = max(0, duration.frames(atSampleRate: engine.sampleRate))
         level.beginShutdownFade(at: engine.currentFrameLocked, frames: frames)
     }
 
     var isMeteringEnabledLocked: Bool {
         get {
+            #if DEBUG
             engine?.preconditionLocked()
+            #endif
             return metering
         }
         set {
+            #if DEBUG
             engine?.preconditionLocked()
+            #endif
             metering = newValue
             for stream in streams { stream.isMeteringEnabled = newValue }
             if !newValue { level.meters.reset() }
@@ -144,7 +154,9 @@ package final class PlayerCore<Event: Sendable>: @unchecked Sendable {
     }
 
     func updateMetersLocked() {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         if metering { level.meters.update(from: heardStreams) }
     }
 

@@ -159,7 +159,9 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     }
 
     private func canInsertLocked(_ item: PlayerItem, after afterItem: PlayerItem?) -> Bool {
+        #if DEBUG
         engine?.preconditionLocked()
+        #endif
         return !machine.keys.contains(item) && (afterItem.map { machine.keys.contains($0) } ?? true)
     }
 
