@@ -35,7 +35,7 @@ public struct DrumpadOptions: Sendable, Equatable {
           --assets DIR       the folder holding Drums/ and Music/ (default: ./Assets, or beside the executable)
           --output FILE.wav  render to a WAV file instead of the sound device (the default when there is none)
           --script FILE      read commands from FILE instead of standard input
-          --latency PRESET   the sound device's latency: low (default, about 8 ms), default or safe
+          --latency PRESET   the sound device's latency: low (default, about 9 ms), default or safe
           --quantize GRID    snap pad hits to the now-playing song's beat (default: off)
           --seed N           the seed of `random` (default: 8)
           --mpris            publish the music player on the desktop bus, as backbeat.drumpad (media keys, playerctl)
