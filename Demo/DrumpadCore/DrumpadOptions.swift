@@ -1,3 +1,4 @@
+import Backbeat
 import Foundation
 
 /// The drum pad demo's command-line options.
@@ -10,6 +11,10 @@ public struct DrumpadOptions: Sendable, Equatable {
     public var output: URL?
     /// A script to read instead of standard input.
     public var script: URL?
+    /// The sound device's period size and count: `.low` unless `--latency`
+    /// says otherwise, since a drummer hears a pad that sounds 20 ms after
+    /// the key as late.
+    public var latency: AudioEngine.OutputLatency = .low
     /// The grid pad hits snap to.
     public var quantize: DrumpadCommand.Quantize = .off
     /// The seed of `random`'s choices, so a script sounds the same on every run.
@@ -24,11 +29,13 @@ public struct DrumpadOptions: Sendable, Equatable {
     /// The usage text.
     public static let usage = """
         usage: drumpad [--library DIR] [--assets DIR] [--output FILE.wav] [--script FILE]
-                       [--quantize off|on|1/4|1/8|1/16] [--seed N] [--mpris] [--verbose]
+                       [--latency low|default|safe] [--quantize off|on|1/4|1/8|1/16] [--seed N]
+                       [--mpris] [--verbose]
           --library DIR      the music library to scan (default: Assets/Music)
           --assets DIR       the folder holding Drums/ and Music/ (default: ./Assets, or beside the executable)
           --output FILE.wav  render to a WAV file instead of the sound device (the default when there is none)
           --script FILE      read commands from FILE instead of standard input
+          --latency PRESET   the sound device's latency: low (default, about 9 ms), default or safe
           --quantize GRID    snap pad hits to the now-playing song's beat (default: off)
           --seed N           the seed of `random` (default: 8)
           --mpris            publish the music player on the desktop bus, as backbeat.drumpad (media keys, playerctl)
@@ -63,6 +70,13 @@ public struct DrumpadOptions: Sendable, Equatable {
             case "--assets": assets = URL(fileURLWithPath: try value(argument), isDirectory: true)
             case "--output": output = URL(fileURLWithPath: try value(argument))
             case "--script": script = URL(fileURLWithPath: try value(argument))
+            case "--latency":
+                let word = try value(argument)
+                guard let preset = Self.latencyPresets[word] else {
+                    throw DrumpadOptionsError(
+                        "--latency expects low, default or safe, got \"\(DrumpadCommand.excerpt(word))\"")
+                }
+                latency = preset
             case "--quantize":
                 let word = try value(argument)
                 guard let grid = DrumpadCommand.Quantize(word: word) else {
@@ -83,6 +97,15 @@ public struct DrumpadOptions: Sendable, Equatable {
             }
         }
     }
+
+    /// The presets `--latency` takes, by name.
+    static let latencyPresets: [String: AudioEngine.OutputLatency] = [
+        "low": .low, "default": .default, "safe": .safe,
+    ]
+
+    /// The output the demo opens when it plays on a sound device: the
+    /// default device at ``latency``.
+    public var deviceOutput: AudioEngine.Output { .device(latency: latency) }
 
     /// The assets folder: `--assets`, else `Assets` in the working directory, else
     /// `Assets` in the executable's folder or one of its parents. Nil when none holds `Drums/`.

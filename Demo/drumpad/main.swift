@@ -39,7 +39,7 @@ func openEngine() throws -> (AudioEngine, String) {
     if options.output == nil {
         do {
             AudioEngine.applicationName = "Backbeat drum pad"
-            let engine = try AudioEngine(output: .device())
+            let engine = try AudioEngine(output: options.deviceOutput)
             let name = engine.deviceName.map { "the sound device \"\($0)\"" } ?? "the default sound device"
             print("Playing through \(name).")
             return (engine, name)

@@ -21,16 +21,27 @@ import Glibc
 ///   Goal ≤ 1.10.
 /// - `underruns`: the music stream's underruns in the Backbeat children while
 ///   a busy thread holds another core. Goal 0.
+/// - `underruns_low` / `dropouts_low`: the same scene at `.low`, a round at
+///   a time with another core busy, while the sink's monitor is recorded:
+///   the music stream's underruns, and the silences of 1 ms or more in the
+///   recording (``DeviceScene/dropouts(_:minimumFrames:)``), which are the
+///   device's own underruns on the server. Goals 0 and 0. `cpu_s_backbeat_low`
+///   is those children's CPU time.
 /// - `latency_ms_low` / `latency_ms_default`: the latency a playing source
-///   sees on each setting, as measured by ``AudioEngine/measuredOutputLatency``.
-///   Goals ≤ 16 and ≤ 30.
-/// - `trigger_to_sound_ms_p50` / `_p99`: from a `play()` call to the click in
-///   the sink's monitor recording, over about 100 calls at `.default` (16 with
-///   `--quick`), placed against a reference click scheduled with `play(at:)`.
+///   sees on each setting, the mean of 20 readings of
+///   ``AudioEngine/measuredOutputLatency``. Goals ≤ 10 and ≤ 30.
+/// - `trigger_to_sound_ms_p50` / `_p99` (at `.default`) and
+///   `trigger_to_sound_ms_p50_low` / `_p99_low` (at `.low`, goal ≤ 12 for the
+///   median): from a `play()` call to the click in the sink's monitor
+///   recording, over about 100 calls (16 with `--quick`), placed against a
+///   reference click scheduled with `play(at:)`.
 ///
 /// The children are `backbeat bench device-scene` (hidden), so the suite runs
 /// from the `backbeat` executable only. Each round lasts
 /// `BACKBEAT_BENCH_DEVICE_SECONDS` / rounds of real time (default 60 s in all).
+/// `BACKBEAT_BENCH_DEVICE_LOW` (such as `128x3`) measures the `.low` figures
+/// at another period size and count, to try one before it becomes the preset;
+/// `--only low` measures only the `.low` figures.
 package struct DeviceSuite: BenchSuite {
     package let name = "device"
     package let summary =
@@ -38,13 +49,27 @@ package struct DeviceSuite: BenchSuite {
 
     package init() {}
 
+    /// The `.low` figures' setting: `BACKBEAT_BENCH_DEVICE_LOW` when set, else `.low`.
+    static func lowSetting(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (
+        word: String, latency: AudioEngine.OutputLatency
+    ) {
+        guard let word = environment["BACKBEAT_BENCH_DEVICE_LOW"], !word.isEmpty else { return ("low", .low) }
+        guard let latency = DeviceScene.latency(named: word) else {
+            throw BenchError("BACKBEAT_BENCH_DEVICE_LOW must be low, default, safe or SIZExCOUNT, such as 128x3")
+        }
+        return (word, latency)
+    }
+
     package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let executable = try selfPath()
         let total =
             options.quick
             ? 6 : Int(ProcessInfo.processInfo.environment["BACKBEAT_BENCH_DEVICE_SECONDS"] ?? "") ?? 60
         let seconds = max(2, total / options.rounds)
-        let server = try PrivateSoundServer(sinks: ["Backbeat-Bench"])
+        let onlyLow = options.only == "low"
+        let low = try Self.lowSetting()
+        let sink = "Backbeat-Bench"
+        let server = try PrivateSoundServer(sinks: [sink])
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("backbeat-bench-device-\(getpid())")
@@ -74,331 +99,136 @@ package struct DeviceSuite: BenchSuite {
             return (cpu, result)
         }
 
-        log("\(options.rounds) rounds of \(seconds) s on each side, interleaved, with another core busy")
+        /// Trigger to sound at `latency`: clicks played with play(), heard in the sink's monitor; sorted.
+        func triggerToSound(latency: String) throws -> [Double] {
+            let recording = try server.recordMonitor(of: sink)
+            let triggerFile = directory.appendingPathComponent("triggers-\(latency)")
+            let triggerRun = try spawn(
+                executable,
+                [
+                    "bench", "device-scene", "--side", "trigger", "--seconds", String(options.quick ? 2 : 12),
+                    "--latency", latency, "--song", song.path, "--result", triggerFile.path,
+                ],
+                environment: environment)
+            let recorded = try recording.stop()
+            guard triggerRun.status == 0, let data = FileManager.default.contents(atPath: triggerFile.path),
+                let triggers = DeviceScene.Triggers(line: String(decoding: data, as: UTF8.self))
+            else { throw BenchError("device-scene --side trigger failed (status \(triggerRun.status))") }
+            let onsets = DeviceScene.clickOnsets(recorded, sampleRate: PrivateSoundServer.sampleRate)
+            guard let delays = DeviceScene.triggerToSound(triggers, onsets: onsets) else {
+                throw BenchError(
+                    "trigger: \(triggers.calls.count) calls but \(onsets.count) clicks heard (with the reference)")
+            }
+            let sorted = delays.sorted()
+            log(
+                "trigger to sound at \(latency) over \(sorted.count) play() calls: p50 "
+                    + "\(Self.format(percentile(sorted, 0.5))) ms, p99 \(Self.format(percentile(sorted, 0.99))) ms "
+                    + "(min \(Self.format(sorted[0])), max \(Self.format(sorted[sorted.count - 1])))")
+            return sorted
+        }
+
+        var figures: [Figure] = []
         let busy = BusyThread()
         defer { busy.stop() }
-        var underruns = 0
-        let cpu = try Rounds.interleaved(
-            options.rounds,
-            sides: [
-                {
-                    let run = try child(.backbeat)
-                    underruns += run.result.underruns
-                    return run.cpu
-                },
-                { try child(.raw).cpu },
+        if !onlyLow {
+            log("\(options.rounds) rounds of \(seconds) s on each side, interleaved, with another core busy")
+            var underruns = 0
+            let cpu = try Rounds.interleaved(
+                options.rounds,
+                sides: [
+                    {
+                        let run = try child(.backbeat)
+                        underruns += run.result.underruns
+                        return run.cpu
+                    },
+                    { try child(.raw).cpu },
+                ]
+            ) { round, values in
+                log(
+                    "round \(round): Backbeat \(String(format: "%.2f", values[0])) s CPU, raw OpenAL "
+                        + "\(String(format: "%.2f", values[1])) s, ratio \(String(format: "%.3f", values[0] / values[1]))"
+                )
+            }
+            let (backbeatCPU, rawCPU) = (cpu[0], cpu[1])
+            figures += [
+                Figure(
+                    key: "cpu_ratio_vs_raw", rounds: Rounds.ratios(backbeatCPU, rawCPU),
+                    unit: "CPU time of Backbeat over raw OpenAL, same scene, same server (goal ≤ 1.10)"),
+                Figure(key: "cpu_s_backbeat", rounds: backbeatCPU, unit: "s of CPU per \(seconds) s round"),
+                Figure(key: "cpu_s_raw", rounds: rawCPU, unit: "s of CPU per \(seconds) s round"),
+                Figure(
+                    key: "underruns", value: Double(underruns),
+                    unit: "music underruns over every round, another core busy (goal 0)"),
             ]
-        ) { round, values in
+        }
+
+        // The scene at .low, another core still busy, its sink recorded: the
+        // music's underruns and the device's (silences in the recording).
+        log("\(options.rounds) rounds of \(seconds) s at \(low.word) (\(low.latency)), with another core busy")
+        var underrunsLow = 0
+        var dropoutsLow = 0
+        var cpuLow: [Double] = []
+        for round in 1...options.rounds {
+            let recording = try server.recordMonitor(of: sink)
+            let run = try child(.backbeat, latency: low.word)
+            let gaps = DeviceScene.dropouts(try recording.stop())
+            underrunsLow += run.result.underruns
+            dropoutsLow += gaps.count
+            cpuLow.append(run.cpu)
+            let lengths = gaps.prefix(8).map { Self.format(Double($0) * 1_000 / Double(PrivateSoundServer.sampleRate)) }
             log(
-                "round \(round): Backbeat \(String(format: "%.2f", values[0])) s CPU, raw OpenAL "
-                    + "\(String(format: "%.2f", values[1])) s, ratio \(String(format: "%.3f", values[0] / values[1]))")
+                "round \(round) at \(low.word): \(run.result.underruns) music underruns, \(gaps.count) dropouts"
+                    + (gaps.isEmpty ? "" : " (\(lengths.joined(separator: ", ")) ms)")
+                    + ", \(String(format: "%.2f", run.cpu)) s CPU")
         }
-        let (backbeatCPU, rawCPU) = (cpu[0], cpu[1])
-        let ratios = Rounds.ratios(backbeatCPU, rawCPU)
         busy.stop()
-        let low = try child(.latency, latency: "low").result.latencyMilliseconds
-        let standard = try child(.latency, latency: "default").result.latencyMilliseconds
-        log("latency: low \(String(format: "%.1f", low)) ms, default \(String(format: "%.1f", standard)) ms")
-        // Trigger to sound: clicks played with play(), heard in the sink's monitor.
-        let recording = try server.recordMonitor(of: "Backbeat-Bench")
-        let triggerFile = directory.appendingPathComponent("triggers")
-        let triggerRun = try spawn(
-            executable,
-            [
-                "bench", "device-scene", "--side", "trigger", "--seconds", String(options.quick ? 2 : 12),
-                "--latency", "default", "--song", song.path, "--result", triggerFile.path,
-            ],
-            environment: environment)
-        let recorded = try recording.stop()
-        guard triggerRun.status == 0, let data = FileManager.default.contents(atPath: triggerFile.path),
-            let triggers = DeviceScene.Triggers(line: String(decoding: data, as: UTF8.self))
-        else { throw BenchError("device-scene --side trigger failed (status \(triggerRun.status))") }
-        let onsets = DeviceScene.clickOnsets(recorded, sampleRate: PrivateSoundServer.sampleRate)
-        guard let delays = DeviceScene.triggerToSound(triggers, onsets: onsets) else {
-            throw BenchError(
-                "trigger: \(triggers.calls.count) calls but \(onsets.count) clicks heard (with the reference)")
-        }
-        let sorted = delays.sorted()
-        let (p50, p99) = (percentile(sorted, 0.5), percentile(sorted, 0.99))
-        log(
-            "trigger to sound over \(sorted.count) play() calls: p50 \(String(format: "%.1f", p50)) ms, p99 "
-                + "\(String(format: "%.1f", p99)) ms (min \(String(format: "%.1f", sorted[0])), max "
-                + "\(String(format: "%.1f", sorted[sorted.count - 1])))")
-        return [
+
+        let lowLatency = try child(.latency, latency: low.word).result.latencyMilliseconds
+        log("latency at \(low.word) (\(low.latency)): \(Self.format(lowLatency)) ms")
+        figures += [
             Figure(
-                key: "cpu_ratio_vs_raw", rounds: ratios,
-                unit: "CPU time of Backbeat over raw OpenAL, same scene, same server (goal ≤ 1.10)"),
-            Figure(key: "cpu_s_backbeat", rounds: backbeatCPU, unit: "s of CPU per \(seconds) s round"),
-            Figure(key: "cpu_s_raw", rounds: rawCPU, unit: "s of CPU per \(seconds) s round"),
+                key: "underruns_low", value: Double(underrunsLow),
+                unit: "music underruns at .low (\(low.latency)) over every round, another core busy (goal 0)"),
             Figure(
-                key: "underruns", value: Double(underruns),
-                unit: "music underruns over every round, another core busy (goal 0)"),
-            Figure(key: "latency_ms_low", value: low, unit: "ms a playing source sees at .low (goal ≤ 16)"),
+                key: "dropouts_low", value: Double(dropoutsLow),
+                unit:
+                    "silences of 1 ms or more heard in the sink at .low (\(low.latency)): the device underran, another core busy (goal 0)"
+            ),
+            Figure(key: "cpu_s_backbeat_low", rounds: cpuLow, unit: "s of CPU per \(seconds) s round at .low"),
             Figure(
-                key: "latency_ms_default", value: standard, unit: "ms a playing source sees at .default (goal ≤ 30)"),
-            Figure(
-                key: "trigger_to_sound_ms_p50", value: p50,
-                unit: "ms from play() to the sound in the monitor recording, median, at .default"),
-            Figure(
-                key: "trigger_to_sound_ms_p99", value: p99,
-                unit: "ms from play() to the sound in the monitor recording, 99th percentile, at .default"),
+                key: "latency_ms_low", value: lowLatency,
+                unit: "ms a playing source sees at .low (\(low.latency)), mean of 20 readings (goal ≤ 10)"),
         ]
+        if !onlyLow {
+            let standard = try child(.latency, latency: "default").result.latencyMilliseconds
+            log("latency at default: \(Self.format(standard)) ms")
+            figures.append(
+                Figure(
+                    key: "latency_ms_default", value: standard,
+                    unit: "ms a playing source sees at .default, mean of 20 readings (goal ≤ 30)"))
+            let delays = try triggerToSound(latency: "default")
+            figures += [
+                Figure(
+                    key: "trigger_to_sound_ms_p50", value: percentile(delays, 0.5),
+                    unit: "ms from play() to the sound in the monitor recording, median, at .default"),
+                Figure(
+                    key: "trigger_to_sound_ms_p99", value: percentile(delays, 0.99),
+                    unit: "ms from play() to the sound in the monitor recording, 99th percentile, at .default"),
+            ]
+        }
+        let delaysLow = try triggerToSound(latency: low.word)
+        figures += [
+            Figure(
+                key: "trigger_to_sound_ms_p50_low", value: percentile(delaysLow, 0.5),
+                unit: "ms from play() to the sound in the monitor recording, median, at .low (goal ≤ 12)"),
+            Figure(
+                key: "trigger_to_sound_ms_p99_low", value: percentile(delaysLow, 0.99),
+                unit: "ms from play() to the sound in the monitor recording, 99th percentile, at .low"),
+        ]
+        return figures
     }
+
+    private static func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
     private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-}
-
-/// What one `backbeat bench device-scene` child plays, and what it reports.
-package enum DeviceScene {
-    /// Which side the child plays: Backbeat, raw OpenAL, only opens an
-    /// engine to measure its latency, or triggers clicks with `play()` for
-    /// the trigger-to-sound figure.
-    package enum Side: String, Sendable, CaseIterable {
-        case backbeat, raw, latency, trigger
-    }
-
-    /// The child's report, one line: `underruns latency_ms`.
-    package struct Result: Sendable {
-        package var underruns: Int
-        package var latencyMilliseconds: Double
-        init(underruns: Int, latencyMilliseconds: Double) {
-            self.underruns = underruns
-            self.latencyMilliseconds = latencyMilliseconds
-        }
-        init?(line: String) {
-            let parts = line.split(separator: " ")
-            guard parts.count == 2, let u = Int(parts[0]), let l = Double(parts[1]) else { return nil }
-            self.init(underruns: u, latencyMilliseconds: l)
-        }
-        var line: String { "\(underruns) \(latencyMilliseconds)" }
-    }
-
-    /// Plays the scene for `seconds` on the default device and writes the result to `result`.
-    package static func run(side: Side, seconds: Int, latency: AudioEngine.OutputLatency, song: URL, result: URL) throws
-    {
-        let report: Result
-        switch side {
-        case .trigger:
-            let triggers = try playTriggers(count: max(10, seconds * 8), latency: latency)
-            try Data(triggers.line.utf8).write(to: result)
-            return
-        case .backbeat: report = try playBackbeat(seconds: seconds, latency: latency, song: song)
-        case .raw: report = try playRaw(seconds: seconds, latency: latency, song: song)
-        case .latency:
-            let engine = try AudioEngine(output: .device(latency: latency))
-            defer { engine.shutdown() }
-            let scene = MixScene(voiceCount: 1)
-            let sound = try SoundEffect(buffer: scene.sounds[0], name: "tone", engine: engine)
-            sound.play(volume: 0.1, looping: .forever)
-            // Let the stream run a while: until it does, OpenAL Soft reports 1 ms.
-            var measured = engine.measuredOutputLatency
-            for _ in 0..<20 where (measured?.latency.seconds ?? 0) <= 0.002 {
-                usleep(100_000)
-                measured = engine.measuredOutputLatency
-            }
-            report = Result(underruns: 0, latencyMilliseconds: measured.map { $0.latency.seconds * 1_000 } ?? .nan)
-        }
-        try Data(report.line.utf8).write(to: result)
-    }
-
-    /// What the trigger side reports: the frame its reference click was
-    /// scheduled on (`play(at:)`), and for each `play()` call its engine
-    /// frame and the output latency read with the device clock just before
-    /// (from a frame's mixing to its playing).
-    package struct Triggers: Sendable {
-        package var reference: Int64
-        package var calls: [Int64]
-        package var latencies: [Double]
-        package var sampleRate: Int
-        var line: String {
-            "\(reference) \(sampleRate) \(calls.map(String.init).joined(separator: ",")) "
-                + latencies.map { String($0) }.joined(separator: ",")
-        }
-        init(reference: Int64, calls: [Int64], latencies: [Double], sampleRate: Int) {
-            self.reference = reference
-            self.calls = calls
-            self.latencies = latencies
-            self.sampleRate = sampleRate
-        }
-        init?(line: String) {
-            let parts = line.split(separator: " ")
-            guard parts.count == 4, let reference = Int64(parts[0]), let rate = Int(parts[1]),
-                (8_000...384_000).contains(rate)
-            else { return nil }
-            let calls = parts[2].split(separator: ",").compactMap { Int64($0) }
-            let latencies = parts[3].split(separator: ",").compactMap { Double($0) }.filter { $0.isFinite }
-            guard calls.count == latencies.count else { return nil }
-            self.init(reference: reference, calls: calls, latencies: latencies, sampleRate: rate)
-        }
-    }
-
-    /// A click: a 2-kHz tone at 0.6 from its first frame, gone within 30 ms (stereo, L = R).
-    static func click(sampleRate: Int) throws -> PCMBuffer {
-        let frames = sampleRate / 20
-        var samples = [Float](repeating: 0, count: frames * 2)
-        for i in 0..<frames {
-            let t = Double(i) / Double(sampleRate)
-            let value = Float(0.6 * exp(-t / 0.005) * sin(2 * Double.pi * 2_000 * t))
-            samples[2 * i] = value
-            samples[2 * i + 1] = value
-        }
-        return try PCMBuffer(format: AudioFormat(sampleRate: sampleRate, channelCount: 2), floats: samples)
-    }
-
-    /// Plays a reference click with `play(at:)`, then `count` clicks with
-    /// `play()` about 0.1 s apart, each at a different moment within the
-    /// device's period. A call's engine frame is the device clock's last
-    /// tick plus the wall time since that tick was seen (engine time moves a
-    /// device period at a time). The monitor recording, made by the parent,
-    /// tells where each click sounded.
-    private static func playTriggers(count: Int, latency: AudioEngine.OutputLatency) throws -> Triggers {
-        let engine = try AudioEngine(output: .device(latency: latency))
-        defer { engine.shutdown() }
-        let rate = engine.sampleRate
-        let sound = try SoundEffect(buffer: click(sampleRate: rate), name: "click", engine: engine)
-        func waitFor(frame: Int64) { while engine.currentFrame < frame { usleep(1_000) } }
-        waitFor(frame: Int64(rate) / 2)
-        let reference = engine.currentFrame + Int64(rate) / 4
-        sound.play(at: MediaTime(frames: reference, sampleRate: rate))
-        waitFor(frame: reference + Int64(rate) / 5)
-        var calls: [Int64] = []
-        var latencies: [Double] = []
-        for index in 0..<count {
-            usleep(80_000)
-            // The next tick of the device clock, the latency then, and when it was seen.
-            let before = engine.currentFrame
-            var tick = before
-            var latency: Int64 = 0
-            while tick == before {
-                usleep(50)
-                guard let reading = engine.frameAndOutputLatency else { throw BenchError("the device went away") }
-                (tick, latency) = reading
-            }
-            let seen = monotonicNanoseconds()
-            // Then a wait of 0 to 9.7 ms (0.3 ms more each time, modulo 10 ms): calls fall all over the period.
-            usleep(UInt32((index * 300) % 10_000))
-            let called = monotonicNanoseconds()
-            sound.play()
-            calls.append(tick + Int64(Double(called - seen) * Double(rate) / 1e9))
-            latencies.append(Double(latency) / 1e6)
-        }
-        waitFor(frame: (calls.last ?? reference) + Int64(rate) / 5)
-        return Triggers(reference: reference, calls: calls, latencies: latencies, sampleRate: rate)
-    }
-
-    /// Frames where a click starts in an interleaved stereo recording: the
-    /// left channel first goes over 0.3, at least 50 ms after the previous one.
-    static func clickOnsets(_ samples: [Float], sampleRate: Int) -> [Int] {
-        var onsets: [Int] = []
-        var frame = 0
-        while 2 * frame < samples.count {
-            if abs(samples[2 * frame]) > 0.3 {
-                onsets.append(frame)
-                frame += sampleRate / 20
-            } else {
-                frame += 1
-            }
-        }
-        return onsets
-    }
-
-    /// Milliseconds from each `play()` call to its click in the recording:
-    /// the click's distance from the reference click in the recording, less
-    /// the call's distance from the reference's target in engine time, plus
-    /// the output latency read at the call's clock tick (the sink plays a
-    /// frame that long after it is mixed). Nil when the recording does not hold one click per call.
-    static func triggerToSound(_ triggers: Triggers, onsets: [Int]) -> [Double]? {
-        guard onsets.count == triggers.calls.count + 1 else { return nil }
-        let rate = Double(triggers.sampleRate)
-        return zip(zip(onsets.dropFirst(), triggers.calls), triggers.latencies).map { pair, latency in
-            let (onset, call) = pair
-            let mixed = Double(Int64(onset - onsets[0]) - (call - triggers.reference)) / rate * 1_000
-            return mixed + latency
-        }
-    }
-
-    private static func playBackbeat(seconds: Int, latency: AudioEngine.OutputLatency, song: URL) throws -> Result {
-        let engine = try AudioEngine(output: .device(latency: latency))
-        defer { engine.shutdown() }
-        let scene = MixScene(voiceCount: 64)
-        let sounds = try scene.sounds.enumerated().map {
-            try SoundEffect(buffer: $0.element, name: "sound\($0.offset)", engine: engine)
-        }
-        let player = try QueuePlayer(engine: engine, items: [PlayerItem(asset: AudioAsset(url: song))])
-        player.volume = 0.3
-        player.play()
-        for voice in scene.voices {
-            sounds[voice.sound].play(volume: voice.gain * 0.1, pan: voice.pan, looping: .forever)
-        }
-        sleep(UInt32(seconds))
-        return Result(underruns: player.underrunCount, latencyMilliseconds: .nan)
-    }
-
-    /// Raw OpenAL, as a game without Backbeat would drive it: the same
-    /// sounds on 64 looping sources, and the song decoded and streamed
-    /// through four queued buffers refilled every 5 ms.
-    private static func playRaw(seconds: Int, latency: AudioEngine.OutputLatency, song: URL) throws -> Result {
-        _ = ALConfig.prepare(periodSize: latency.periodSize, periods: latency.periods)
-        let device = try ALDevice.openPlayback(name: nil)
-        defer { device.close() }
-        let scene = MixScene(voiceCount: 64)
-        let buffers = try scene.sounds.map { try device.generateBuffer($0) }
-        var sources: [ALuint] = []
-        for voice in scene.voices {
-            let source = try device.generateSource()
-            try device.withContext {
-                alSourcei(source, AL_SOURCE_RELATIVE, 1)
-                alSourcef(source, AL_ROLLOFF_FACTOR, 0)
-                ALSource(name: source).setPan(voice.pan)
-                alSourcef(source, AL_GAIN, voice.gain * 0.1)
-                alSourcei(source, AL_LOOPING, 1)
-                alSourcei(source, AL_BUFFER, ALint(bitPattern: buffers[voice.sound]))
-                alSourcePlay(source)
-            }
-            sources.append(source)
-        }
-        let decoder = try AudioDecoders.open(song)
-        defer { decoder.close() }
-        let stream = try device.generateSource()
-        let chunk = decoder.sampleRate / 12
-        var samples: [Float] = []
-        var streamBuffers: [ALuint] = []
-        for _ in 0..<4 {
-            _ = try decoder.read(frames: chunk, into: &samples)
-            streamBuffers.append(
-                try device.generateBuffer(
-                    interleaved: samples, channels: decoder.channelCount, sampleRate: decoder.sampleRate))
-        }
-        var underruns = 0
-        try device.withContext {
-            alSourcef(stream, AL_GAIN, 0.3)
-            alSourceQueueBuffers(stream, ALsizei(streamBuffers.count), &streamBuffers)
-            alSourcePlay(stream)
-        }
-        let end = monotonicNanoseconds() + UInt64(seconds) * 1_000_000_000
-        while monotonicNanoseconds() < end {
-            usleep(5_000)
-            var processed: ALint = 0
-            try device.withContext { alGetSourcei(stream, AL_BUFFERS_PROCESSED, &processed) }
-            for _ in 0..<Int(processed) {
-                var name: ALuint = 0
-                try device.withContext { alSourceUnqueueBuffers(stream, 1, &name) }
-                if try decoder.read(frames: chunk, into: &samples) == 0 {
-                    try decoder.seek(toFrame: 0)
-                    _ = try decoder.read(frames: chunk, into: &samples)
-                }
-                try device.upload(
-                    interleaved: samples, channels: decoder.channelCount, sampleRate: decoder.sampleRate, to: name)
-                try device.withContext { alSourceQueueBuffers(stream, 1, &name) }
-            }
-            var state: ALint = 0
-            try device.withContext { alGetSourcei(stream, AL_SOURCE_STATE, &state) }
-            if state != AL_PLAYING {
-                underruns += 1
-                try device.withContext { alSourcePlay(stream) }
-            }
-        }
-        try device.withContext { for source in sources + [stream] { alSourceStop(source) } }
-        return Result(underruns: underruns, latencyMilliseconds: .nan)
-    }
 }

@@ -1,3 +1,4 @@
+import Backbeat
 import Foundation
 import Testing
 
@@ -38,6 +39,53 @@ import Testing
         let p50 = try #require(device["trigger_to_sound_ms_p50"])
         let p99 = try #require(device["trigger_to_sound_ms_p99"])
         #expect(p50 > 2 && p50 < 200 && p99 >= p50 && p99 < 400, "p50 \(p50) ms, p99 \(p99) ms")
+        // The same at .low, and the scene played at .low with a core busy: its underruns, heard and not.
+        let p50Low = try #require(device["trigger_to_sound_ms_p50_low"])
+        let p99Low = try #require(device["trigger_to_sound_ms_p99_low"])
+        #expect(p50Low > 1 && p50Low < 200 && p99Low >= p50Low && p99Low < 400, "p50 \(p50Low) ms, p99 \(p99Low) ms")
+        for key in ["underruns_low", "dropouts_low"] {
+            let count = try #require(device[key], "no \(key)")
+            #expect(count >= 0 && count == count.rounded(), "\(key) \(count)")
+        }
+        let cpuLow = try #require(device["cpu_s_backbeat_low"])
+        #expect(cpuLow > 0 && device["cpu_s_backbeat_low_min"] != nil, "cpu at .low \(cpuLow)")
+    }
+
+    @Test(
+        "the device scene's latency word is a preset or a period size and count, and the .low figures can try another")
+    func latencyWords() throws {
+        #expect(DeviceScene.latency(named: "low") == .low)
+        #expect(DeviceScene.latency(named: "default") == .default)
+        #expect(DeviceScene.latency(named: "safe") == .safe)
+        #expect(DeviceScene.latency(named: "160x3") == AudioEngine.OutputLatency(periodSize: 160, periods: 3))
+        for bad in ["", "fast", "128", "128x", "x3", "32x3", "128x1", "128x17", "128x3x2", "-128x3"] {
+            #expect(DeviceScene.latency(named: bad) == nil, "\(bad)")
+        }
+        #expect(try DeviceSuite.lowSetting([:]).latency == .low)
+        #expect(try DeviceSuite.lowSetting(["BACKBEAT_BENCH_DEVICE_LOW": "192x3"]).word == "192x3")
+        #expect(throws: BenchError.self) { try DeviceSuite.lowSetting(["BACKBEAT_BENCH_DEVICE_LOW": "soon"]) }
+    }
+
+    @Test("a dropout is a silence of 1 ms or more between a recording's first and last sound")
+    func dropoutsAreSilencesInsideTheSound() {
+        // 1 s of a stereo tone, silent for its first and last 0.1 s (not dropouts).
+        var samples = [Float](repeating: 0, count: 2 * 48_000)
+        for frame in 4_800..<43_200 {
+            let value = Float(0.3 * sin(2 * Double.pi * 440 * Double(frame) / 48_000)) + 0.01
+            samples[2 * frame] = value
+            samples[2 * frame + 1] = -value
+        }
+        #expect(DeviceScene.dropouts(samples).isEmpty)
+        // Silences of 128 and 48 frames are dropouts; 47 frames, or one channel silent, are not.
+        func silence(_ frames: Range<Int>, channels: [Int] = [0, 1]) {
+            for frame in frames { for channel in channels { samples[2 * frame + channel] = 0 } }
+        }
+        silence(10_000..<10_128)
+        silence(20_000..<20_048)
+        silence(30_000..<30_047)
+        silence(35_000..<36_000, channels: [0])
+        #expect(DeviceScene.dropouts(samples) == [128, 48])
+        #expect(DeviceScene.dropouts([Float](repeating: 0, count: 960)).isEmpty)
     }
 
     @Test("the trigger child's report is bounded, and a recording without one click per call gives no figure")

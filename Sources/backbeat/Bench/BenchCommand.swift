@@ -174,13 +174,15 @@ struct BenchDeviceSceneCommand: ParsableCommand {
     func validate() throws {
         guard DeviceScene.Side(rawValue: side) != nil else { throw ValidationError("unknown side \(side)") }
         guard (1...3_600).contains(seconds) else { throw ValidationError("--seconds must be from 1 to 3600") }
-        guard ["low", "default"].contains(latency) else { throw ValidationError("--latency must be low or default") }
+        guard DeviceScene.latency(named: latency) != nil else {
+            throw ValidationError("--latency must be low, default, safe or SIZExCOUNT, such as 128x3")
+        }
     }
 
     func run() throws {
         try DeviceScene.run(
             side: DeviceScene.Side(rawValue: side)!, seconds: seconds,
-            latency: latency == "low" ? .low : .default,
+            latency: DeviceScene.latency(named: latency)!,
             song: URL(fileURLWithPath: song), result: URL(fileURLWithPath: result))
     }
 }

@@ -1,0 +1,33 @@
+import Backbeat
+import DrumpadCore
+import Testing
+
+/// The drum pad's command-line options that decide how it plays.
+@Suite struct DrumpadOptionsTests {
+    @Test("on a sound device the drum pad opens the default device at .low, unless --latency says otherwise")
+    func deviceOutputIsLowLatencyUnlessAsked() throws {
+        #expect(try DrumpadOptions(arguments: []).deviceOutput == .device(latency: .low))
+        #expect(DrumpadOptions().deviceOutput == .device(latency: .low))
+        #expect(
+            try DrumpadOptions(arguments: ["--latency", "default"]).deviceOutput == .device(latency: .default))
+        #expect(try DrumpadOptions(arguments: ["--latency", "safe", "--seed", "3"]).latency == .safe)
+        #expect(try DrumpadOptions(arguments: ["--latency", "low"]).latency == .low)
+    }
+
+    @Test("--latency with a word it does not know, or no word, says what it expects")
+    func badLatencySaysWhatItExpects() {
+        let unknown = #expect(throws: DrumpadOptionsError.self) {
+            try DrumpadOptions(arguments: ["--latency", "fast"])
+        }
+        #expect(unknown?.description == "--latency expects low, default or safe, got \"fast\"")
+        let missing = #expect(throws: DrumpadOptionsError.self) { try DrumpadOptions(arguments: ["--latency"]) }
+        #expect(missing?.description == "--latency needs a value")
+    }
+
+    @Test(".low buffers at most 10 ms at 48 kHz, the most a drummer does not hear as late")
+    func lowPresetIsWithinTenMilliseconds() {
+        let span = AudioEngine.OutputLatency.low.duration(atSampleRate: 48_000)
+        #expect(span <= MediaTime(value: 10, timescale: 1_000), "\(AudioEngine.OutputLatency.low)")
+        #expect(AudioEngine.OutputLatency.low.periodSize * AudioEngine.OutputLatency.low.periods <= 480)
+    }
+}
