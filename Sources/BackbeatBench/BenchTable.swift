@@ -185,7 +185,8 @@ package struct BenchTable: Sendable {
             let later = reports[(index + 1)...]
             let used = report.suites.keys.filter { suite in !later.contains { $0.suites[suite] != nil } }.sorted()
             guard !used.isEmpty else { continue }
-            lines.append("\(used.joined(separator: ", ")): " + Self.runLine(of: report))
+            // A Markdown list, so each run keeps a line of its own.
+            lines.append("- \(used.joined(separator: ", ")): " + Self.runLine(of: report))
         }
         return lines.joined(separator: "\n")
     }

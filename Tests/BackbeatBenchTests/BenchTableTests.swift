@@ -79,10 +79,10 @@ struct BenchTableTests {
         #expect(!table.contains("mix.xrealtime_64"))
         #expect(table.contains("| `library.query_median_ms` | a query over 100,000 items, median | 0.76 ms |"))
         #expect(table.contains("| `soak.leaked_buffers` | OpenAL buffers left after the soak | 0 |  | 0 |"))
-        #expect(table.contains("\nlibrary: Run of 2026-11-23T09:23:31Z at commit 02b59fb"))
+        #expect(table.contains("\n- library: Run of 2026-11-23T09:23:31Z at commit 02b59fb"))
         #expect(
             table.hasSuffix(
-                "mix, soak: Run of 2026-11-26T12:00:00Z at commit abcdef0 on AMD EPYC, 2 cores, 3 rounds; OpenAL 1.1 ALSOFT 1.19.1 (OpenAL Soft)."
+                "- mix, soak: Run of 2026-11-26T12:00:00Z at commit abcdef0 on AMD EPYC, 2 cores, 3 rounds; OpenAL 1.1 ALSOFT 1.19.1 (OpenAL Soft)."
             ))
     }
 }
