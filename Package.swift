@@ -61,6 +61,10 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev"])]),
         // Layers, bottom up: each target uses only those above it in this list.
         .target(name: "BackbeatSupport"),
+        // The monitor protocol (snapshots, events, commands as JSON lines), the
+        // game's Unix-socket server and the client the tool uses. Below the
+        // engine so `BACKBEAT_MONITOR=1` needs no code in the game.
+        .target(name: "BackbeatTelemetry", dependencies: ["BackbeatSupport"]),
         // Routes the ALSA library's (variadic) error handler to Swift; the one door is ALLog.
         .target(name: "CAlsaLog", linkerSettings: [.linkedLibrary("dl")]),
         // Server change events from PulseAudio, through the libpulse OpenAL Soft loads (dlopen, no headers).
@@ -72,7 +76,7 @@ let package = Package(
         .target(
             name: "BackbeatEngine",
             dependencies: [
-                "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession",
+                "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatTelemetry",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -158,6 +162,7 @@ let package = Package(
         // its files import; the integration target drives the command-line
         // tool and the device scenes as child processes.
         .testTarget(name: "BackbeatOpenALTests", dependencies: ["BackbeatOpenAL", "COpenAL"]),
+        .testTarget(name: "BackbeatTelemetryTests", dependencies: ["BackbeatTelemetry", "BackbeatSupport"]),
         .testTarget(
             name: "BackbeatMediaTests",
             dependencies: [
