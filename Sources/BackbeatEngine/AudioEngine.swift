@@ -2,6 +2,7 @@ import BackbeatMedia
 import BackbeatOpenAL
 import BackbeatSession
 import BackbeatSupport
+import BackbeatTelemetry
 import Dispatch
 
 #if canImport(FoundationEssentials)
@@ -122,6 +123,11 @@ public final class AudioEngine: @unchecked Sendable {
     package private(set) var renderCounts = (steps: 0, mixes: 0)
     #endif
     var components: [WeakComponent] = []
+    /// What the monitor asks of the layers above (voices, music), weakly.
+    var telemetryContributors: [WeakTelemetryContributor] = []
+    /// The monitor's socket server while monitoring is on, else nil: the one
+    /// check the update step and the event posts pay when nobody looks.
+    package var telemetryServer: TelemetryServer?
     private var isShutDown = false
     private var scratch: [Float] = []
     /// The thread that steps a real-time output (see `EngineUpdateLoop`).
