@@ -116,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "backbeat",
             dependencies: [
-                "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatBench",
+                "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatBench", "BackbeatTelemetry",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser",
                     condition: .when(traits: ["CommandLineTool"])),

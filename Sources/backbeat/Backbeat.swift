@@ -17,6 +17,7 @@ struct BackbeatCommand: AsyncParsableCommand {
             InfoCommand.self, PlayCommand.self, RecordCommand.self, ConvertCommand.self, LibraryCommand.self,
             PlayersCommand.self,
             BankCommand.self,
+            MonitorCommand.self,
             BenchCommand.self,
         ])
 
