@@ -8,7 +8,3 @@ extension MonitorCommand {
     func runJSON(pid: Int32, count: Int?, rate: Int?) throws { throw ExitCode.failure }
     func runScreen(pid: Int32, rate: Int?) throws { throw ExitCode.failure }
 }
-
-extension MonitorCommand {
-    func runWeb(pid: Int32, port: Int) async throws { throw ExitCode.failure }
-}
