@@ -275,6 +275,35 @@ import Testing
         }
     }
 
+    @Test func aClientThatNeverReadsIsToldHowManyEventsItMissed() throws {
+        try withServer { server, _ in
+            let sleeper = try TelemetryClient(path: server.path)
+            _ = try sleeper.readHello()
+            let count = 20_000
+            let message = String(repeating: "m", count: 1_000)
+            for index in 0..<count {
+                server.publish(
+                    TelemetryEvent(time: Double(index), event: .voiceStarted, voice: UInt64(index), message: message))
+            }
+            var received = 0
+            var dropped = 0
+            var last: UInt64 = 0
+            while last != UInt64(count - 1) {
+                let event = try #require(try sleeper.next()?.event)
+                if event.event == .dropped {
+                    let number = event.message?.split(separator: " ").first.flatMap { Int($0) }
+                    dropped += try #require(number)
+                } else {
+                    #expect(event.voice.map { $0 >= last } == true)
+                    last = event.voice ?? 0
+                    received += 1
+                }
+            }
+            #expect(dropped > 0)
+            #expect(received + dropped == count)
+        }
+    }
+
     @Test func closingFromTheHandlerDoesNotHang() throws {
         try withTemporaryDirectory { root in
             let box = LockedValueBox<TelemetryServer?>(nil)
