@@ -102,6 +102,9 @@ final class TelemetryServerLoop: @unchecked Sendable {
     /// - Returns: false if the client is gone or must go.
     private func serve(_ client: TelemetryConnection, revents: Int16) -> Bool {
         if revents & Int16(POLLNVAL | POLLERR) != 0 { return false }
+        // Not while its replies wait: its commands stay in the socket, and
+        // a hang-up shows when the replies cannot be sent.
+        guard client.acceptsCommands else { return true }
         if revents & Int16(POLLIN) != 0 || revents & Int16(POLLHUP) != 0 {
             // A few reads at most, so that one busy client does not hold the others up.
             for _ in 0..<4 {
@@ -139,7 +142,11 @@ final class TelemetryServerLoop: @unchecked Sendable {
             start = newline + 1
         }
         client.input.removeFirst(start)
-        if client.input.count > TelemetryProtocol.maximumCommandLength {
+        // Whole lines waiting behind replies are bounded by the reads
+        // stopping; only a line without its newline can grow.
+        if client.input.count > TelemetryProtocol.maximumCommandLength
+            && !client.input.contains(UInt8(ascii: "\n"))
+        {
             let message = "command line longer than \(TelemetryProtocol.maximumCommandLength) bytes without a newline"
             client.sendFinal(TelemetryReply.error(message, id: nil).jsonLine)
             return false
@@ -225,9 +232,14 @@ final class TelemetryServerLoop: @unchecked Sendable {
                 gone.append(client.descriptor)
                 continue
             }
-            // Replies went out: commands held back behind them may run now.
-            if client.acceptsCommands && client.input.contains(UInt8(ascii: "\n")) {
-                if !runCommands(of: client) || !client.flush() { gone.append(client.descriptor) }
+            // Replies went out: commands held back behind them run now, as
+            // long as their replies go out too (no new bytes will wake the
+            // poll for them; a full socket will, through POLLOUT).
+            while !client.blocked && client.acceptsCommands && client.input.contains(UInt8(ascii: "\n")) {
+                guard runCommands(of: client), client.flush() else {
+                    gone.append(client.descriptor)
+                    break
+                }
             }
         }
         if !gone.isEmpty { remove(gone) }

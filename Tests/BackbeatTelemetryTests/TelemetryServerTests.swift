@@ -304,6 +304,36 @@ import Testing
         }
     }
 
+    @Test func pipelinedCommandsAreEachAnsweredInOrder() throws {
+        let log = CommandLog()
+        try withServer(log: log) { server, _ in
+            let client = try TelemetryClient(path: server.path)
+            _ = try client.readHello()
+            // Far more than the replies a client may have waiting: the
+            // server holds the rest back until these are read.
+            let commands = (0..<500).map { TelemetryCommand(id: $0, action: .set(.parameter(name: "p", value: 1))) }
+            try client.send(line: commands.map(\.line).joined(separator: "\n"))
+            for command in commands {
+                #expect(try client.next()?.reply == .ok(id: command.id))
+            }
+            #expect(log.all == commands)
+        }
+    }
+
+    @Test func closingLeavesAnotherServersSocketAlone() throws {
+        try withTemporaryDirectory { root in
+            let path = root + "/backbeat/1.sock"
+            let first = try TelemetryServer(path: path, hello: testHello) { _ in .ok(id: nil) }
+            // Someone removed the first server's file and a second server took the path.
+            #expect(unlink(path) == 0)
+            let second = try TelemetryServer(path: path, hello: testHello) { _ in .ok(id: nil) }
+            defer { second.close() }
+            first.close()
+            #expect(access(path, F_OK) == 0)
+            #expect(try TelemetryClient(path: path).readHello() == testHello)
+        }
+    }
+
     @Test func closingFromTheHandlerDoesNotHang() throws {
         try withTemporaryDirectory { root in
             let box = LockedValueBox<TelemetryServer?>(nil)
