@@ -9,10 +9,17 @@ extension AudioEngine {
     ///
     /// - Parameter contributor: the voice pool's or a music player's part.
     package func addTelemetryContributor(_ contributor: any TelemetryContributor) {
-        withLock(waking: false) {
-            telemetryContributors.removeAll { $0.contributor == nil }
-            telemetryContributors.append(WeakTelemetryContributor(contributor: contributor))
-        }
+        withLock(waking: false) { addTelemetryContributorLocked(contributor) }
+    }
+
+    /// ``addTelemetryContributor(_:)`` with the lock held: for a part made
+    /// under the lock, as the effects' state is on first use.
+    ///
+    /// - Parameter contributor: the voice pool's or a music player's part.
+    package func addTelemetryContributorLocked(_ contributor: any TelemetryContributor) {
+        preconditionLocked()
+        telemetryContributors.removeAll { $0.contributor == nil }
+        telemetryContributors.append(WeakTelemetryContributor(contributor: contributor))
     }
 
     /// Sends an event line to attached monitors; does nothing (one nil
