@@ -7,6 +7,10 @@ import Testing
 
 @testable import BackbeatEffects
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the voice pool shows a monitor (voices, states, counts, bus levels)
 /// and what it takes from one (snapshots by name, stopping a voice), on
 /// offline engines.
@@ -232,6 +236,44 @@ struct VoicePoolTelemetryTests {
                 return
             }
             #expect(error.message.contains("\(a.id.raw)"))
+        }
+    }
+
+    @Test("A steal is an event line, and so are the start and the refusal, with the voices' ids and names")
+    func stealEvent() throws {
+        var template = Array("/tmp/backbeat-voices-XXXXXX".utf8CString)
+        let root = String(cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let path = root + "/backbeat/1.sock"
+        let server = try TelemetryServer(
+            path: path, hello: TelemetryHello(pid: 1, process: "tests", output: "offline", sampleRate: 48_000),
+            handler: { _ in .ok(id: nil) })
+        defer { server.close() }
+        try withOfflineEngine(maximumVoices: 1) { engine in
+            let sound = try Self.tone(440, engine, name: "hit.wav")
+            engine.withLock { engine.telemetryServer = server }
+            defer { engine.withLock { engine.telemetryServer = nil } }
+            let client = try TelemetryClient(path: path)
+            defer { client.close() }
+            // Its reply says the server has taken the client on: events from here on reach it.
+            try client.send(TelemetryCommand(id: 1, action: .rate(10)))
+            var replied = false
+            while !replied, let line = try client.nextLine(timeout: 10) {
+                if case .reply(let reply) = line, reply.id == 1 { replied = true }
+            }
+            #expect(replied)
+            let quiet = sound.play(volume: 0.2)
+            let loud = sound.play(volume: 0.9, priority: 1)
+            let refused = sound.play(volume: 0.1)
+            var events: [TelemetryEvent] = []
+            while !events.contains(where: { $0.event == .voiceRefused }), let line = try client.nextLine(timeout: 10) {
+                if case .event(let event) = line { events.append(event) }
+            }
+            let stolen = try #require(events.first { $0.event == .voiceStolen })
+            #expect(stolen.voice == quiet.id.raw && stolen.name == "hit.wav")
+            #expect(stolen.message?.contains("\(loud.id.raw)") == true)
+            #expect(events.contains { $0.event == .voiceStarted && $0.voice == loud.id.raw })
+            #expect(events.contains { $0.event == .voiceRefused && $0.voice == refused.id.raw })
         }
     }
 }
