@@ -128,6 +128,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// The monitor's socket server while monitoring is on, else nil: the one
     /// check the update step and the event posts pay when nobody looks.
     package var telemetryServer: TelemetryServer?
+    /// Monitoring's own state and the figures it reports (`AudioEngine+Monitoring.swift`).
+    var monitoring = EngineMonitoring()
     private var isShutDown = false
     private var scratch: [Float] = []
     /// The thread that steps a real-time output (see `EngineUpdateLoop`).
@@ -281,6 +283,7 @@ public final class AudioEngine: @unchecked Sendable {
             deliverSessionUpdatesOffTheAudioThread()
             updateLoop.start(for: self, rendering: true)
         }
+        startMonitoringIfAsked(environment: ProcessInfo.processInfo.environment)
     }
 
     deinit { shutdown() }
@@ -487,6 +490,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Call it from any thread, the engine's own included (an event handler,
     /// a voice's completion, the last release of the engine there).
     public func shutdown() {
+        stopMonitoring()
         fadeOutMusicBeforeShutdown()
         updateLoop.stop(of: self)
         deviceWatch.stop()
