@@ -81,7 +81,7 @@ let package = Package(
             ]),
         .target(
             name: "BackbeatEffects",
-            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine"]),
+            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine", "BackbeatTelemetry"]),
         .target(
             name: "BackbeatMusic",
             dependencies: [
@@ -112,7 +112,7 @@ let package = Package(
             name: "BackbeatBench",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatEngine", "BackbeatEffects", "BackbeatLibrary",
-                "BackbeatTesting", "COpenAL",
+                "BackbeatTesting", "BackbeatTelemetry", "COpenAL",
             ]),
         .executableTarget(
             name: "backbeat",
@@ -184,7 +184,7 @@ let package = Package(
             name: "BackbeatEffectsTests",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects", "BackbeatTesting",
-                "BackbeatTestFixtures",
+                "BackbeatTestFixtures", "BackbeatTelemetry",
             ]),
         .testTarget(
             name: "BackbeatMusicTests",

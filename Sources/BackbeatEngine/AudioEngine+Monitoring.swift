@@ -148,7 +148,8 @@ extension AudioEngine {
         withLock(waking: false) { addTelemetryContributorLocked(contributor) }
     }
 
-    /// ``addTelemetryContributor(_:)`` with the lock held.
+    /// ``addTelemetryContributor(_:)`` with the lock held: for a part made
+    /// under the lock, as the effects' state is on first use.
     ///
     /// - Parameter contributor: the voice pool's or a music player's part.
     package func addTelemetryContributorLocked(_ contributor: any TelemetryContributor) {
