@@ -1,10 +1,24 @@
 import ArgumentParser
+import Foundation
 
-// Placeholders: each mode gets a file of its own as it is built.
 extension MonitorCommand {
-    func runList() throws { throw ExitCode.failure }
-    func runSet(pid: Int32, assignments: [String]) throws { throw ExitCode.failure }
-    func runReload(pid: Int32) throws { throw ExitCode.failure }
-    func runJSON(pid: Int32, count: Int?, rate: Int?) throws { throw ExitCode.failure }
-    func runScreen(pid: Int32, rate: Int?) throws { throw ExitCode.failure }
+    /// `--reload` comes with live reloading of banks and sounds; until then it says so.
+    func runReload(pid: Int32) throws {
+        printError(MonitorCommandError("--reload is not available yet: reloading banks and sounds is still to come"))
+        throw ExitCode.failure
+    }
+
+    /// Runs a mode, turning its failure into one line on standard error and exit status 1.
+    ///
+    /// - Parameter body: the mode.
+    func failingInOneLine(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            printError(error)
+            throw ExitCode.failure
+        }
+    }
 }

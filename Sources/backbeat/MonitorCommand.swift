@@ -20,7 +20,10 @@ struct MonitorCommand: AsyncParsableCommand {
     @Argument(help: "The game's process id (see `backbeat monitor` for the list).")
     var pid: Int32?
 
-    @Flag(help: "Print snapshots as JSON lines instead of the live screen.")
+    @Flag(
+        help:
+            "Print the game's snapshots as JSON lines instead of the live screen: only the snapshot lines, exactly as the game sent them (no events or replies)."
+    )
     var json = false
 
     @Option(help: "With --json: print this many snapshots, then exit (default: until interrupted).")

@@ -1,0 +1,63 @@
+import ArgumentParser
+import BackbeatTelemetry
+import Foundation
+
+extension MonitorCommand {
+    /// `backbeat monitor PID`: the live screen, redrawn on each snapshot;
+    /// keys send `set` commands for the selected bus.
+    func runScreen(pid: Int32, rate: Int?) throws {
+        try failingInOneLine {
+            let connection = try MonitorConnection(pid: pid)
+            guard isatty(STDOUT_FILENO) == 1, isatty(STDIN_FILENO) == 1 else {
+                throw MonitorCommandError(
+                    "the live screen needs a terminal; use --json for snapshots as JSON lines")
+            }
+            if let rate { try connection.send(TelemetryCommand(action: .rate(rate))) }
+            let stop = MonitorStopFlag.onSignals()
+            let terminal = MonitorTerminal()
+            defer { terminal.restore() }
+            var screen = MonitorScreen(title: "PID \(pid)")
+            var pending: [Int: TelemetrySetting] = [:]
+            var nextID = 1
+            var dirty = true
+            while !stop.isSet {
+                // Wait briefly for a line, then look at the keys: a key is
+                // answered within one wait even when no snapshot comes.
+                if let line = try connection.nextLine(timeout: 0.03) {
+                    switch line.kind {
+                    case .hello(let hello):
+                        screen.title = "\(hello.process) (PID \(hello.pid))"
+                    case .snapshot(let snapshot):
+                        screen.snapshot = snapshot
+                    case .reply(let reply):
+                        let setting = reply.id.flatMap { pending.removeValue(forKey: $0) }
+                        let what = setting.map { "\($0.key)=\($0.valueText)" } ?? "command"
+                        screen.status =
+                            reply.type == "ok" ? "\(what): ok" : "\(what): \(reply.message ?? "refused")"
+                    case .event, .other:
+                        continue
+                    }
+                    dirty = true
+                }
+                for key in MonitorScreen.keys(in: terminal.typed()) {
+                    switch key {
+                    case .quit: stop.set()
+                    case .up: screen.moveSelection(by: -1)
+                    case .down: screen.moveSelection(by: 1)
+                    case .mute, .solo, .louder, .quieter:
+                        guard let setting = screen.setting(for: key) else { continue }
+                        pending[nextID] = setting
+                        try connection.send(TelemetryCommand(id: nextID, action: .set(setting)))
+                        nextID += 1
+                    }
+                    dirty = true
+                }
+                if dirty {
+                    let size = terminal.size
+                    terminal.write(screen.frame(width: size.width, height: size.height))
+                    dirty = false
+                }
+            }
+        }
+    }
+}
