@@ -168,6 +168,7 @@ function updateControls(snapshot) {
   for (const bus of snapshot.buses) {
     let row = buses.querySelector(`[data-bus="${CSS.escape(bus.name)}"]`);
     if (!row) row = buses.appendChild(busRow(bus.name));
+    row.dataset.volume = String(bus.volume);
     const meter = $(".meter", row);
     meter.dataset.rms = bus.rmsDB.toFixed(1);
     meter.dataset.peak = bus.peakDB.toFixed(1);
