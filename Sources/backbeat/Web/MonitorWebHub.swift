@@ -14,6 +14,9 @@ final class MonitorWebHub: Sendable {
     /// stalled browser costs the tool bounded memory and never holds up the game.
     static let pageBufferLines = 256
 
+    /// Commands awaiting the game's reply, at most.
+    static let maximumPending = 1024
+
     private let state = Mutex(State())
 
     private struct State {
@@ -105,6 +108,10 @@ final class MonitorWebHub: Sendable {
             let id = state.nextCommand
             state.nextCommand += 1
             state.pending[id] = (page, command.id)
+            // A game answers every command; should one not, its entry goes once far behind.
+            if state.pending.count > Self.maximumPending {
+                state.pending = state.pending.filter { $0.key > id - Self.maximumPending }
+            }
             var forwarded = command
             forwarded.id = id
             return forwarded.line
