@@ -257,6 +257,9 @@ def main():
                      "--window-size=1280,800", "--hide-scrollbars", "--no-first-run"):
             options.add_argument(flag)
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        # The window's size includes what headless Chromium keeps for its frame: the page gets 1280x800 exactly.
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
         driver.get(address)
         wait_for("the page to go live", lambda: page_query(driver, "return document.body.dataset.state") == "live", 30)
 
