@@ -1,0 +1,183 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A monitor's connection to a game's socket: sends commands, reads lines.
+/// Blocking, for one thread (the command-line tool's).
+package final class TelemetryClient {
+    /// The longest line read; a longer one is an error rather than unbounded memory.
+    static let maximumLineLength = 64 * 1024 * 1024
+
+    /// The socket's path.
+    package let path: String
+    /// The socket, or -1 once closed.
+    private(set) var descriptor: Int32
+    private var buffer: [UInt8] = []
+    /// How much of `buffer` was searched for a newline already.
+    private var scanned = 0
+    private var ended = false
+
+    /// Connects to the game with this process id, at its socket in
+    /// ``TelemetryEndpoint/directory(environment:)``.
+    ///
+    /// - Parameters:
+    ///   - pid: the game's process id.
+    ///   - environment: the variables the socket's folder comes from.
+    /// - Throws: ``TelemetryClientError``: no such process, a process that is
+    ///   not monitoring (no socket), or a socket that refuses.
+    package convenience init(
+        pid: Int32, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(TelemetryClientError) {
+        guard TelemetryEndpoint.processExists(pid) else { throw TelemetryClientError("no process with PID \(pid)") }
+        let path = TelemetryEndpoint.socketPath(pid: pid, environment: environment)
+        let name = TelemetryEndpoint.processName(of: pid) ?? "?"
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            throw TelemetryClientError("PID \(pid) (\(name)) is not monitoring: no socket at \(path)")
+        }
+        do {
+            try self.init(path: path)
+        } catch {
+            throw TelemetryClientError("PID \(pid) (\(name)): \(error.message)")
+        }
+    }
+
+    /// Connects to the socket at `path`.
+    ///
+    /// - Parameter path: the socket file.
+    /// - Throws: ``TelemetryClientError`` naming the path and the reason.
+    package init(path: String) throws(TelemetryClientError) {
+        self.path = path
+        switch TelemetrySocket.makeStream(nonBlocking: false) {
+        case .success(let descriptor): self.descriptor = descriptor
+        case .failure(let error): throw TelemetryClientError("cannot make a socket: \(error)")
+        }
+        if let error = TelemetrySocket.connect(descriptor, to: path) {
+            Glibc.close(descriptor)
+            descriptor = -1
+            switch error.code {
+            case ECONNREFUSED:
+                throw TelemetryClientError("\(path) refused the connection (a stale socket: the game is gone)")
+            case ENOENT: throw TelemetryClientError("no monitor socket at \(path)")
+            case EACCES, EPERM: throw TelemetryClientError("no permission to connect to \(path) (another user's game?)")
+            default: throw TelemetryClientError("cannot connect to \(path): \(error)")
+            }
+        }
+    }
+
+    deinit { close() }
+
+    /// Sends one command line.
+    ///
+    /// - Parameter command: the command.
+    /// - Throws: ``TelemetryClientError`` if the game closed the connection.
+    package func send(_ command: TelemetryCommand) throws(TelemetryClientError) {
+        try send(line: command.line)
+    }
+
+    /// Sends one line as given (a newline is added).
+    ///
+    /// - Parameter line: the line, without its newline.
+    /// - Throws: ``TelemetryClientError`` if the game closed the connection.
+    package func send(line: String) throws(TelemetryClientError) {
+        guard descriptor >= 0 else { throw TelemetryClientError("the connection to \(path) is closed") }
+        let bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { raw in
+                Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                throw TelemetryClientError("cannot send to \(path): \(TelemetrySocket.describe(errno))")
+            }
+            offset += sent
+        }
+    }
+
+    /// Reads the next line, decoded.
+    ///
+    /// - Parameter timeout: seconds to wait at most, or nil to wait as long as it takes.
+    /// - Returns: the line, or nil at the end of the stream (the game closed it).
+    /// - Throws: ``TelemetryClientError`` on a timeout, a read error or a line too long.
+    package func nextLine(timeout: Double?) throws(TelemetryClientError) -> TelemetryLine? {
+        try nextRawLine(timeout: timeout).map(TelemetryLine.decode)
+    }
+
+    /// Reads the next line as received, without its newline (the `--json`
+    /// mode prints snapshot lines exactly so).
+    ///
+    /// - Parameter timeout: seconds to wait at most, or nil to wait as long as it takes.
+    /// - Returns: the line, or nil at the end of the stream.
+    /// - Throws: ``TelemetryClientError`` on a timeout, a read error or a line too long.
+    package func nextRawLine(timeout: Double?) throws(TelemetryClientError) -> String? {
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        let deadline = timeout.map { Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 + max(0, $0) }
+        while true {
+            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                scanned = 0
+                return line
+            }
+            scanned = buffer.count
+            if ended || descriptor < 0 {
+                // A last line without a newline still counts.
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            guard buffer.count <= Self.maximumLineLength else {
+                throw TelemetryClientError("a line from \(path) is longer than \(Self.maximumLineLength) bytes")
+            }
+            try waitForInput(until: deadline, timeout: timeout ?? 0)
+            try readSome()
+        }
+    }
+
+    /// Closes the connection; later reads return nil.
+    package func close() {
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+
+    private func waitForInput(until deadline: Double?, timeout: Double) throws(TelemetryClientError) {
+        guard let deadline else { return }
+        while true {
+            var clock = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &clock)
+            let left = deadline - (Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9)
+            guard left > 0 else {
+                throw TelemetryClientError("no line from \(path) within \(timeout) s")
+            }
+            var polled = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&polled, 1, Int32(min(left * 1000, 86_400_000).rounded(.up)))
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR {
+                throw TelemetryClientError("cannot read from \(path): \(TelemetrySocket.describe(errno))")
+            }
+        }
+    }
+
+    private func readSome() throws(TelemetryClientError) {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let result = chunk.withUnsafeMutableBytes { TelemetrySocket.receive(descriptor, into: $0) }
+        switch result {
+        case .success(0):
+            ended = true
+        case .success(let count):
+            buffer.append(contentsOf: chunk[..<count])
+        case .failure(let error) where error.code == ECONNRESET:
+            // The game closed with our commands unread (it refused us): what it sent is all there is.
+            ended = true
+        case .failure(let error):
+            throw TelemetryClientError("cannot read from \(path): \(error)")
+        }
+    }
+}

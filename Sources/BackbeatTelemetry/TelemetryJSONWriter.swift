@@ -1,0 +1,142 @@
+/// Writes the server's JSON lines by hand into one byte array: a snapshot of
+/// 256 voices costs several times less than through `JSONEncoder` (see
+/// `TelemetrySnapshot+JSON.swift`). Keys are the types' Codable names, and
+/// nil is written as `null`, so `JSONDecoder` reads every line back into an
+/// equal value.
+struct TelemetryJSONWriter {
+    /// The line so far.
+    private(set) var bytes: [UInt8] = []
+
+    /// A writer whose array holds `capacity` bytes before it grows.
+    ///
+    /// - Parameter capacity: the expected length of the line.
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    /// Opens an object (`{`), after a comma if a value came before it.
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    mutating func endObject() { bytes.append(UInt8(ascii: "}")) }
+
+    /// Opens an array (`[`), after a comma if a value came before it.
+    mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+    }
+
+    mutating func endArray() { bytes.append(UInt8(ascii: "]")) }
+
+    /// Writes `"name":`, after a comma unless it opens its object.
+    ///
+    /// - Parameter name: the key, plain ASCII.
+    mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        // The value follows the colon with no comma.
+        pendingValue = true
+    }
+
+    /// Writes a string value, escaped as JSON requires.
+    ///
+    /// - Parameter value: the string.
+    mutating func string(_ value: String) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: Array("\\u00".utf8))
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 0xF)])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes a number. JSON has no infinity or NaN: NaN is written as 0
+    /// and an infinity as the largest finite number of its sign, so that
+    /// the line stays valid and decodes.
+    ///
+    /// - Parameter value: the number.
+    mutating func number(_ value: Double) {
+        separate()
+        let finite =
+            value.isNaN
+            ? 0 : value.isInfinite ? (value < 0 ? -Double.greatestFiniteMagnitude : .greatestFiniteMagnitude) : value
+        bytes.append(contentsOf: finite.description.utf8)
+    }
+
+    /// Writes a whole number.
+    ///
+    /// - Parameter value: the number.
+    mutating func integer(_ value: some BinaryInteger) {
+        separate()
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    /// Writes `true` or `false`.
+    ///
+    /// - Parameter value: the flag.
+    mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: Array("null".utf8))
+    }
+
+    /// Writes a string, or `null` for nil.
+    ///
+    /// - Parameter value: the string or nil.
+    mutating func string(_ value: String?) {
+        if let value { string(value) } else { null() }
+    }
+
+    /// Writes `[x, y, z]`-like arrays of numbers, or `null` for nil.
+    ///
+    /// - Parameter values: the numbers or nil.
+    mutating func numbers(_ values: [Double]?) {
+        guard let values else { return null() }
+        beginArray()
+        for value in values { number(value) }
+        endArray()
+    }
+
+    /// Ends the line with `\n`.
+    mutating func endLine() { bytes.append(UInt8(ascii: "\n")) }
+
+    /// Whether a key was just written, so that its value takes no comma.
+    private var pendingValue = false
+
+    /// A comma before this value unless it is the first in its object or
+    /// array, or the value of the key just written.
+    private mutating func separate() {
+        if pendingValue {
+            pendingValue = false
+            return
+        }
+        guard let last = bytes.last, last != UInt8(ascii: "{"), last != UInt8(ascii: "[") else { return }
+        bytes.append(UInt8(ascii: ","))
+    }
+}

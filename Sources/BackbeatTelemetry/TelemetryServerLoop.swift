@@ -1,0 +1,252 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The server's thread: one poll(2) over the wake pipe, the listening
+/// socket and every client, all non-blocking. It accepts and checks
+/// clients, reads their commands, encodes each snapshot once for the clients
+/// due one, and sends what each socket takes.
+final class TelemetryServerLoop: @unchecked Sendable {
+    // @unchecked: after `run()` starts, only the server's thread touches
+    // this object; the handoff is its only shared part, and is Sendable.
+
+    /// Clients served at once at most; the next one is told so and closed.
+    static let maximumClients = 16
+
+    private let listener: Int32
+    private let path: String
+    /// The socket file's device and inode, so that closing removes only our own.
+    private let socketFile: (device: UInt, inode: UInt)
+    private let handoff: TelemetryHandoff
+    private let handler: @Sendable (TelemetryCommand) -> TelemetryReply
+    private let hello: [UInt8]
+    private var clients: [TelemetryConnection] = []
+    private var spareEvents: [TelemetryEvent] = []
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+    /// Set when accept ran out of descriptors: the listener is left out of
+    /// the poll for a moment, since it would stay readable and spin.
+    private var acceptPaused = false
+
+    init(
+        listener: Int32, path: String, socketFile: (device: UInt, inode: UInt), handoff: TelemetryHandoff,
+        hello: TelemetryHello, handler: @escaping @Sendable (TelemetryCommand) -> TelemetryReply
+    ) {
+        self.listener = listener
+        self.path = path
+        self.socketFile = socketFile
+        self.handoff = handoff
+        self.hello = hello.jsonLine
+        self.handler = handler
+        spareEvents.reserveCapacity(TelemetryHandoff.eventCapacity)
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    /// Serves until the handoff says close, then closes every descriptor and
+    /// removes the socket file if it is still ours.
+    func run() {
+        var descriptors: [pollfd] = []
+        while true {
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: handoff.wakeReader, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: acceptPaused ? -1 : listener, events: Int16(POLLIN), revents: 0))
+            for client in clients {
+                var events: Int16 = 0
+                if client.acceptsCommands { events |= Int16(POLLIN) }
+                if client.blocked { events |= Int16(POLLOUT) }
+                descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), acceptPaused ? 100 : -1)
+            if ready < 0 && errno != EINTR { break }
+            acceptPaused = false
+            if descriptors[0].revents != 0 {
+                let taken = handoff.take(events: &spareEvents)
+                if taken.closed { break }
+                deliver(snapshot: taken.snapshot, dropped: taken.dropped)
+            }
+            // Clients first, by the descriptors polled (accepting appends to `clients`).
+            var gone: [Int32] = []
+            for (client, polled) in zip(clients, descriptors.dropFirst(2)) where polled.revents != 0 {
+                if !serve(client, revents: polled.revents) { gone.append(client.descriptor) }
+            }
+            if descriptors[1].revents != 0 { acceptClients() }
+            if !gone.isEmpty { remove(gone) }
+            flushAll()
+        }
+        shutDown()
+    }
+
+    /// Hands the snapshot to every client due one (encoding it once, if any
+    /// is) and the events to every client.
+    private func deliver(snapshot: TelemetrySnapshot?, dropped: Int) {
+        if dropped > 0 {
+            let time = spareEvents.first?.time ?? snapshot?.time ?? 0
+            for client in clients { client.countDroppedEvents(dropped, at: time) }
+        }
+        for event in spareEvents {
+            let line = event.jsonLine
+            for client in clients { client.offerEvent(line, at: event.time) }
+        }
+        guard let snapshot else { return }
+        var line: [UInt8]?
+        for client in clients where client.isDue(at: snapshot.time) {
+            if line == nil { line = snapshot.jsonLine }
+            client.offerSnapshot(line!, at: snapshot.time)
+        }
+    }
+
+    /// Reads what a client sent and runs its commands.
+    ///
+    /// - Returns: false if the client is gone or must go.
+    private func serve(_ client: TelemetryConnection, revents: Int16) -> Bool {
+        if revents & Int16(POLLNVAL | POLLERR) != 0 { return false }
+        if revents & Int16(POLLIN) != 0 || revents & Int16(POLLHUP) != 0 {
+            // A few reads at most, so that one busy client does not hold the others up.
+            for _ in 0..<4 {
+                switch TelemetrySocket.receive(client.descriptor, into: readBuffer) {
+                case .success(0):
+                    // The client is done sending: answer what it asked, then close.
+                    runCommands(of: client)
+                    _ = client.flush()
+                    return false
+                case .success(let count):
+                    client.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[..<count]))
+                    guard runCommands(of: client) else { return false }
+                    if !client.acceptsCommands { return true }
+                case .failure(let error) where error.code == EAGAIN || error.code == EWOULDBLOCK:
+                    return true
+                case .failure:
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    /// Runs each whole line in the client's input, as long as it accepts
+    /// commands; a partial line longer than the protocol allows ends the connection.
+    ///
+    /// - Returns: false if the client must go.
+    @discardableResult
+    private func runCommands(of client: TelemetryConnection) -> Bool {
+        var start = 0
+        while client.acceptsCommands,
+            let newline = client.input[start...].firstIndex(of: UInt8(ascii: "\n"))
+        {
+            run(line: client.input[start..<newline], from: client)
+            start = newline + 1
+        }
+        client.input.removeFirst(start)
+        if client.input.count > TelemetryProtocol.maximumCommandLength {
+            let message = "command line longer than \(TelemetryProtocol.maximumCommandLength) bytes without a newline"
+            client.sendFinal(TelemetryReply.error(message, id: nil).jsonLine)
+            return false
+        }
+        return true
+    }
+
+    private func run(line: ArraySlice<UInt8>, from client: TelemetryConnection) {
+        var line = line
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        // A blank line (someone pressing return in a raw session) asks nothing.
+        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+        let reply: TelemetryReply
+        if line.count > TelemetryProtocol.maximumCommandLength {
+            reply = .error("command line longer than \(TelemetryProtocol.maximumCommandLength) bytes", id: nil)
+        } else {
+            do throws(TelemetryCommandError) {
+                let command = try TelemetryCommand(line: line)
+                switch command.action {
+                case .rate(let rate):
+                    client.setRate(rate)
+                    updateCounters()
+                    reply = .ok(id: command.id)
+                case .set, .reload:
+                    var answer = handler(command)
+                    if answer.id == nil { answer.id = command.id }
+                    reply = answer
+                }
+            } catch {
+                reply = .error(error.message, id: nil)
+            }
+        }
+        client.offerReply(reply.jsonLine)
+    }
+
+    /// Accepts every waiting connection: refuses another user's (one error
+    /// line, no hello) and any beyond ``maximumClients``.
+    private func acceptClients() {
+        while true {
+            let descriptor = accept(listener, nil, nil)
+            if descriptor < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: acceptPaused = true
+                default: break
+                }
+                break
+            }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            let uid = TelemetrySocket.peerUserID(descriptor)
+            if uid != geteuid() {
+                let who = uid.map { "user \($0)" } ?? "an unknown user"
+                refuse(descriptor, "monitor refused: \(who) is not this game's user \(geteuid())")
+            } else if clients.count >= Self.maximumClients {
+                refuse(descriptor, "too many monitor clients (at most \(Self.maximumClients))")
+            } else {
+                clients.append(TelemetryConnection(descriptor: descriptor, hello: hello))
+                updateCounters()
+            }
+        }
+    }
+
+    private func refuse(_ descriptor: Int32, _ message: String) {
+        _ = TelemetrySocket.sendSome(descriptor, TelemetryReply.error(message, id: nil).jsonLine, from: 0)
+        close(descriptor)
+    }
+
+    private func remove(_ descriptors: [Int32]) {
+        clients.removeAll { client in
+            guard descriptors.contains(client.descriptor) else { return false }
+            close(client.descriptor)
+            return true
+        }
+        updateCounters()
+    }
+
+    /// Sends what each client's socket takes; closes the clients that went away.
+    private func flushAll() {
+        var gone: [Int32] = []
+        for client in clients {
+            if client.hasOutput && !client.flush() {
+                gone.append(client.descriptor)
+                continue
+            }
+            // Replies went out: commands held back behind them may run now.
+            if client.acceptsCommands && client.input.contains(UInt8(ascii: "\n")) {
+                if !runCommands(of: client) || !client.flush() { gone.append(client.descriptor) }
+            }
+        }
+        if !gone.isEmpty { remove(gone) }
+    }
+
+    private func updateCounters() {
+        handoff.requestedRate.store(clients.map(\.rate).max() ?? 0, ordering: .relaxed)
+        handoff.clientCount.store(clients.count, ordering: .relaxed)
+    }
+
+    private func shutDown() {
+        for client in clients { close(client.descriptor) }
+        clients.removeAll()
+        updateCounters()
+        close(listener)
+        var status = stat()
+        if stat(path, &status) == 0, UInt(status.st_dev) == socketFile.device, UInt(status.st_ino) == socketFile.inode {
+            unlink(path)
+        }
+        handoff.closePipe()
+    }
+}
