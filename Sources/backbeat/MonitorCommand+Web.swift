@@ -17,7 +17,7 @@ extension MonitorCommand {
         do {
             link = try MonitorGameLink(pid: pid)
             // The hello line: the game speaks the protocol, before anything listens.
-            guard let line = link.nextLine() else {
+            guard let line = try link.nextLine() else {
                 throw MonitorWebError("PID \(pid) closed its monitor socket at once")
             }
             hello = line
@@ -42,8 +42,13 @@ extension MonitorCommand {
         // straight into the hub; the end of the stream is the game going away.
         let (gone, goneContinuation) = AsyncStream.makeStream(of: Void.self)
         Thread.detachNewThread {
-            while let line = link.nextLine() { hub.publish(line) }
-            hub.finish(with: MonitorWebHub.goodbye("the game (PID \(pid)) has gone: its monitor socket closed"))
+            var reason = "its monitor socket closed"
+            do {
+                while let line = try link.nextLine() { hub.publish(line) }
+            } catch {
+                reason = "\(error)"
+            }
+            hub.finish(with: MonitorWebHub.goodbye("the game (PID \(pid)) has gone: \(reason)"))
             goneContinuation.finish()
         }
         try await server.serve(listener) {
