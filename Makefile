@@ -3,12 +3,13 @@
 APT_PACKAGES := pkg-config libopenal-dev libvorbis-dev libsndfile1-dev libsamplerate0-dev \
                 libstb-dev libebur128-dev libzip-dev zip vorbis-tools sox \
                 libdbus-1-dev dbus-daemon mpv mpv-mpris playerctl strace \
-                pulseaudio pulseaudio-utils tmux opus-tools mpg123 lame
+                pulseaudio pulseaudio-utils tmux opus-tools mpg123 lame \
+                chromium chromium-driver python3-selenium
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
 
-.PHONY: all deps build release test test-tsan hello-game snippets docs sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format lint bench-micro bench-micro-baseline
+.PHONY: all deps build release test test-tsan test-monitor-web hello-game snippets docs sanitize fuzz fuzz-build demo bench bench-json bench-compare assets clean format lint bench-micro bench-micro-baseline
 
 all: build
 
@@ -48,8 +49,21 @@ test: deps
 	$(MAKE) snippets
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --no-parallel
+	$(MAKE) test-monitor-web
 	$(MAKE) hello-game
 	$(MAKE) test-tsan
+
+# `backbeat monitor PID --web` as a person uses it: the drum pad on a private
+# sound server, the page in headless Chromium (Debian's chromium, chromedriver
+# and selenium, hence /usr/bin/python3). A pad hit in the voice timeline, a
+# meter moving, the music slider to 0 heard as a 40 dB drop, the game's exit
+# shown; the page's screenshot goes to out/monitor.png (MONITOR_DOCS=--docs
+# also copies it to Docs/images/monitor.png). About 20 s, so make test runs it.
+MONITOR_DOCS ?=
+test-monitor-web: deps
+	$(SWIFT) build --product drumpad
+	$(SWIFT) build --product backbeat
+	/usr/bin/python3 Scripts/monitor-browser-test.py $(MONITOR_DOCS)
 
 # A game that links only the Backbeat product (Demo/HelloGame, a package of
 # its own): it must link neither libdbus nor libsqlite3, and the WAV it

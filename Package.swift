@@ -19,7 +19,7 @@ let package = Package(
     ],
     // A game that links only `Backbeat` can turn the default traits off (`traits: []` on its
     // dependency on Backbeat): SwiftPM then resolves none of the packages below, which only
-    // BackbeatLibrary, the command-line tool and `make docs` use.
+    // BackbeatLibrary, the command-line tool (argument parser, swift-nio) and `make docs` use.
     traits: [
         .trait(name: "MediaLibrary", description: "BackbeatLibrary's SQLite index, through GRDB.swift."),
         .trait(name: "CommandLineTool", description: "The backbeat tool, through swift-argument-parser."),
@@ -33,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         // `make docs`: builds the DocC catalog and fails on a broken link.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // `backbeat monitor PID --web`: the page's HTTP and WebSocket server, in
+        // the command-line tool only (a game never serves a web page).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         .systemLibrary(
@@ -121,6 +124,15 @@ let package = Package(
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser",
                     condition: .when(traits: ["CommandLineTool"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLineTool"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CommandLineTool"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CommandLineTool"])),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["CommandLineTool"])),
+            ],
+            // `monitor --web`'s page, compiled into the tool: nothing to find on disk at run time.
+            resources: [
+                .embedInCode("Web/Assets/index.html"), .embedInCode("Web/Assets/monitor.css"),
+                .embedInCode("Web/Assets/monitor.js"),
             ]),
         .target(
             name: "DrumpadCore",
