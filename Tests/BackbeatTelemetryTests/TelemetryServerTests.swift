@@ -189,7 +189,8 @@ import Testing
             let lines = [
                 "garbage", #"{"op":"launch"}"#, #"{"op":"rate","value":0}"#, #"{"op":"rate","value":1e300}"#,
                 #"{"op":"set","key":"bus.music.volume","value":-1}"#, #"{"op":"set","key":"x","value":1,"id":1e40}"#,
-                "\u{0}\u{1}\u{ff}",
+                "\u{0}\u{1}\u{ff}", String(repeating: "[", count: 60_000),
+                String(repeating: #"{"op":"#, count: 10_000), "\"" + String(repeating: "\\u0000", count: 10_000),
             ]
             for line in lines { try client.send(line: line) }
             for _ in lines {
