@@ -83,7 +83,8 @@ package final class TelemetryServer: @unchecked Sendable {
         handoff.publish(snapshot)
     }
 
-    /// Hands an event line to every client. Never waits on a client; past
+    /// Hands an event line to every client (none, and nothing is kept, when
+    /// no client is connected). Never waits on a client; past
     /// a bounded backlog the oldest events are dropped and the clients told
     /// how many (a `dropped` event).
     ///

@@ -145,6 +145,19 @@ import Testing
         }
     }
 
+    @Test func whatWasPublishedBeforeAClientCameIsNotSentToIt() throws {
+        try withServer { server, _ in
+            for index in 0..<1_000 {
+                server.publish(TelemetryEvent(time: Double(index), event: .voiceStarted, voice: UInt64(index)))
+                server.publish(makeSnapshot(time: Double(index)))
+            }
+            let client = try TelemetryClient(path: server.path)
+            _ = try client.readHello()
+            server.publish(TelemetryEvent(time: 2_000, event: .voiceStopped, voice: 2_000))
+            #expect(try client.next()?.event?.voice == 2_000)
+        }
+    }
+
     @Test func eventsReachEveryClient() throws {
         try withServer { server, _ in
             let clients = try (0..<3).map { _ in try TelemetryClient(path: server.path) }
