@@ -48,6 +48,13 @@ import Testing
         }
     }
 
+    @Test(arguments: ["relative.sock", "folder/relative.sock", "/root.sock"])
+    func refusesAPathWithoutAnAbsoluteFolder(_ path: String) {
+        #expect(throws: TelemetryServerError.self) {
+            try TelemetryServer(path: path, hello: testHello) { _ in .ok(id: nil) }
+        }
+    }
+
     @Test func socketIsRemovedOnClose() throws {
         try withTemporaryDirectory { root in
             let path = root + "/backbeat/1.sock"
