@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import BackbeatTelemetry
@@ -25,6 +26,25 @@ import Testing
             #expect(throws: TelemetryClientError("no line from \(server.path) within 0.05 s")) {
                 try client.nextLine(timeout: 0.05)
             }
+        }
+    }
+
+    @Test func aLastLineWithoutANewlineIsReadThenNil() throws {
+        try withTemporaryDirectory { root in
+            let path = root + "/peer.sock"
+            let listener = try TelemetrySocket.makeStream(nonBlocking: false).get()
+            defer { close(listener) }
+            #expect(TelemetrySocket.withAddress(of: path) { bind(listener, $0, $1) } == 0)
+            #expect(listen(listener, 1) == 0)
+            let client = try TelemetryClient(path: path)
+            let peer = accept(listener, nil, nil)
+            #expect(peer >= 0)
+            #expect(TelemetrySocket.sendSome(peer, Array("{\"type\":\"ok\"}\npartial".utf8), from: 0) == .success(21))
+            close(peer)
+            #expect(try client.nextRawLine(timeout: 10) == #"{"type":"ok"}"#)
+            #expect(try client.nextRawLine(timeout: 10) == "partial")
+            #expect(try client.nextRawLine(timeout: 10) == nil)
+            #expect(try client.nextRawLine(timeout: 10) == nil)
         }
     }
 
