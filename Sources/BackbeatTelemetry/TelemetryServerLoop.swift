@@ -59,7 +59,12 @@ final class TelemetryServerLoop: @unchecked Sendable {
                 descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), acceptPaused ? 100 : -1)
-            if ready < 0 && errno != EINTR { break }
+            if ready < 0 {
+                // EINTR, or a shortage the next try may not meet: the server
+                // keeps serving rather than stop behind the engine's back.
+                if errno != EINTR { usleep(10_000) }
+                continue
+            }
             acceptPaused = false
             if descriptors[0].revents != 0 {
                 let taken = handoff.take(events: &spareEvents)
