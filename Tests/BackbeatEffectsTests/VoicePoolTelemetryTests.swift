@@ -136,7 +136,9 @@ struct VoicePoolTelemetryTests {
 
     /// The scene's output and per-bus levels: `effectsVoices` on the effects
     /// bus, `childVoices` on a child bus at half volume, over the last 4,800 frames.
-    static func scene(effectsVoices: Bool, childVoices: Bool) throws -> (out: [Float], levels: [String: Double]) {
+    static func scene(effectsVoices: Bool, childVoices: Bool) throws -> (
+        out: [Float], levels: [String: Double], buses: [String: TelemetrySnapshot.Bus]
+    ) {
         try withOfflineEngine { engine in
             let child = engine.makeBus(named: "ui", parent: engine.effectsBus)
             child.volume = 0.5
@@ -155,13 +157,16 @@ struct VoicePoolTelemetryTests {
                     volume: 0.7, looping: .forever, bus: child)
             }
             _ = try engine.render(frames: 19_200)
+            // The engine's snapshot covers the frames since its last one.
+            _ = engine.withLock { engine.telemetrySnapshotLocked() }
             let out = try engine.render(frames: 4_800)
             let built = Self.snapshot(engine, window: 4_800)
             var levels: [String: Double] = [:]
             for bus in [engine.effectsBus, child] {
                 levels[bus.name] = built.levels[ObjectIdentifier(bus)]?.meanSquare ?? 0
             }
-            return (out, levels)
+            let snapshot = engine.withLock { engine.telemetrySnapshotLocked() }
+            return (out, levels, Dictionary(uniqueKeysWithValues: snapshot.buses.map { ($0.name, $0) }))
         }
     }
 
@@ -170,7 +175,7 @@ struct VoicePoolTelemetryTests {
     @Test("Bus levels from voice samples match the rendered output's RMS over the same window within 0.5 dB (2D)")
     func levelsMatchTheRender() throws {
         for (effects, child) in [(true, false), (false, true), (true, true)] {
-            let (out, levels) = try Self.scene(effectsVoices: effects, childVoices: child)
+            let (out, levels, buses) = try Self.scene(effectsVoices: effects, childVoices: child)
             let rendered = Self.decibels(Double(SampleAnalysis.rms(out)) * Double(SampleAnalysis.rms(out)))
             let read = Self.decibels((levels["effects"] ?? 0) + (levels["ui"] ?? 0))
             #expect(
@@ -178,6 +183,11 @@ struct VoicePoolTelemetryTests {
                 "effects \(effects), child \(child): read \(read) dB, rendered \(rendered) dB")
             #expect(((levels["effects"] ?? 0) > 0) == effects)
             #expect(((levels["ui"] ?? 0) > 0) == child)
+            // The engine's snapshot folds each bus into its parents: every bus above the voices reads the render.
+            for name in ["master", "effects"] + (effects ? [] : ["ui"]) {
+                let rms = try #require(buses[name]?.rmsDB)
+                #expect(abs(rms - rendered) < 0.5, "\(name) reads \(rms) dB, rendered \(rendered) dB")
+            }
         }
     }
 
