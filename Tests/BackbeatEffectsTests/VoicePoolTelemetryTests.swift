@@ -120,17 +120,18 @@ struct VoicePoolTelemetryTests {
         }
     }
 
-    @Test("The selection keeps the loudest rows, ties by id, for any count")
+    @Test("The selection keeps the loudest rows, ties by row, for any count")
     func selection() {
         var random = SystemRandomNumberGenerator()
-        for n in [0, 1, 5, 256, 257, 1_000] {
+        for n in [0, 1, 5, 256, 257, 1_000, 10_000] {
             var rows = (0..<n).map {
-                VoicePool.TelemetryRow(gain: Float(Int.random(in: 0..<50, using: &random)), id: UInt64($0), row: 0)
+                VoicePool.TelemetryRow(gain: Float(Int.random(in: 0..<50, using: &random)), row: Int32($0))
             }
-            let expected = rows.sorted { $0.gain > $1.gain || ($0.gain == $1.gain && $0.id < $1.id) }.prefix(256)
+            rows.shuffle(using: &random)
+            let expected = rows.sorted(by: VoicePool.louder).prefix(256)
             let k = VoicePool.selectLoudest(&rows, count: 256)
             #expect(k == min(n, 256))
-            #expect(rows.prefix(k).map(\.id) == expected.map(\.id))
+            #expect(rows.prefix(k).map(\.row) == expected.map(\.row))
         }
     }
 
