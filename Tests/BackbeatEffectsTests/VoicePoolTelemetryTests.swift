@@ -120,23 +120,26 @@ struct VoicePoolTelemetryTests {
         }
     }
 
-    @Test("The selection keeps the loudest rows, ties by id, for any count")
+    @Test("The selection keeps the loudest rows, ties by row, for any count")
     func selection() {
         var random = SystemRandomNumberGenerator()
-        for n in [0, 1, 5, 256, 257, 1_000] {
+        for n in [0, 1, 5, 256, 257, 1_000, 10_000] {
             var rows = (0..<n).map {
-                VoicePool.TelemetryRow(gain: Float(Int.random(in: 0..<50, using: &random)), id: UInt64($0), row: 0)
+                VoicePool.TelemetryRow(gain: Float(Int.random(in: 0..<50, using: &random)), row: Int32($0))
             }
-            let expected = rows.sorted { $0.gain > $1.gain || ($0.gain == $1.gain && $0.id < $1.id) }.prefix(256)
+            rows.shuffle(using: &random)
+            let expected = rows.sorted(by: VoicePool.louder).prefix(256)
             let k = VoicePool.selectLoudest(&rows, count: 256)
             #expect(k == min(n, 256))
-            #expect(rows.prefix(k).map(\.id) == expected.map(\.id))
+            #expect(rows.prefix(k).map(\.row) == expected.map(\.row))
         }
     }
 
     /// The scene's output and per-bus levels: `effectsVoices` on the effects
     /// bus, `childVoices` on a child bus at half volume, over the last 4,800 frames.
-    static func scene(effectsVoices: Bool, childVoices: Bool) throws -> (out: [Float], levels: [String: Double]) {
+    static func scene(effectsVoices: Bool, childVoices: Bool) throws -> (
+        out: [Float], levels: [String: Double], buses: [String: TelemetrySnapshot.Bus]
+    ) {
         try withOfflineEngine { engine in
             let child = engine.makeBus(named: "ui", parent: engine.effectsBus)
             child.volume = 0.5
@@ -155,13 +158,16 @@ struct VoicePoolTelemetryTests {
                     volume: 0.7, looping: .forever, bus: child)
             }
             _ = try engine.render(frames: 19_200)
+            // The engine's snapshot covers the frames since its last one.
+            _ = engine.withLock { engine.telemetrySnapshotLocked() }
             let out = try engine.render(frames: 4_800)
             let built = Self.snapshot(engine, window: 4_800)
             var levels: [String: Double] = [:]
             for bus in [engine.effectsBus, child] {
                 levels[bus.name] = built.levels[ObjectIdentifier(bus)]?.meanSquare ?? 0
             }
-            return (out, levels)
+            let snapshot = engine.withLock { engine.telemetrySnapshotLocked() }
+            return (out, levels, Dictionary(uniqueKeysWithValues: snapshot.buses.map { ($0.name, $0) }))
         }
     }
 
@@ -170,7 +176,7 @@ struct VoicePoolTelemetryTests {
     @Test("Bus levels from voice samples match the rendered output's RMS over the same window within 0.5 dB (2D)")
     func levelsMatchTheRender() throws {
         for (effects, child) in [(true, false), (false, true), (true, true)] {
-            let (out, levels) = try Self.scene(effectsVoices: effects, childVoices: child)
+            let (out, levels, buses) = try Self.scene(effectsVoices: effects, childVoices: child)
             let rendered = Self.decibels(Double(SampleAnalysis.rms(out)) * Double(SampleAnalysis.rms(out)))
             let read = Self.decibels((levels["effects"] ?? 0) + (levels["ui"] ?? 0))
             #expect(
@@ -178,6 +184,11 @@ struct VoicePoolTelemetryTests {
                 "effects \(effects), child \(child): read \(read) dB, rendered \(rendered) dB")
             #expect(((levels["effects"] ?? 0) > 0) == effects)
             #expect(((levels["ui"] ?? 0) > 0) == child)
+            // The engine's snapshot folds each bus into its parents: every bus above the voices reads the render.
+            for name in ["master", "effects"] + (effects ? [] : ["ui"]) {
+                let rms = try #require(buses[name]?.rmsDB)
+                #expect(abs(rms - rendered) < 0.5, "\(name) reads \(rms) dB, rendered \(rendered) dB")
+            }
         }
     }
 
