@@ -129,7 +129,10 @@ package final class TelemetryClient {
             if ended || descriptor < 0 {
                 // A last line without a newline still counts.
                 guard !buffer.isEmpty else { return nil }
-                defer { buffer.removeAll() }
+                defer {
+                    buffer.removeAll()
+                    scanned = 0
+                }
                 return String(decoding: buffer, as: UTF8.self)
             }
             guard buffer.count <= Self.maximumLineLength else {

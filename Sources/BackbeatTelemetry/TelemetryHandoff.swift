@@ -12,7 +12,8 @@ import Musl
 /// a bounded ring of events, and a wake pipe. Publishing never waits on the
 /// network: it takes a lock that the server holds only to swap these out,
 /// and writes one byte to the pipe only when the server is not already due
-/// to look.
+/// to look. With no client connected, publishing returns at once: there is
+/// nobody to deliver to, and the server's thread stays asleep.
 final class TelemetryHandoff: @unchecked Sendable {
     // @unchecked: the `var`s are read and written only while `lock` is held;
     // `requestedRate` and `clientCount` are atomics; the pipe's descriptors
@@ -60,6 +61,8 @@ final class TelemetryHandoff: @unchecked Sendable {
     ///
     /// - Parameter snapshot: the newest snapshot.
     func publish(_ snapshot: TelemetrySnapshot) {
+        // With nobody watching, monitoring costs one atomic load.
+        guard clientCount.load(ordering: .relaxed) > 0 else { return }
         // The replaced snapshot is released after the lock, not under it.
         var replaced: TelemetrySnapshot? = snapshot
         lock.withLock {
@@ -74,6 +77,7 @@ final class TelemetryHandoff: @unchecked Sendable {
     ///
     /// - Parameter event: what happened.
     func publish(_ event: TelemetryEvent) {
+        guard clientCount.load(ordering: .relaxed) > 0 else { return }
         lock.withLock {
             guard !closed else { return }
             if events.count >= Self.eventCapacity {

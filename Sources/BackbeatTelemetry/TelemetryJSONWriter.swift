@@ -35,7 +35,8 @@ struct TelemetryJSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         // The value follows the colon with no comma.
         pendingValue = true
     }
@@ -54,17 +55,19 @@ struct TelemetryJSONWriter {
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 start = index + 1
+                bytes.append(UInt8(ascii: "\\"))
                 switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-                case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-                case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-                case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: Array("\\u00".utf8))
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
+                    append("u00")
+                    let hex: StaticString = "0123456789abcdef"
+                    hex.withUTF8Buffer { digits in
+                        bytes.append(digits[Int(byte >> 4)])
+                        bytes.append(digits[Int(byte & 0xF)])
+                    }
                 }
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
@@ -98,12 +101,12 @@ struct TelemetryJSONWriter {
     /// - Parameter value: the flag.
     mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        append(value ? "true" : "false")
     }
 
     mutating func null() {
         separate()
-        bytes.append(contentsOf: Array("null".utf8))
+        append("null")
     }
 
     /// Writes a string, or `null` for nil.
@@ -121,6 +124,11 @@ struct TelemetryJSONWriter {
         beginArray()
         for value in values { number(value) }
         endArray()
+    }
+
+    /// Appends ASCII text as it is.
+    private mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// Ends the line with `\n`.

@@ -36,7 +36,7 @@ package final class TelemetryServer: @unchecked Sendable {
     /// game's), is replaced; a live one is an error.
     ///
     /// - Parameters:
-    ///   - path: the socket file, usually ``TelemetryEndpoint/socketPath(pid:environment:)``.
+    ///   - path: the socket file's absolute path, usually ``TelemetryEndpoint/socketPath(pid:environment:)``.
     ///   - hello: the first line each client gets.
     ///   - handler: runs a `set` or `reload` command and says how it went; called
     ///     on the server's thread, one command at a time. The reply's `id` is
@@ -47,8 +47,11 @@ package final class TelemetryServer: @unchecked Sendable {
         handler: @escaping @Sendable (TelemetryCommand) -> TelemetryReply
     ) throws(TelemetryServerError) {
         self.path = path
-        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        try TelemetryEndpoint.preparePrivateDirectory(folder.isEmpty ? "/" : folder)
+        // The folder is made private, so it must be named, never the working directory by accident.
+        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else {
+            throw TelemetryServerError("the monitor socket path \(path) must be absolute and inside a folder")
+        }
+        try TelemetryEndpoint.preparePrivateDirectory(String(path[..<slash]))
         let (listener, socketFile) = try Self.listen(at: path)
         do {
             handoff = try TelemetryHandoff()
@@ -83,7 +86,8 @@ package final class TelemetryServer: @unchecked Sendable {
         handoff.publish(snapshot)
     }
 
-    /// Hands an event line to every client. Never waits on a client; past
+    /// Hands an event line to every client (none, and nothing is kept, when
+    /// no client is connected). Never waits on a client; past
     /// a bounded backlog the oldest events are dropped and the clients told
     /// how many (a `dropped` event).
     ///

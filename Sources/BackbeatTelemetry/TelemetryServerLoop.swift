@@ -59,7 +59,12 @@ final class TelemetryServerLoop: @unchecked Sendable {
                 descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), acceptPaused ? 100 : -1)
-            if ready < 0 && errno != EINTR { break }
+            if ready < 0 {
+                // EINTR, or a shortage the next try may not meet: the server
+                // keeps serving rather than stop behind the engine's back.
+                if errno != EINTR { usleep(10_000) }
+                continue
+            }
             acceptPaused = false
             if descriptors[0].revents != 0 {
                 let taken = handoff.take(events: &spareEvents)
@@ -67,12 +72,13 @@ final class TelemetryServerLoop: @unchecked Sendable {
                 deliver(snapshot: taken.snapshot, dropped: taken.dropped)
             }
             // Clients first, by the descriptors polled (accepting appends to `clients`).
-            var gone: [Int32] = []
+            var gone: [TelemetryConnection] = []
             for (client, polled) in zip(clients, descriptors.dropFirst(2)) where polled.revents != 0 {
-                if !serve(client, revents: polled.revents) { gone.append(client.descriptor) }
+                if !serve(client, revents: polled.revents) { gone.append(client) }
             }
+            // Before accepting, which may hand a closed client's descriptor number to a new one.
+            remove(gone)
             if descriptors[1].revents != 0 { acceptClients() }
-            if !gone.isEmpty { remove(gone) }
             flushAll()
         }
         shutDown()
@@ -142,6 +148,8 @@ final class TelemetryServerLoop: @unchecked Sendable {
             start = newline + 1
         }
         client.input.removeFirst(start)
+        // A long line's buffer is not kept for the connection's life.
+        if client.input.isEmpty && client.input.capacity > 4096 { client.input = [] }
         // Whole lines waiting behind replies are bounded by the reads
         // stopping; only a line without its newline can grow.
         if client.input.count > TelemetryProtocol.maximumCommandLength
@@ -201,7 +209,7 @@ final class TelemetryServerLoop: @unchecked Sendable {
             if uid != geteuid() {
                 let who = uid.map { "user \($0)" } ?? "an unknown user"
                 refuse(descriptor, "monitor refused: \(who) is not this game's user \(geteuid())")
-            } else if clients.count >= Self.maximumClients {
+            } else if clients.count >= Self.maximumClients && !reapHungUpClients() {
                 refuse(descriptor, "too many monitor clients (at most \(Self.maximumClients))")
             } else {
                 clients.append(TelemetryConnection(descriptor: descriptor, hello: hello))
@@ -210,14 +218,31 @@ final class TelemetryServerLoop: @unchecked Sendable {
         }
     }
 
+    /// Closes the clients that hung up but that this turn of the loop has
+    /// not seen yet, so that a client that left before another came does
+    /// not count against it.
+    ///
+    /// - Returns: whether a place is free now.
+    private func reapHungUpClients() -> Bool {
+        var descriptors = clients.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+        guard poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else { return false }
+        var gone: [TelemetryConnection] = []
+        for (client, polled) in zip(clients, descriptors) where polled.revents & Int16(POLLHUP | POLLERR) != 0 {
+            if !serve(client, revents: polled.revents) { gone.append(client) }
+        }
+        remove(gone)
+        return clients.count < Self.maximumClients
+    }
+
     private func refuse(_ descriptor: Int32, _ message: String) {
         _ = TelemetrySocket.sendSome(descriptor, TelemetryReply.error(message, id: nil).jsonLine, from: 0)
         close(descriptor)
     }
 
-    private func remove(_ descriptors: [Int32]) {
+    private func remove(_ gone: [TelemetryConnection]) {
+        guard !gone.isEmpty else { return }
         clients.removeAll { client in
-            guard descriptors.contains(client.descriptor) else { return false }
+            guard gone.contains(where: { $0 === client }) else { return false }
             close(client.descriptor)
             return true
         }
@@ -226,10 +251,10 @@ final class TelemetryServerLoop: @unchecked Sendable {
 
     /// Sends what each client's socket takes; closes the clients that went away.
     private func flushAll() {
-        var gone: [Int32] = []
+        var gone: [TelemetryConnection] = []
         for client in clients {
             if client.hasOutput && !client.flush() {
-                gone.append(client.descriptor)
+                gone.append(client)
                 continue
             }
             // Replies went out: commands held back behind them run now, as
@@ -237,12 +262,12 @@ final class TelemetryServerLoop: @unchecked Sendable {
             // poll for them; a full socket will, through POLLOUT).
             while !client.blocked && client.acceptsCommands && client.input.contains(UInt8(ascii: "\n")) {
                 guard runCommands(of: client), client.flush() else {
-                    gone.append(client.descriptor)
+                    gone.append(client)
                     break
                 }
             }
         }
-        if !gone.isEmpty { remove(gone) }
+        remove(gone)
     }
 
     private func updateCounters() {

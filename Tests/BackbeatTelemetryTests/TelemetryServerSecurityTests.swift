@@ -50,6 +50,20 @@ struct TelemetryServerSecurityTests {
         }
     }
 
+    @Test func anotherUsersFolderIsRefused() throws {
+        try withTemporaryDirectory { root in
+            // Someone else made the folder first, hoping to receive the game's socket.
+            #expect(mkdir(root + "/backbeat", 0o777) == 0)
+            #expect(chown(root + "/backbeat", 65534, 65534) == 0)
+            #expect {
+                try TelemetryServer(path: root + "/backbeat/1.sock", hello: testHello) { _ in .ok(id: nil) }
+            } throws: { error in
+                "\(error)".contains("belongs to user 65534")
+            }
+            #expect(access(root + "/backbeat/1.sock", F_OK) != 0)
+        }
+    }
+
     @Test func anotherUserIsRefusedByPeerCredentials() throws {
         try withServer { (server, root) throws in
             // Open the folder and the socket, so that only SO_PEERCRED refuses.

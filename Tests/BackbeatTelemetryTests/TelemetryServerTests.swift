@@ -48,6 +48,13 @@ import Testing
         }
     }
 
+    @Test(arguments: ["relative.sock", "folder/relative.sock", "/root.sock"])
+    func refusesAPathWithoutAnAbsoluteFolder(_ path: String) {
+        #expect(throws: TelemetryServerError.self) {
+            try TelemetryServer(path: path, hello: testHello) { _ in .ok(id: nil) }
+        }
+    }
+
     @Test func socketIsRemovedOnClose() throws {
         try withTemporaryDirectory { root in
             let path = root + "/backbeat/1.sock"
@@ -145,6 +152,19 @@ import Testing
         }
     }
 
+    @Test func whatWasPublishedBeforeAClientCameIsNotSentToIt() throws {
+        try withServer { server, _ in
+            for index in 0..<1_000 {
+                server.publish(TelemetryEvent(time: Double(index), event: .voiceStarted, voice: UInt64(index)))
+                server.publish(makeSnapshot(time: Double(index)))
+            }
+            let client = try TelemetryClient(path: server.path)
+            _ = try client.readHello()
+            server.publish(TelemetryEvent(time: 2_000, event: .voiceStopped, voice: 2_000))
+            #expect(try client.next()?.event?.voice == 2_000)
+        }
+    }
+
     @Test func eventsReachEveryClient() throws {
         try withServer { server, _ in
             let clients = try (0..<3).map { _ in try TelemetryClient(path: server.path) }
@@ -189,7 +209,8 @@ import Testing
             let lines = [
                 "garbage", #"{"op":"launch"}"#, #"{"op":"rate","value":0}"#, #"{"op":"rate","value":1e300}"#,
                 #"{"op":"set","key":"bus.music.volume","value":-1}"#, #"{"op":"set","key":"x","value":1,"id":1e40}"#,
-                "\u{0}\u{1}\u{ff}",
+                "\u{0}\u{1}\u{ff}", String(repeating: "[", count: 60_000),
+                String(repeating: #"{"op":"#, count: 10_000), "\"" + String(repeating: "\\u0000", count: 10_000),
             ]
             for line in lines { try client.send(line: line) }
             for _ in lines {
