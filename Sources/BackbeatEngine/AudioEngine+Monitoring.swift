@@ -92,9 +92,9 @@ extension AudioEngine {
             return (telemetryServer, monitoring.socketURL)
         }
         // Closed outside the lock: the server's thread may be waiting for it to apply a command.
+        // It removes the socket file.
         stopped.0?.close()
         if let url = stopped.1 {
-            unlink(url.path)
             _ = EngineMonitoring.socketsInUse.withLockedValue { $0.remove(url.path) }
         }
     }

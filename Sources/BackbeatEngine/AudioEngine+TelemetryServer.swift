@@ -16,21 +16,39 @@ import Musl
 extension AudioEngine {
     /// The socket ``startMonitoring()`` serves for this process.
     static func defaultMonitorSocket() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        let folder =
-            environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : "\($0)/backbeat" }
-            ?? "/tmp/backbeat-\(getuid())"
-        return URL(fileURLWithPath: "\(folder)/\(getpid()).sock")
+        URL(fileURLWithPath: TelemetryEndpoint.socketPath(pid: getpid()))
     }
 
-    /// Opens the server on `url`; its commands are applied to this engine.
+    /// Opens the server on `url`; the commands its clients send are applied
+    /// to this engine (held weakly: the server never keeps it alive).
     func openTelemetryServer(at url: URL, hello: TelemetryHello) throws -> TelemetryServer {
-        throw BackbeatError(
-            .monitoringUnavailable, operation: "startMonitoring", url: url, reason: "no socket server in this build")
+        let reference = WeakEngine(self)
+        do {
+            return try TelemetryServer(path: url.path, hello: hello) { command in
+                guard let engine = reference.engine else {
+                    return .error("the engine has shut down", id: command.id)
+                }
+                return engine.reply(to: command)
+            }
+        } catch {
+            throw BackbeatError(
+                .monitoringUnavailable, operation: "startMonitoring", url: url, reason: error.description)
+        }
     }
-}
 
-// Until the socket server lands.
-extension TelemetryServer {
-    func close() {}
+    /// Runs a client's command and says how it went (on the server's thread).
+    private func reply(to command: TelemetryCommand) -> TelemetryReply {
+        switch command.action {
+        case .set(let setting):
+            switch applyTelemetry(setting) {
+            case .success: return .ok(id: command.id)
+            case .failure(let error): return .error(error.message, id: command.id)
+            }
+        case .rate:
+            // The server answers rates itself; one reaching here changes nothing.
+            return .ok(id: command.id)
+        case .reload:
+            return .error("this game does not reload its sounds", id: command.id)
+        }
+    }
 }

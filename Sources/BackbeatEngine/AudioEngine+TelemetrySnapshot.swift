@@ -125,6 +125,14 @@ extension AudioEngine {
         return EngineMonitoring.threadCPUNanoseconds()
     }
 
+    /// The earliest frame a render must step at: the next step with work
+    /// (`nextStepDue`), or sooner a snapshot a monitor's client waits for
+    /// (one nil check when monitoring is off).
+    var nextStepOrSnapshotLocked: Int64? {
+        guard let snapshot = nextTelemetryFrameLocked else { return nextStepDue }
+        return min(nextStepDue ?? snapshot, snapshot)
+    }
+
     /// The frame the next snapshot is due at, while a client asks for them; nil otherwise.
     var nextTelemetryFrameLocked: Int64? {
         guard let server = telemetryServer, server.requestedRate > 0 else { return nil }

@@ -96,7 +96,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Asked after the last update step: the earliest frame at which a step
     /// has work (at or before the step's own frame: the next period; nil:
     /// none until the game changes something).
-    private var nextStepDue: Int64? = 0
+    var nextStepDue: Int64? = 0
     /// Something OpenAL Soft ramps (a gain, a placement, a filter) changed
     /// since its last mix call: the next call ends at the next period boundary.
     private var rampPending = false
@@ -437,7 +437,8 @@ public final class AudioEngine: @unchecked Sendable {
         while done < frames {
             if framesRendered == nextUpdateFrame {
                 if !stepObservers.isEmpty, observedStep != framesRendered { break }
-                if !skipsIdleSteps || stepRequested || (nextStepDue.map { $0 <= framesRendered } ?? false) {
+                let due = nextStepOrSnapshotLocked
+                if !skipsIdleSteps || stepRequested || (due.map { $0 <= framesRendered } ?? false) {
                     stepRequested = false
                     try runUpdateLocked(at: framesRendered)
                     renderCounts.steps += 1
@@ -451,7 +452,7 @@ public final class AudioEngine: @unchecked Sendable {
             if ALRampedWrites.count != rampWritesSeen { rampPending = true }
             if skipsIdleSteps, !rampPending, !stepRequested {
                 // Mixes on through the boundaries before the next one with work.
-                let end = min(nextStepDue ?? .max, framesRendered + Int64(frames - done))
+                let end = min(nextStepOrSnapshotLocked ?? .max, framesRendered + Int64(frames - done))
                 while nextUpdateFrame < end { nextUpdateFrame += interval }
             }
             let chunk = min(frames - done, Int(nextUpdateFrame - framesRendered))
