@@ -148,8 +148,7 @@ extension AudioEngine {
         withLock(waking: false) { addTelemetryContributorLocked(contributor) }
     }
 
-    /// ``addTelemetryContributor(_:)`` with the lock held: for a part made
-    /// under the lock, as the effects' state is on first use.
+    /// ``addTelemetryContributor(_:)`` with the lock held.
     ///
     /// - Parameter contributor: the voice pool's or a music player's part.
     package func addTelemetryContributorLocked(_ contributor: any TelemetryContributor) {
