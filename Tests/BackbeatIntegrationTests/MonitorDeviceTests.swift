@@ -126,7 +126,7 @@ import Testing
                     && $0.contains("\"")
             }
             try #require(drawn.ok, "the screen did not appear:\n\(drawn.screen)")
-            game.send("snare")
+            game.send("snare", "bass", "tambourine", "maraca")
             let withPad = try tmux.waitForScreen { $0.contains("snare") }
             #expect(withPad.ok, "\(withPad.screen)")
             try tmux.writeCapture(to: dir.appendingPathComponent("monitor-screen.txt"))
