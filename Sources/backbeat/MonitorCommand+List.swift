@@ -4,7 +4,7 @@ import Foundation
 extension MonitorCommand {
     /// `backbeat monitor`: the running games that serve a monitor socket.
     func runList() throws {
-        let games = MonitorConnection.runningGames().sorted { $0.pid < $1.pid }
+        let games = MonitorConnection.runningGames()
         guard !games.isEmpty else {
             print(
                 "No running game is monitoring. Start one with BACKBEAT_MONITOR=1 in its environment, "

@@ -16,7 +16,7 @@ extension MonitorCommand {
             let stop = MonitorStopFlag.onSignals()
             let terminal = MonitorTerminal()
             defer { terminal.restore() }
-            var screen = MonitorScreen(title: "PID \(pid)")
+            var screen = MonitorScreen(title: "\(connection.hello.process) (PID \(pid))")
             var pending: [Int: TelemetrySetting] = [:]
             var nextID = 1
             var dirty = true

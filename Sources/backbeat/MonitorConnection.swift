@@ -11,61 +11,91 @@ final class MonitorConnection {
         var raw: String
         /// Its `"type"`, nil when it has none.
         var type: String?
-        var kind: Kind
+        /// The line read as the protocol's types.
+        var kind: TelemetryLine
     }
 
-    enum Kind {
-        case hello(TelemetryHello)
-        case snapshot(TelemetrySnapshot)
-        case event(TelemetryEvent)
-        case reply(TelemetryReply)
-        /// A line of a type this tool does not know (a newer game's), or one it could not read.
-        case other
+    private let client: TelemetryClient
+    /// What the game said first: its process name and protocol version.
+    let hello: TelemetryHello
+
+    /// How long a game may take to say hello: it answers from its own
+    /// thread at once; this only bounds a game that hangs.
+    static let helloTimeout = 10.0
+
+    /// The games that serve a monitor socket now, by PID.
+    static func runningGames() -> [RunningGame] {
+        TelemetryEndpoint.runningGames()
     }
 
-    /// The games that serve a monitor socket now.
-    static func runningGames() -> [(pid: Int32, process: String, uptime: Double)] {
-        []
-    }
-
-    /// Connects to the game with this PID.
+    /// Connects to the game with this PID and reads its hello.
     ///
     /// - Parameter pid: the game's process id.
-    /// - Throws: an error with a one-line message for an unknown PID or a game that is not monitoring.
+    /// - Throws: an error with a one-line message for an unknown PID, a game
+    ///   that is not monitoring, one that refuses (too many monitors), or one
+    ///   that speaks another version of the protocol.
     init(pid: Int32) throws {
-        throw MonitorCommandError("no game with PID \(pid) is monitoring (the monitor client is not built yet)")
+        client = try TelemetryClient(pid: pid)
+        let giveUp = Date().addingTimeInterval(Self.helloTimeout)
+        var hello: TelemetryHello?
+        while hello == nil {
+            guard let line = try Self.next(from: client, until: giveUp) else {
+                throw MonitorCommandError("PID \(pid) did not say hello within \(Int(Self.helloTimeout)) s")
+            }
+            switch line.kind {
+            case .hello(let said): hello = said
+            case .reply(let reply) where reply.type == "error":
+                throw MonitorCommandError("PID \(pid) refused: \(MonitorScreen.clean(reply.message ?? "no reason"))")
+            default: continue
+            }
+        }
+        guard let hello, hello.version == TelemetryProtocol.version else {
+            throw MonitorCommandError(
+                "PID \(pid) speaks monitor protocol version \(hello?.version ?? 0); this tool speaks \(TelemetryProtocol.version)"
+            )
+        }
+        self.hello = hello
     }
 
     /// Sends one command line.
     ///
     /// - Parameter command: the command.
-    func send(_ command: TelemetryCommand) throws {}
+    /// - Throws: when the game closed the connection.
+    func send(_ command: TelemetryCommand) throws {
+        try client.send(command)
+    }
 
     /// The next line, or nil when none came within `timeout` seconds.
     ///
     /// - Parameter timeout: seconds to wait at most.
-    /// - Throws: when the game closed the connection.
-    func nextLine(timeout: Double) throws -> Line? { nil }
+    /// - Throws: when the game closed the connection or a read failed.
+    func nextLine(timeout: Double) throws -> Line? {
+        try Self.next(from: client, until: Date().addingTimeInterval(timeout))
+    }
+
+    /// The next line before `deadline`, nil when none came in time.
+    private static func next(from client: TelemetryClient, until deadline: Date) throws -> Line? {
+        let timeout = max(0.001, deadline.timeIntervalSinceNow)
+        let raw: String?
+        do {
+            raw = try client.nextRawLine(timeout: timeout)
+        } catch {
+            // The client reports a wait that ran out as an error; a wait
+            // that ran its full time is that, anything sooner is a failure.
+            if Date() >= deadline { return nil }
+            throw error
+        }
+        guard let raw else { throw MonitorCommandError("the game closed the connection") }
+        return parse(raw)
+    }
 
     /// Reads one line as the protocol's types.
     ///
     /// - Parameter raw: the line, without its newline.
-    /// - Returns: the line and what it is.
+    /// - Returns: the line, its type and what it is.
     static func parse(_ raw: String) -> Line {
         struct Header: Decodable { var type: String }
-        let data = Data(raw.utf8)
-        let decoder = JSONDecoder()
-        guard let header = try? decoder.decode(Header.self, from: data) else {
-            return Line(raw: raw, type: nil, kind: .other)
-        }
-        let kind: Kind? =
-            switch header.type {
-            case "hello": (try? decoder.decode(TelemetryHello.self, from: data)).map { .hello($0) }
-            case "snapshot": (try? decoder.decode(TelemetrySnapshot.self, from: data)).map { .snapshot($0) }
-            case "event": (try? decoder.decode(TelemetryEvent.self, from: data)).map { .event($0) }
-            case "ok", "error": (try? decoder.decode(TelemetryReply.self, from: data)).map { .reply($0) }
-            default: nil
-            }
-        return Line(raw: raw, type: header.type, kind: kind ?? .other)
+        let header = try? JSONDecoder().decode(Header.self, from: Data(raw.utf8))
+        return Line(raw: raw, type: header?.type, kind: TelemetryLine.decode(raw))
     }
 }
