@@ -89,6 +89,7 @@ let package = Package(
             name: "BackbeatMusic",
             dependencies: [
                 "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatEngine",
+                "BackbeatTelemetry",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -188,7 +189,7 @@ let package = Package(
             name: "BackbeatEngineTests",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects",
-                "BackbeatMusic", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures",
+                "BackbeatMusic", "BackbeatLibrary", "BackbeatTesting", "BackbeatTestFixtures", "BackbeatTelemetry",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -201,7 +202,7 @@ let package = Package(
             name: "BackbeatMusicTests",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatMusic", "BackbeatLibrary", "BackbeatTesting",
-                "BackbeatTestFixtures",
+                "BackbeatTestFixtures", "BackbeatEngine", "BackbeatTelemetry",
             ]),
         .testTarget(
             name: "BackbeatLibraryTests",

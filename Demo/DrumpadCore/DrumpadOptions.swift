@@ -21,6 +21,8 @@ public struct DrumpadOptions: Sendable, Equatable {
     public var seed: UInt64 = 8
     /// Whether to publish the demo's music player on the desktop bus (MPRIS).
     public var mpris = false
+    /// Whether to serve live telemetry to `backbeat monitor` (`--monitor`).
+    public var monitor = false
     /// Whether to show OpenAL Soft's and ALSA's messages (`--verbose`).
     public var verbose = false
     /// Whether `--help` was asked for.
@@ -30,7 +32,7 @@ public struct DrumpadOptions: Sendable, Equatable {
     public static let usage = """
         usage: drumpad [--library DIR] [--assets DIR] [--output FILE.wav] [--script FILE]
                        [--latency low|default|safe] [--quantize off|on|1/4|1/8|1/16] [--seed N]
-                       [--mpris] [--verbose]
+                       [--mpris] [--monitor] [--verbose]
           --library DIR      the music library to scan (default: Assets/Music)
           --assets DIR       the folder holding Drums/ and Music/ (default: ./Assets, or beside the executable)
           --output FILE.wav  render to a WAV file instead of the sound device (the default when there is none)
@@ -39,6 +41,7 @@ public struct DrumpadOptions: Sendable, Equatable {
           --quantize GRID    snap pad hits to the now-playing song's beat (default: off)
           --seed N           the seed of `random` (default: 8)
           --mpris            publish the music player on the desktop bus, as backbeat.drumpad (media keys, playerctl)
+          --monitor          serve live telemetry to `backbeat monitor PID` (prints the PID to pass)
           --verbose          show the sound libraries' messages (OpenAL Soft, ALSA) on standard error
         Commands, one per line: 1-4 or snare|bass|tambourine|maraca [VELOCITY], play, pause, toggle, next, prev,
         seek 1:23, stop, repeat none|one|all, shuffle off|songs|albums, random [GENRE], pick, now,
@@ -91,6 +94,7 @@ public struct DrumpadOptions: Sendable, Equatable {
                 }
                 self.seed = seed
             case "--mpris": mpris = true
+            case "--monitor": monitor = true
             case "--verbose": verbose = true
             case "-h", "--help": showHelp = true
             default: throw DrumpadOptionsError("unknown option \"\(DrumpadCommand.excerpt(argument))\"")

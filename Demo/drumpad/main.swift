@@ -77,6 +77,16 @@ func openLibrary(_ folder: URL) -> MediaLibrary? {
 let interactive = options.script == nil && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
 let (engine, destination): (AudioEngine, String)
 do { (engine, destination) = try openEngine() } catch { fail("\(error)") }
+
+// --monitor: live telemetry on a private socket; the line says what to pass to `backbeat monitor`.
+if options.monitor {
+    do {
+        let socket = try engine.startMonitoring()
+        print("monitor: watch with `backbeat monitor \(getpid())` (socket \(socket.path))")
+    } catch {
+        print("monitor: \(error)")
+    }
+}
 let library = openLibrary(options.library ?? assets.appendingPathComponent("Music", isDirectory: true))
 
 let terminal = interactive ? Terminal() : nil

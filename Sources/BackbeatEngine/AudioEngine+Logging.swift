@@ -1,5 +1,6 @@
 import BackbeatMedia
 import BackbeatSupport
+import BackbeatTelemetry
 import Logging
 
 // The one door to the `backbeat` logger. A line is decided under the engine
@@ -27,6 +28,12 @@ extension AudioEngine {
     ///     `voiceRefused`), for a log handler that routes or filters lines.
     package func logLocked(_ level: Logger.Level, _ message: String, key: String, problem: String) {
         preconditionLocked()
+        // A monitor hears of every problem, not one a 5 s: its client drops lines it cannot keep up with.
+        if telemetryServer != nil, let kind = Self.telemetryKind(ofProblem: problem) {
+            let subject = key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) }
+            postTelemetryLocked(
+                TelemetryEvent(time: telemetryTimeLocked, event: kind, name: subject, message: message))
+        }
         let interval = EngineLog.interval.frames(atSampleRate: sampleRate)
         guard let unlogged = problemLog.admit(key, at: currentFrameLocked, interval: interval) else { return }
         let line = unlogged == 0 ? message : "\(message) (and \(unlogged) more since the last line about it)"
@@ -47,6 +54,21 @@ extension AudioEngine {
         logLocked(
             .error, "Sound \"\(sound)\" failed to load: \(error)", key: "load:\(sound)",
             problem: "loadFailed")
+    }
+
+    /// The event line a logged problem is also sent to monitors as; nil for
+    /// a refused voice, which the voice pool reports to monitors itself.
+    ///
+    /// - Parameter problem: The problem's kind, as ``logLocked(_:_:key:problem:)`` takes it.
+    /// - Returns: The event's kind, or nil to send none.
+    static func telemetryKind(ofProblem problem: String) -> TelemetryEvent.Kind? {
+        switch problem {
+        case "loadFailed", "itemFailed": .loadFailed
+        case "underrun": .underrun
+        case "outputLost": .deviceLost
+        case "outputChanged": .deviceChanged
+        default: nil
+        }
     }
 
     /// The line an event that tells of a problem logs; the others log nothing.

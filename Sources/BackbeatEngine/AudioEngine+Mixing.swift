@@ -9,7 +9,10 @@ extension AudioEngine {
     public func makeBus(named name: String, parent: Bus? = nil) -> Bus {
         let bus = Bus(name: name, parent: parent ?? masterBus)
         bus.engine = self
-        withLock { buses.append(bus) }
+        withLock {
+            buses.append(bus)
+            refreshSoloLocked()
+        }
         return bus
     }
 

@@ -41,6 +41,8 @@ extension AudioEngine {
     /// OpenAL changes applied together.
     func runUpdateLocked(at frame: Int64) throws {
         preconditionLocked()
+        let cpuStart = telemetryStepStartLocked
+        defer { publishTelemetryLocked(at: frame, cpuStart: cpuStart) }
         // A loopback device mixes only inside render, after this step, so its
         // changes land together anyway; a real device mixes on its own thread,
         // so its changes are deferred and applied at once.
@@ -120,7 +122,8 @@ extension AudioEngine {
     private func earliestFrameLocked(after frame: Int64, _ ask: (any EngineComponent) -> Int64?) -> Int64? {
         if !stepObservers.isEmpty { return frame }
         for bus in buses where bus.isChangingLocked(at: frame) { return frame }
-        var due: Int64?
+        var due = nextTelemetryFrameLocked
+        if let snapshot = due, snapshot <= frame { return frame }
         for entry in components {
             guard let component = entry.component, let next = ask(component) else { continue }
             if next <= frame { return frame }

@@ -96,7 +96,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Asked after the last update step: the earliest frame at which a step
     /// has work (at or before the step's own frame: the next period; nil:
     /// none until the game changes something).
-    private var nextStepDue: Int64? = 0
+    var nextStepDue: Int64? = 0
     /// Something OpenAL Soft ramps (a gain, a placement, a filter) changed
     /// since its last mix call: the next call ends at the next period boundary.
     private var rampPending = false
@@ -128,6 +128,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// The monitor's socket server while monitoring is on, else nil: the one
     /// check the update step and the event posts pay when nobody looks.
     package var telemetryServer: TelemetryServer?
+    /// Monitoring's own state and the figures it reports (`AudioEngine+Monitoring.swift`).
+    var monitoring = EngineMonitoring()
     private var isShutDown = false
     private var scratch: [Float] = []
     /// The thread that steps a real-time output (see `EngineUpdateLoop`).
@@ -281,6 +283,7 @@ public final class AudioEngine: @unchecked Sendable {
             deliverSessionUpdatesOffTheAudioThread()
             updateLoop.start(for: self, rendering: true)
         }
+        startMonitoringIfAsked(environment: ProcessInfo.processInfo.environment)
     }
 
     deinit { shutdown() }
@@ -434,7 +437,8 @@ public final class AudioEngine: @unchecked Sendable {
         while done < frames {
             if framesRendered == nextUpdateFrame {
                 if !stepObservers.isEmpty, observedStep != framesRendered { break }
-                if !skipsIdleSteps || stepRequested || (nextStepDue.map { $0 <= framesRendered } ?? false) {
+                let due = nextStepOrSnapshotLocked
+                if !skipsIdleSteps || stepRequested || (due.map { $0 <= framesRendered } ?? false) {
                     stepRequested = false
                     try runUpdateLocked(at: framesRendered)
                     renderCounts.steps += 1
@@ -448,7 +452,7 @@ public final class AudioEngine: @unchecked Sendable {
             if ALRampedWrites.count != rampWritesSeen { rampPending = true }
             if skipsIdleSteps, !rampPending, !stepRequested {
                 // Mixes on through the boundaries before the next one with work.
-                let end = min(nextStepDue ?? .max, framesRendered + Int64(frames - done))
+                let end = min(nextStepOrSnapshotLocked ?? .max, framesRendered + Int64(frames - done))
                 while nextUpdateFrame < end { nextUpdateFrame += interval }
             }
             let chunk = min(frames - done, Int(nextUpdateFrame - framesRendered))
@@ -487,6 +491,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Call it from any thread, the engine's own included (an event handler,
     /// a voice's completion, the last release of the engine there).
     public func shutdown() {
+        stopMonitoring()
         fadeOutMusicBeforeShutdown()
         updateLoop.stop(of: self)
         deviceWatch.stop()

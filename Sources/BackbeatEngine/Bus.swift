@@ -40,6 +40,11 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     private var fade: Fade?
     private var muted = false
     private var paused = false
+    /// Soloed by the game or a monitor (Bus+Solo.swift).
+    var soloed = false
+    /// Silenced because another bus is soloed and this one is on no soloed
+    /// bus's path (Bus+Solo.swift); kept by the engine whenever a solo changes.
+    var soloSilenced = false
     private var ducks: [Duck] = []
     private var fadeCompletion: (@Sendable () -> Void)?
     // The state the update step and the voices read, under the engine lock.
@@ -229,7 +234,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
 
     public var description: String { "Bus(\(name))" }
 
-    private func locked<T>(_ body: () -> T) -> T {
+    func locked<T>(_ body: () -> T) -> T {
         guard let engine else { return body() }
         return engine.withLock(body)
     }
@@ -256,13 +261,26 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     public var volume: Float {
         get { locked { fade?.gain(at: frame) ?? level } }
         set {
-            guard !newValue.isNaN else { return }
-            locked {
-                level = min(max(newValue, 0), 1)
-                fade = nil
-                fadeCompletion = nil
-            }
+            locked { setVolumeLocked(newValue) }
         }
+    }
+
+    /// Sets ``volume`` with the engine lock held, as its setter does: NaN is
+    /// ignored, the value clamped to 0...1, a fade cancelled.
+    ///
+    /// - Parameter newValue: The volume.
+    package func setVolumeLocked(_ newValue: Float) {
+        preconditionEngineLocked()
+        guard !newValue.isNaN else { return }
+        level = min(max(newValue, 0), 1)
+        fade = nil
+        fadeCompletion = nil
+    }
+
+    /// ``volume`` with the engine lock held.
+    package var volumeLocked: Float {
+        preconditionEngineLocked()
+        return fade?.gain(at: frame) ?? level
     }
 
     /// Fades the volume to `target` over `duration` of engine time.
@@ -294,6 +312,24 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     public var isMuted: Bool {
         get { locked { muted } }
         set { locked { muted = newValue } }
+    }
+
+    /// ``isMuted`` with the engine lock held.
+    package var isMutedLocked: Bool {
+        get {
+            preconditionEngineLocked()
+            return muted
+        }
+        set {
+            preconditionEngineLocked()
+            muted = newValue
+        }
+    }
+
+    /// ``isPaused`` with the engine lock held.
+    package var isPausedLocked: Bool {
+        preconditionEngineLocked()
+        return paused
     }
 
     /// Pauses every voice on this bus and its children; resuming continues
@@ -353,7 +389,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// This bus's own gain at `frame`: level or fade, times ducks, times mute.
     func ownGain(at frame: Int64) -> Float {
         preconditionEngineLocked()
-        if muted || sessionMuted { return 0 }
+        if muted || sessionMuted || soloSilenced { return 0 }
         let base = snapshotVolume(over: fade?.gain(at: frame) ?? level, at: frame)
         let duckGain = ducks.reduce(Float(1)) { min($0, $1.gain(at: frame)) }
         return base * duckGain

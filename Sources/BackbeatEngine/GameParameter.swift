@@ -149,10 +149,23 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     public var value: Float {
         get { engine?.withLock { target } ?? target }
         set {
-            guard !newValue.isNaN else { return }
-            let clamped = min(max(newValue, range.lowerBound), range.upperBound)
-            if let engine { engine.withLock { target = clamped } } else { target = clamped }
+            if let engine { engine.withLock { setValueLocked(newValue) } } else { setValueLocked(newValue) }
         }
+    }
+
+    /// Sets ``value`` with the engine lock held, as its setter does (clamped, NaN ignored).
+    ///
+    /// - Parameter newValue: The value to set; the heard value follows it.
+    package func setValueLocked(_ newValue: Float) {
+        preconditionEngineLocked()
+        guard !newValue.isNaN else { return }
+        target = min(max(newValue, range.lowerBound), range.upperBound)
+    }
+
+    /// ``value`` with the engine lock held.
+    package var valueLocked: Float {
+        preconditionEngineLocked()
+        return target
     }
 
     /// The value heard now: ``value`` reached through the slew limit, at the last update step.

@@ -144,6 +144,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
             component.player = self
             engine.registerLocked(component)
             engine.registerMusicPlayerLocked(self)
+            engine.addTelemetryContributorLocked(self)
         }
     }
 

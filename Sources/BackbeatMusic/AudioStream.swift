@@ -111,6 +111,12 @@ final class AudioStream: EngineComponent {
     private var meterSum = SIMD2<Float>()
     private var meterFrames = 0
     var isMeteringEnabled = false
+    /// What a monitor reads (`takeTelemetryLevel()`), kept only while the
+    /// engine monitors: buffers played since the last snapshot, as heard.
+    private var telemetryLevel = (sumOfSquares: Double(0), peak: Float(0), samples: 0)
+    /// The gain set on the source at the last update: the player's, the bus
+    /// chain's, the pause ramp's, or 0 while muted.
+    private var appliedSourceGain: Float = 1
 
     /// A stream on `engine`, made with the engine lock held.
     init(engine: AudioEngine) throws {
@@ -276,6 +282,27 @@ final class AudioStream: EngineComponent {
         return ([peak[0] * g, peak[1] * g], [rms[0], rms[1]])
     }
 
+    /// Adds a played buffer to what a monitor reads, at the gain it played at.
+    private func keepTelemetryLevel(of levels: ChunkLevels) {
+        let gain = appliedSourceGain
+        telemetryLevel.sumOfSquares += Double(levels.sumOfSquares[0] + levels.sumOfSquares[1]) * Double(gain * gain)
+        telemetryLevel.peak = max(telemetryLevel.peak, max(levels.peak[0], levels.peak[1]) * gain)
+        telemetryLevel.samples += levels.frames * StreamDecoder.channelCount
+    }
+
+    /// Takes what the stream played since the last call, as heard: its mean
+    /// square per sample (both channels) and its peak, after the player's
+    /// gain, the bus chain and the pause ramp. With no buffer played since
+    /// (a window shorter than one), the buffer playing now stands for it.
+    func takeTelemetryLevel() -> (meanSquare: Double, peak: Double) {
+        defer { telemetryLevel = (0, 0, 0) }
+        if telemetryLevel.samples == 0, running, wantsPlay, let head = queued.first {
+            keepTelemetryLevel(of: head.levels)
+        }
+        guard telemetryLevel.samples > 0 else { return (0, 0) }
+        return (telemetryLevel.sumOfSquares / Double(telemetryLevel.samples), Double(telemetryLevel.peak))
+    }
+
     // MARK: Update step
 
     /// Called first in every update step, under the engine lock (the player's own timing: seeking slices).
@@ -337,6 +364,7 @@ final class AudioStream: EngineComponent {
                     meterSum += done.levels.sumOfSquares
                     meterFrames += done.levels.frames
                 }
+                if engine.isMonitoringLocked { keepTelemetryLevel(of: done.levels) }
             }
         }
         if ranDry {
@@ -387,6 +415,7 @@ final class AudioStream: EngineComponent {
                 if starved {
                     starved = false
                     underruns += 1
+                    engine.countUnderrunLocked()
                     engine.logUnderrunLocked(underruns)
                     onEvent(.underrun(total: underruns))
                 }
@@ -488,7 +517,8 @@ final class AudioStream: EngineComponent {
         let player = gain(frame + Int64(engine.updateInterval))
         appliedPlayerGain = player
         let bus = engine.musicBus.isEffectivelyPaused ? 0 : engine.musicBus.effectiveGain(at: frame)
-        source.setGain(isMuted ? 0 : player * bus * envelope)
+        appliedSourceGain = isMuted ? 0 : player * bus * envelope
+        source.setGain(appliedSourceGain)
         // The music bus's filter, and its effect as voices take a bus effect:
         // `wet` through send 1 to the effect's slot, `1 - wet` left direct.
         // A device that grants one send keeps it for the reverb, which music

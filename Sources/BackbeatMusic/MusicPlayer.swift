@@ -103,8 +103,8 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     private var queue: [any MusicItem] = []
     private var history: (any MusicPlayHistory)?
     /// The queue (keys are indices into `queue`), its order and the plan.
-    private var machine = QueueStateMachine<Int>(consumesPlayed: false, planDepth: 1, planLimit: 4)
-    private var state: PlaybackState = .stopped
+    var machine = QueueStateMachine<Int>(consumesPlayed: false, planDepth: 1, planLimit: 4)
+    var state: PlaybackState = .stopped
     /// Seeking: the next frame a slice ends and the jump per slice.
     private var seekJumpFrame: Int64 = 0
     private var stateBeforeSeeking: PlaybackState = .playing
@@ -127,6 +127,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
             }
             let player = try MusicPlayer(engine: engine)
             engine.registerMusicPlayerLocked(player)
+            engine.addTelemetryContributorLocked(player)
             return player
         }
     }
@@ -184,7 +185,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// The index of ``nowPlayingItem`` in the queue as set (not the shuffled order); nil with an empty queue.
     public var indexOfNowPlayingItem: Int? { locked { machine.currentKey } }
 
-    private var nowPlayingLocked: (any MusicItem)? {
+    var nowPlayingLocked: (any MusicItem)? {
         #if DEBUG
         engine?.preconditionLocked()
         #endif

@@ -61,14 +61,14 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     package var isGameMusic: Bool { true }
 
     /// The queue (the current item first), the plan, and looping as repeat-all.
-    private var machine = QueueStateMachine<PlayerItem>(consumesPlayed: true, planDepth: 2, planLimit: 2)
+    var machine = QueueStateMachine<PlayerItem>(consumesPlayed: true, planDepth: 2, planLimit: 2)
     /// The stream fading out in a crossfade, and the per-stream crossfade gains, keyed by stream identity.
     private var outgoing: AudioStream?
     private var crossfadeGains: [ObjectIdentifier: Fade] = [:]
     private var crossfadeFrames: Int64 = 0
     /// The current item's length in stream frames, once it started.
     private var currentFrameCount: Int64?
-    private var status: TimeControlStatus = .paused
+    var status: TimeControlStatus = .paused
     private var action: ActionAtItemEnd = .advance
     /// An item that ended with action `.none`: the player rests at its end.
     private var restingAtEnd = false
@@ -92,6 +92,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
             _ = machine.setQueue(items.filter { seen.insert($0).inserted })
             configure(stream)
             engine.registerMusicPlayerLocked(self)
+            engine.addTelemetryContributorLocked(self)
         }
     }
 

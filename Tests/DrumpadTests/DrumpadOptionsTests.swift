@@ -31,3 +31,13 @@ import Testing
         #expect(AudioEngine.OutputLatency.low.periodSize * AudioEngine.OutputLatency.low.periods <= 480)
     }
 }
+
+/// `--monitor`: the flag, and the usage line that tells of it.
+@Suite struct DrumpadMonitorOptionTests {
+    @Test("--monitor turns monitoring on; it is off by default, and the usage names it")
+    func monitorFlag() throws {
+        #expect(try DrumpadOptions(arguments: ["--monitor"]).monitor)
+        #expect(try !DrumpadOptions(arguments: ["--mpris"]).monitor)
+        #expect(DrumpadOptions.usage.contains("--monitor"))
+    }
+}

@@ -1,0 +1,165 @@
+import BackbeatSupport
+import BackbeatTelemetry
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Building the snapshots a monitor reads, in the update step and for tests.
+extension AudioEngine {
+    /// Builds a snapshot of the engine now: engine time, every bus (the
+    /// master first) with its level, the game parameters, the engine's
+    /// figures, then what each ``TelemetryContributor`` adds. Its levels and
+    /// CPU figure cover the engine time since the previous snapshot, which
+    /// this one ends.
+    ///
+    /// - Returns: The snapshot.
+    package func telemetrySnapshotLocked() -> TelemetrySnapshot {
+        preconditionLocked()
+        let frame = currentFrameLocked
+        let window = max(0, frame - monitoring.lastSnapshotFrame)
+        let seconds = Double(window) / Double(sampleRate)
+        let cpuPercent = seconds > 0 ? Double(monitoring.stepCPUNanoseconds) / 1e9 / seconds * 100 : 0
+        let figures = TelemetrySnapshot.Engine(
+            sourcesInUse: 0, sourcesTotal: device.maxSources, underruns: monitoring.underruns,
+            updateCPUPercent: cpuPercent, output: outputKind, sampleRate: sampleRate)
+        let builder = TelemetrySnapshotBuilder(
+            snapshot: TelemetrySnapshot(time: Double(frame) / Double(sampleRate), engine: figures),
+            frame: frame, window: window)
+        builder.snapshot.buses = buses.map { bus in
+            TelemetrySnapshot.Bus(
+                name: bus.name, parent: bus.parent?.name, volume: Double(bus.volumeLocked),
+                effectiveGain: Double(bus.effectiveGain(at: frame)), peakDB: TelemetryLevel.floorDB,
+                rmsDB: TelemetryLevel.floorDB, muted: bus.isMutedLocked, soloed: bus.isSoloedLocked,
+                paused: bus.isEffectivelyPaused)
+        }
+        builder.snapshot.parameters = gameParametersLocked.map { parameter in
+            TelemetrySnapshot.Parameter(
+                name: parameter.name, value: Double(parameter.valueLocked),
+                current: Double(parameter.currentValueLocked), minimum: Double(parameter.range.lowerBound),
+                maximum: Double(parameter.range.upperBound))
+        }
+        telemetryContributors.removeAll { $0.contributor == nil }
+        for entry in telemetryContributors { entry.contributor?.contributeLocked(to: builder) }
+        foldLevelsLocked(of: builder)
+        monitoring.lastSnapshotFrame = frame
+        monitoring.stepCPUNanoseconds = 0
+        return builder.snapshot
+    }
+
+    /// Every bus's level: its own signals plus its children's, at any depth.
+    private func foldLevelsLocked(of builder: TelemetrySnapshotBuilder) {
+        guard !builder.levels.isEmpty else { return }
+        var totals = [ObjectIdentifier: (meanSquare: Double, peak: Double)](minimumCapacity: buses.count)
+        for bus in buses {
+            guard let level = builder.levels[ObjectIdentifier(bus)] else { continue }
+            var reached: Bus? = bus
+            while let b = reached {
+                let old = totals[ObjectIdentifier(b)] ?? (0, 0)
+                totals[ObjectIdentifier(b)] = (old.meanSquare + level.meanSquare, old.peak + level.peak)
+                reached = b.parent
+            }
+        }
+        for (index, bus) in buses.enumerated() {
+            guard let total = totals[ObjectIdentifier(bus)], index < builder.snapshot.buses.count else { continue }
+            builder.snapshot.buses[index].rmsDB = TelemetryLevel.decibels(meanSquare: total.meanSquare)
+            builder.snapshot.buses[index].peakDB = TelemetryLevel.decibels(
+                peak: TelemetryLevel.peak(summed: total.peak, meanSquare: total.meanSquare))
+        }
+    }
+
+    /// The registered game parameters, in the order they were made.
+    var gameParametersLocked: [GameParameter] {
+        preconditionLocked()
+        return components.compactMap { $0.component as? GameParameter }
+    }
+
+    // MARK: In the update step
+
+    /// The update step's part, once its components have stepped: when a
+    /// client asks for snapshots and one is due at `frame`, builds it and
+    /// hands it to the server. One nil check when monitoring is off.
+    ///
+    /// - Parameters:
+    ///   - frame: The step's engine frame.
+    ///   - cpuStart: The thread's CPU time when the step began, nil when no client asked.
+    func publishTelemetryLocked(at frame: Int64, cpuStart: Int64?) {
+        guard let server = telemetryServer else { return }
+        guard let cpuStart else {
+            monitoring.clientAsked = false
+            return
+        }
+        let rate = server.requestedRate
+        if !monitoring.clientAsked {
+            // A client came: the first snapshot's CPU figure covers this step only.
+            monitoring.clientAsked = true
+            monitoring.lastSnapshotFrame = max(0, frame - Int64(updateInterval))
+            monitoring.stepCPUNanoseconds = 0
+        }
+        guard rate > 0, frame >= monitoring.nextSnapshotFrame else {
+            monitoring.stepCPUNanoseconds += EngineMonitoring.threadCPUNanoseconds() - cpuStart
+            return
+        }
+        let period = Int64(max(1, sampleRate / min(rate, TelemetryProtocol.maximumRate)))
+        var next = monitoring.nextSnapshotFrame + period
+        if next <= frame { next = frame + period }
+        monitoring.nextSnapshotFrame = next
+        let buildStart = EngineMonitoring.threadCPUNanoseconds()
+        monitoring.stepCPUNanoseconds += buildStart - cpuStart
+        server.publish(telemetrySnapshotLocked())
+        // Building it is the update thread's work too: the next window counts it.
+        monitoring.stepCPUNanoseconds += EngineMonitoring.threadCPUNanoseconds() - buildStart
+    }
+
+    /// The thread's CPU time when an update step begins, while a client asks
+    /// for snapshots; nil otherwise (one nil check when monitoring is off).
+    var telemetryStepStartLocked: Int64? {
+        guard let server = telemetryServer, server.requestedRate > 0 else { return nil }
+        return EngineMonitoring.threadCPUNanoseconds()
+    }
+
+    /// The earliest frame a render must step at: the next step with work
+    /// (`nextStepDue`), or sooner a snapshot a monitor's client waits for
+    /// (one nil check when monitoring is off).
+    var nextStepOrSnapshotLocked: Int64? {
+        guard let snapshot = nextTelemetryFrameLocked else { return nextStepDue }
+        return min(nextStepDue ?? snapshot, snapshot)
+    }
+
+    /// The frame the next snapshot is due at, while a client asks for them; nil otherwise.
+    var nextTelemetryFrameLocked: Int64? {
+        guard let server = telemetryServer, server.requestedRate > 0 else { return nil }
+        return monitoring.nextSnapshotFrame
+    }
+}
+
+/// Levels as a monitor reads them.
+enum TelemetryLevel {
+    /// Silence, in dBFS.
+    static let floorDB = -120.0
+
+    /// A mean square as an RMS level in dBFS.
+    static func decibels(meanSquare: Double) -> Double {
+        meanSquare > 1e-12 ? max(floorDB, 10 * log10(meanSquare)) : floorDB
+    }
+
+    /// An amplitude in dBFS.
+    static func decibels(peak: Double) -> Double {
+        peak > 1e-6 ? max(floorDB, 20 * log10(peak)) : floorDB
+    }
+
+    /// The peak of signals played together, from the sum of their peaks: a
+    /// bound that many signals would put far above full scale, so it is held
+    /// at full scale (where OpenAL Soft's limiter holds the output), unless the
+    /// RMS itself is above it.
+    static func peak(summed: Double, meanSquare: Double) -> Double {
+        max(min(summed, 1), meanSquare.squareRoot())
+    }
+}
