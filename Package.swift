@@ -84,7 +84,7 @@ let package = Package(
             ]),
         .target(
             name: "BackbeatEffects",
-            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine"]),
+            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine", "BackbeatTelemetry"]),
         .target(
             name: "BackbeatMusic",
             dependencies: [
@@ -115,7 +115,7 @@ let package = Package(
             name: "BackbeatBench",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatEngine", "BackbeatEffects", "BackbeatLibrary",
-                "BackbeatTesting", "COpenAL",
+                "BackbeatTesting", "BackbeatTelemetry", "COpenAL",
             ]),
         .executableTarget(
             name: "backbeat",
@@ -196,7 +196,7 @@ let package = Package(
             name: "BackbeatEffectsTests",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects", "BackbeatTesting",
-                "BackbeatTestFixtures",
+                "BackbeatTestFixtures", "BackbeatTelemetry",
             ]),
         .testTarget(
             name: "BackbeatMusicTests",

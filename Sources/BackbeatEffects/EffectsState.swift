@@ -6,7 +6,8 @@ import BackbeatEngine
 /// The engine keeps it in the one slot it has for the layer above
 /// (``AudioEngine/effectsState``, typed `AnyObject` since the engine cannot
 /// name this module's types) for as long as it lives, and never looks
-/// inside. It holds no engine: each part keeps its own weak reference.
+/// inside. It holds no engine: each part keeps its own weak reference. Made,
+/// it shows itself to a monitor (``EffectsTelemetry``).
 final class EffectsState: @unchecked Sendable {
     // @unchecked: read and written only under the engine lock (its accessors
     // on AudioEngine check the lock in debug builds).
@@ -21,8 +22,10 @@ final class EffectsState: @unchecked Sendable {
     var environment: EnvironmentMixer?
     /// The gliding voices (see ``AudioEngine/voiceGlidesLocked``).
     var glides: VoiceGlides?
+    /// What a monitor sees of the effects, and the snapshots it may turn on by name.
+    let telemetry: EffectsTelemetry
 
-    init() {}
+    init(engine: AudioEngine) { telemetry = EffectsTelemetry(engine: engine) }
 }
 
 extension AudioEngine {
@@ -34,8 +37,9 @@ extension AudioEngine {
         // Only this module fills the slot, always with an EffectsState: the
         // cast is checked in debug builds and free in release ones.
         if let state = effectsState { return unsafeDowncast(state, to: EffectsState.self) }
-        let state = EffectsState()
+        let state = EffectsState(engine: self)
         effectsState = state
+        addTelemetryContributorLocked(state.telemetry)
         return state
     }
 

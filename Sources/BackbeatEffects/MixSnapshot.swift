@@ -92,6 +92,14 @@ public final class ActiveMixSnapshot: @unchecked Sendable {
     /// Whether ``release(over:curve:)`` was called.
     public var isReleased: Bool { engine?.withLock { envelope.isReleased } ?? true }
 
+    /// ``isReleased``, with the engine lock held.
+    var isReleasedLocked: Bool { envelope.isReleased }
+
+    /// Starts the release at `frame` over `frames`, with the engine lock held.
+    func releaseLocked(at frame: Int64, frames: Int64, curve: FadeCurve) {
+        envelope.release(at: frame, frames: frames, curve: curve)
+    }
+
     /// Ends the snapshot: every property it set glides, over `duration` of
     /// engine time along `curve`, back to what the snapshots below it or the
     /// game set. From the middle of the attack, the release starts where the
@@ -167,33 +175,50 @@ extension AudioEngine {
     ) throws -> ActiveMixSnapshot {
         try MixSnapshot.check(duration, "AudioEngine.activate")
         try snapshot.validate("AudioEngine.activate")
+        return try withLock { try activateLocked(snapshot, over: duration, curve: curve, priority: priority) }
+    }
+
+    /// ``activate(_:over:curve:priority:)`` with the lock held, after its
+    /// checks of the duration and values; remembers the snapshot by name for
+    /// a monitor (``MixSnapshotRegistry``).
+    ///
+    /// - Parameters:
+    ///   - snapshot: The settings to apply (validated).
+    ///   - duration: The glide's length in engine time (checked).
+    ///   - curve: How volumes move.
+    ///   - priority: Higher wins where snapshots set the same property.
+    /// - Returns: the active snapshot.
+    /// - Throws: `.unknownBus` for a bus name the engine has no bus by; nothing changes then.
+    func activateLocked(
+        _ snapshot: MixSnapshot, over duration: MediaTime, curve: FadeCurve, priority: Int
+    ) throws -> ActiveMixSnapshot {
         let rate = sampleRate
-        return try withLock {
-            var layers: [(Bus, MixSnapshot.BusSettings)] = []
-            for (name, settings) in snapshot.buses.sorted(by: { $0.key < $1.key }) {
-                guard let bus = busLocked(named: name) else {
-                    throw BackbeatError(
-                        .unknownBus, operation: "AudioEngine.activate",
-                        reason: "snapshot \"\(snapshot.name)\" names bus \"\(name)\", which the engine does not have")
-                }
-                layers.append((bus, settings))
+        var layers: [(Bus, MixSnapshot.BusSettings)] = []
+        for (name, settings) in snapshot.buses.sorted(by: { $0.key < $1.key }) {
+            guard let bus = busLocked(named: name) else {
+                throw BackbeatError(
+                    .unknownBus, operation: "AudioEngine.activate",
+                    reason: "snapshot \"\(snapshot.name)\" names bus \"\(name)\", which the engine does not have")
             }
-            let envelope = SnapshotEnvelope(
-                priority: priority, start: currentFrameLocked, frames: duration.frames(atSampleRate: rate),
-                curve: curve, smoothFrames: dezipperFrames, engineLock: lock)
-            for (bus, settings) in layers {
-                bus.addSnapshotLayerLocked(
-                    BusSnapshotLayer(
-                        envelope: envelope, volume: settings.volume, filter: settings.filter?.gains(sampleRate: rate),
-                        effect: settings.effect, wetDryMix: settings.wetDryMix))
-            }
-            if let reverb = snapshot.reverb {
-                let mixer = environmentLocked
-                let index =
-                    mixer.snapshotReverbs.firstIndex { envelope.ranksBelow($0.envelope) } ?? mixer.snapshotReverbs.count
-                mixer.snapshotReverbs.insert((envelope, reverb), at: index)
-            }
-            return ActiveMixSnapshot(snapshot: snapshot, priority: priority, engine: self, envelope: envelope)
+            layers.append((bus, settings))
         }
+        let envelope = SnapshotEnvelope(
+            priority: priority, start: currentFrameLocked, frames: duration.frames(atSampleRate: rate),
+            curve: curve, smoothFrames: dezipperFrames, engineLock: lock)
+        for (bus, settings) in layers {
+            bus.addSnapshotLayerLocked(
+                BusSnapshotLayer(
+                    envelope: envelope, volume: settings.volume, filter: settings.filter?.gains(sampleRate: rate),
+                    effect: settings.effect, wetDryMix: settings.wetDryMix))
+        }
+        if let reverb = snapshot.reverb {
+            let mixer = environmentLocked
+            let index =
+                mixer.snapshotReverbs.firstIndex { envelope.ranksBelow($0.envelope) } ?? mixer.snapshotReverbs.count
+            mixer.snapshotReverbs.insert((envelope, reverb), at: index)
+        }
+        let active = ActiveMixSnapshot(snapshot: snapshot, priority: priority, engine: self, envelope: envelope)
+        effectsLocked.telemetry.snapshots.remember(active, duration: duration, curve: curve)
+        return active
     }
 }

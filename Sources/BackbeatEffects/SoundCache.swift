@@ -163,7 +163,7 @@ final class SoundCache: @unchecked Sendable {
                 .init(
                     buffer: buffer, frames: pcm.frameCount, sampleRate: pcm.format.sampleRate,
                     channels: pcm.format.channelCount, bytes: bytes, format: pcm.format, loop: loop,
-                    loopPoints: decodedSound.loop))
+                    loopPoints: decodedSound.loop, envelope: decodedSound.envelope))
             usedBytes += bytes
             resident[ObjectIdentifier(sound)] = Entry(
                 sound: sound, buffers: loop?.all ?? [buffer], bytes: bytes)

@@ -43,6 +43,14 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     struct Decoded {
         let pcm: PCMBuffer
         let loop: LoopPoints?
+        /// Its level block by block, measured with the decode (off the lock).
+        let envelope: LevelEnvelope
+
+        init(pcm: PCMBuffer, loop: LoopPoints?) {
+            self.pcm = pcm
+            self.loop = loop
+            envelope = LevelEnvelope(pcm)
+        }
     }
 
     /// The buffers of a sound with loop points: the intro (the frames before
@@ -82,12 +90,14 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         let loop: LoopBuffers?
         /// The loop region, kept across a device replacement.
         let loopPoints: LoopPoints?
+        /// The sound's level block by block, for a monitor's bus meters.
+        let envelope: LevelEnvelope
 
         /// The same sound in `buffer` (and the loop's buffers).
         func withBuffer(_ buffer: ALBufferName?, loop: LoopBuffers?) -> Resident {
             Resident(
                 buffer: buffer, frames: frames, sampleRate: sampleRate, channels: channels, bytes: bytes,
-                format: format, loop: loop, loopPoints: loopPoints)
+                format: format, loop: loop, loopPoints: loopPoints, envelope: envelope)
         }
 
         /// Frames before the loop region (0 without loop points).
@@ -308,11 +318,9 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         self.origin = .buffer(buffer, loop)
         self.engine = engine
         // Nothing to decode: the sound is resident at once (or fails now, and
-        // says so on preload and play).
-        engine.withLock {
-            engine.effectCacheLocked.loadResidentLocked(
-                self, .success(Decoded(pcm: buffer, loop: Self.meaningful(loop, frames: buffer.frameCount))))
-        }
+        // says so on preload and play). Its level is measured off the lock.
+        let decoded = Decoded(pcm: buffer, loop: Self.meaningful(loop, frames: buffer.frameCount))
+        engine.withLock { engine.effectCacheLocked.loadResidentLocked(self, .success(decoded)) }
         engine.deliverPendingEvents()
     }
 

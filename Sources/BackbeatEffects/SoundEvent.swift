@@ -384,6 +384,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
                     looping: index < soundLooping.count ? soundLooping[index] : .once,
                     priority: priorityValue, completion: nil)
                 if let placed, placed.isFinite { voice.positionValue = placed }
+                voice.eventName = name
                 pool.startLocked(voice, at: start, bus: target)
                 started.append(voice)
             }

@@ -121,6 +121,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var mix = VoiceMix()
     /// The pool it plays in, told when something that changes its audibility changes.
     weak var pool: VoicePool?
+    /// The sound event that started it, if one did: what a monitor calls it by.
+    var eventName: String?
 
     /// Tells the pool to recompute audibility at the next update step. With the lock held.
     func audibilityChanged() {

@@ -17,6 +17,14 @@ extension VoicePool {
     func audibility(of voice: Voice, listener: Listener) -> Float {
         let level = voice.gain * (voice.bus?.stepGain ?? 1)
         guard let p = voice.positionValue, voice.renderingValue != .stereoPassThrough else { return level }
+        return placedGain(level, of: voice, at: p, listener: listener)
+    }
+
+    /// `level` times the distance attenuation and cone weight OpenAL applies
+    /// to a voice placed at `p` (passed in, so a dormant voice's row is read
+    /// once), multiplied in the order ``reach(of:level:listener:)`` assumes.
+    @inline(__always)
+    func placedGain(_ level: Float, of voice: Voice, at p: Audio3DPoint, listener: Listener) -> Float {
         let tx = listener.position.x - p.x
         let ty = listener.position.y - p.y
         let tz = listener.position.z - p.z
@@ -145,6 +153,7 @@ extension VoicePool {
                     && candidate.record.audibility > victim.record.audibility * Self.hysteresis)
             guard wins else { break }
             engine.postLocked(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: candidate.id))
+            postTelemetry(engine, .voiceStolen, victim, "more audible: by voice \(candidate.id.raw)")
             release(victim, now: frame, becomeVirtual: true)
             victims += 1
         }
@@ -165,7 +174,10 @@ extension VoicePool {
             else { continue }
             attach(voice, to: source, resident: r, leadIn: 0, fadeIn: true, warmth: warmth)
             applyGain(voice, at: frame)
-            engine?.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))
+            if let engine {
+                engine.postLocked(.voiceRealized(voice: voice.id, sound: voice.sound.name))
+                postTelemetry(engine, .voiceReal, voice)
+            }
         }
         // Voices left waiting get a source when a fade-out ends or a voice
         // finishes: both mark the pass to run again.

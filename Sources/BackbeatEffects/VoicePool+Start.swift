@@ -96,6 +96,7 @@ extension VoicePool {
                 .sorted { $0.record.requestFrame < $1.record.requestFrame }
             for victim in others.prefix(max(0, others.count - limit + 1)) {
                 engine.postLocked(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
+                postTelemetry(engine, .voiceStolen, victim, "instance limit: by voice \(voice.id.raw)")
                 release(victim, now: now, becomeVirtual: false)
             }
         }
@@ -107,6 +108,7 @@ extension VoicePool {
             voice.record.played = 0
             voice.record.lastUpdateFrame = target
             engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+            postTelemetry(engine, .voiceVirtual, voice, "outOfEarshot")
             // An endless loop goes dormant at once: a world spawning thousands
             // of far emitters does not walk them at the next update step.
             if canSleep(voice) {
@@ -118,6 +120,7 @@ extension VoicePool {
         if !voice.record.awaitingHandoff && audibleCount >= capacity {
             if let victim = stealCandidate(below: voice.priority, audibility: voice.record.audibility) {
                 engine.postLocked(.voiceStolen(voice: victim.id, sound: victim.sound.name, by: voice.id))
+                postTelemetry(engine, .voiceStolen, victim, "voice limit: by voice \(voice.id.raw)")
                 release(victim, now: now, becomeVirtual: victim.numberOfLoops < 0)
                 voice.record.awaitingHandoff = true
                 claimCount += 1
@@ -126,6 +129,7 @@ extension VoicePool {
                 voice.record.played = 0
                 voice.record.lastUpdateFrame = target
                 engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+                postTelemetry(engine, .voiceVirtual, voice, "voiceLimit")
                 return
             } else {
                 refuse(voice, .allVoicesMoreImportant)
@@ -153,6 +157,7 @@ extension VoicePool {
                 voice: voice.id, sound: voice.sound.name,
                 at: MediaTime(frames: target, sampleRate: engine.sampleRate),
                 afterLoad: voice.record.startedAfterLoad))
+        postTelemetry(engine, .voiceStarted, voice, voice.record.startedAfterLoad ? "after its load" : nil)
     }
 
     /// Where a voice that has played `played` sound frames since its start is:

@@ -69,7 +69,10 @@ extension VoicePool {
     }
 
     func refuse(_ voice: Voice, _ reason: PlaybackEvent.RefusalReason) {
-        engine?.postLocked(.voiceRefused(voice: voice.id, sound: voice.sound.name, reason: reason))
+        if let engine {
+            engine.postLocked(.voiceRefused(voice: voice.id, sound: voice.sound.name, reason: reason))
+            postTelemetry(engine, .voiceRefused, voice, Self.describe(reason))
+        }
         finish(voice, completed: false)
     }
 
@@ -96,6 +99,15 @@ extension VoicePool {
         if let completion = voice.completion {
             voice.completion = nil
             engine?.postLocked(callback: { completion(completed) })
+        }
+    }
+
+    /// A refusal's reason, as a monitor's event line gives it.
+    static func describe(_ reason: PlaybackEvent.RefusalReason) -> String {
+        switch reason {
+        case .allVoicesMoreImportant: "voiceLimit: every source plays a more important voice"
+        case .retriggeredTooSoon: "retriggeredTooSoon: sooner than its minimum retrigger interval"
+        case .loadFailed(let error): "loadFailed: \(error)"
         }
     }
 

@@ -413,6 +413,7 @@ extension VoicePool {
                 if thenVirtual {
                     voice.phase = .virtual
                     engine.postLocked(.voiceVirtualized(voice: voice.id, sound: voice.sound.name))
+                    postTelemetry(engine, .voiceVirtual, voice)
                     // A voice faded out of earshot, still the margin below the
                     // threshold where it is now, sleeps here: no audibility pass for it.
                     let listener = engine.listenerLocked

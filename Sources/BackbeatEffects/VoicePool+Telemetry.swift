@@ -1,0 +1,212 @@
+import BackbeatEngine
+import BackbeatTelemetry
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension VoicePool {
+    /// One live voice as a snapshot's selection sees it: its audibility and
+    /// where to find it (its row of the table).
+    struct TelemetryRow {
+        var gain: Float
+        var id: UInt64
+        var row: Int32
+    }
+
+    // MARK: What a monitor sees
+
+    /// Adds every live voice to `builder`: the loudest
+    /// ``TelemetryProtocol/maximumListedVoices`` listed, loudest first (ties
+    /// by id), all of them counted by state; the sources the pool holds; and
+    /// each playing voice's level on its bus (``addLevelsLocked(to:listener:)``).
+    ///
+    /// One pass over the table of live voices (dormant ones included, read
+    /// from their rows), then a partial selection, so a snapshot of 10,000
+    /// voices sorts 256 of them.
+    ///
+    /// - Parameter builder: the snapshot under construction.
+    func contributeLocked(to builder: TelemetrySnapshotBuilder) {
+        guard let engine else { return }
+        #if DEBUG
+        engine.preconditionLocked()
+        #endif
+        let listener = engine.listenerLocked
+        var counts = builder.snapshot.voiceCounts
+        telemetryRows.removeAll(keepingCapacity: true)
+        telemetryRows.reserveCapacity(table.rowCount)
+        for s in 0..<table.rowCount {
+            guard let voice = table[s], voice.phase != .finished else { continue }
+            let gain = telemetryGain(of: voice, row: s, listener: listener)
+            switch telemetryState(of: voice, gain: gain).state {
+            case .playing: counts.playing += 1
+            case .virtual: counts.virtual += 1
+            case .dormant: counts.dormant += 1
+            case .stopping: counts.stopping += 1
+            }
+            telemetryRows.append(TelemetryRow(gain: gain, id: voice.id.raw, row: Int32(truncatingIfNeeded: s)))
+        }
+        let listed = Self.selectLoudest(&telemetryRows, count: TelemetryProtocol.maximumListedVoices)
+        counts.unlisted += telemetryRows.count - listed
+        builder.snapshot.voiceCounts = counts
+        builder.snapshot.voices.reserveCapacity(builder.snapshot.voices.count + listed)
+        for entry in telemetryRows.prefix(listed) {
+            guard let voice = table[Int(entry.row)] else { continue }
+            builder.snapshot.voices.append(telemetryVoice(voice, row: Int(entry.row), gain: entry.gain))
+        }
+        builder.snapshot.engine.sourcesInUse += sourceCount - free.count
+        addLevelsLocked(to: builder, listener: listener)
+    }
+
+    /// What the pool reckons the listener hears `voice` at (volume, buses,
+    /// distance, cone, and its occlusion and filter's broadband gain), as a
+    /// gain; a dormant voice's point is read from its row.
+    func telemetryGain(of voice: Voice, row: Int, listener: Listener) -> Float {
+        let level = voice.gain * (voice.bus?.stepGain ?? 1)
+        var gain: Float
+        if voice.record.isDormant {
+            gain = placedGain(level, of: voice, at: table.point(at: row), listener: listener)
+        } else if let p = voice.storedPosition, voice.renderingValue != .stereoPassThrough {
+            gain = placedGain(level, of: voice, at: p, listener: listener)
+        } else {
+            gain = level
+        }
+        if voice.mix.isUsed { gain *= voice.mix.current.direct.gain }
+        return gain
+    }
+
+    /// The protocol's state for `voice` and why, when it is not plainly playing.
+    ///
+    /// A voice without a source is `dormant` when it is placed out of earshot
+    /// (asleep in the table, or still awake within the audibility margin),
+    /// and `virtual` otherwise: it would be heard but has no source (the
+    /// voice limit), or waits for its load, its start or a hand-off.
+    func telemetryState(of voice: Voice, gain: Float) -> (state: TelemetrySnapshot.VoiceState, reason: String?) {
+        if voice.record.isDormant { return (.dormant, "outOfEarshot") }
+        switch voice.phase {
+        case .playing:
+            return voice.record.source == nil ? (.virtual, "noSource") : (.playing, nil)
+        case .pausing, .paused:
+            return (.playing, "paused")
+        case .stopping(_, let thenVirtual):
+            return thenVirtual ? (.virtual, "fadingOut") : (.stopping, "stopped")
+        case .virtual:
+            if voice.isPlacedInWorld && gain < thresholdGain { return (.dormant, "outOfEarshot") }
+            if voice.userPaused || (voice.bus?.stepPaused ?? false) { return (.virtual, "paused") }
+            return (.virtual, gain < thresholdGain ? "inaudible" : "voiceLimit")
+        case .waitingForLoad:
+            return (.virtual, "loading")
+        case .scheduled:
+            return (.virtual, "scheduled")
+        case .waitingForSource:
+            return (.virtual, "waitingForSource")
+        case .finished:
+            return (.stopping, "finished")
+        }
+    }
+
+    /// The snapshot's entry for one voice.
+    func telemetryVoice(_ voice: Voice, row: Int, gain: Float) -> TelemetrySnapshot.Voice {
+        let (state, reason) = telemetryState(of: voice, gain: gain)
+        var position: [Double]?
+        if voice.isPlacedInWorld || voice.record.isDormant {
+            let p = voice.record.isDormant ? table.point(at: row) : voice.storedPosition ?? .zero
+            position = [Double(p.x), Double(p.y), Double(p.z)]
+        }
+        return TelemetrySnapshot.Voice(
+            id: voice.id.raw, name: voice.telemetryName, bus: voice.bus?.name ?? "effects", state: state,
+            reason: reason, gainDB: Self.decibels(gain), position: position)
+    }
+
+    /// A gain in dB, −120 for silence or less.
+    static func decibels(_ gain: Float) -> Double {
+        gain > 1e-6 ? max(-120, 20 * log10(Double(gain))) : -120
+    }
+
+    /// Moves the `count` loudest rows (by gain, then lowest id) to the front
+    /// of `rows`, in that order, leaving the rest unordered behind them, and
+    /// returns how many were moved (`min(count, rows.count)`): a
+    /// quickselect, then a sort of the selected rows alone.
+    static func selectLoudest(_ rows: inout [TelemetryRow], count: Int) -> Int {
+        let k = min(count, rows.count)
+        guard k > 0 else { return 0 }
+        func louder(_ a: TelemetryRow, _ b: TelemetryRow) -> Bool {
+            a.gain > b.gain || (a.gain == b.gain && a.id < b.id)
+        }
+        rows.withUnsafeMutableBufferPointer { r in
+            if k < r.count {
+                // Hoare's selection with a median-of-three pivot; the ids make
+                // every key distinct, so it always makes progress.
+                var low = 0
+                var high = r.count - 1
+                while low < high {
+                    let mid = low + (high - low) / 2
+                    if louder(r[mid], r[low]) { r.swapAt(mid, low) }
+                    if louder(r[high], r[low]) { r.swapAt(high, low) }
+                    if louder(r[mid], r[high]) { r.swapAt(mid, high) }
+                    let pivot = r[high]
+                    var store = low
+                    for i in low..<high where louder(r[i], pivot) {
+                        r.swapAt(i, store)
+                        store += 1
+                    }
+                    r.swapAt(store, high)
+                    if store == k - 1 || store == k {
+                        break
+                    } else if store < k {
+                        low = store + 1
+                    } else {
+                        high = store - 1
+                    }
+                }
+            }
+            // The selected rows alone, loudest first.
+            var selected = UnsafeMutableBufferPointer(rebasing: r[0..<k])
+            selected.sort(by: louder)
+        }
+        return k
+    }
+
+    // MARK: Event lines
+
+    /// Sends a monitor an event line about `voice`; one nil check, and no
+    /// string built, while nobody monitors.
+    ///
+    /// - Parameters:
+    ///   - engine: the pool's engine (the caller holds it, and its lock).
+    ///   - kind: what happened.
+    ///   - voice: the voice it happened to.
+    ///   - message: one line for a person (the reason), built only when sent.
+    @inline(__always)
+    func postTelemetry(
+        _ engine: AudioEngine, _ kind: TelemetryEvent.Kind, _ voice: Voice, _ message: @autoclosure () -> String? = nil
+    ) {
+        guard engine.telemetryServer != nil else { return }
+        engine.postTelemetryLocked(
+            TelemetryEvent(
+                time: Double(engine.currentFrameLocked) / Double(engine.sampleRate), event: kind, voice: voice.id.raw,
+                name: voice.telemetryName, message: message()))
+    }
+
+    // MARK: What a monitor changes
+
+    /// Stops the live voice whose id is `id` with the usual short fade.
+    ///
+    /// - Parameter id: the voice's id (``TelemetrySnapshot/Voice/id``).
+    /// - Returns: whether a live voice had that id.
+    func stopVoiceLocked(id: UInt64) -> Bool {
+        for s in 0..<table.rowCount {
+            guard let voice = table[s], voice.id.raw == id, voice.phase != .finished else { continue }
+            stopLocked(voice)
+            return true
+        }
+        return false
+    }
+}
+
+extension Voice {
+    /// What a monitor calls it: the sound event that started it, or its sound's file name.
+    var telemetryName: String { eventName ?? sound.name }
+}
