@@ -235,7 +235,10 @@ def main():
         environment = {**os.environ, **server.environment, "ALSOFT_DRIVERS": "pulse", "XDG_RUNTIME_DIR": runtime}
         environment.pop("ALSOFT_CONF", None)
         game = Drumpad(os.path.join(arguments.build, "drumpad"), environment, directory)
-        game.send("play")
+        # The library's music, the level music with its intensity up, and two
+        # pads placed in 3D, so the page has levels, voices and a map to show.
+        for line in ("play", "section explore", "intensity 0.7", "place snare 2 0 -1.5", "place bass -1.5 0 -2.5"):
+            game.send(line)
         socket_path = os.path.join(runtime, "backbeat", f"{game.process.pid}.sock")
         wait_for("the drum pad's monitor socket", lambda: os.path.exists(socket_path) or game.process.poll() is not None, 60)
         if game.process.poll() is not None:
@@ -297,7 +300,7 @@ def main():
             raise Failure(f"a bad command got {reply}, expected an error reply")
         print(f"bad command: {reply['message']}")
 
-        time.sleep(2)  # two more bars, so the screenshot shows lanes and levels
+        time.sleep(8)  # a few more bars, so the screenshot shows lanes and levels over time
         screenshot = os.path.join(arguments.out, "monitor.png")
         driver.save_screenshot(screenshot)
         if arguments.docs:
