@@ -205,9 +205,7 @@ final class MonitorReader: @unchecked Sendable {
                 defer { client.close() }
                 try client.send(TelemetryCommand(action: .rate(TelemetryProtocol.defaultRate)))
                 while let line = try client.nextRawLine(timeout: 10) {
-                    if line.hasPrefix("{\"type\":\"snapshot\"") || line.contains("\"type\":\"snapshot\"") {
-                        snapshots += 1
-                    }
+                    if case .snapshot = TelemetryLine.decode(line) { snapshots += 1 }
                 }
             } catch {
                 // The game closing the socket as it exits ends the read; anything before is an error.

@@ -135,6 +135,48 @@ struct VoicePoolTelemetryTests {
         }
     }
 
+    @Test(
+        "A window's level walks intro, loop region and tail as the voice plays them, across wraps",
+        arguments: [-1, 0, 2])
+    func windowAcrossParts(loops: Int) throws {
+        try withOfflineEngine { engine in
+            // Each 64-frame block at its own level, so a misplaced block shows.
+            let frames = 48_000
+            let samples = (0..<frames).map { Float($0 / 64 % 97 + 1) / 100 }
+            let sound = try SoundEffect(
+                buffer: try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: samples),
+                name: "ramp", loopPoints: try LoopPoints(start: 10_000, end: 17_000), engine: engine)
+            let resident = try #require(
+                engine.withLock { () -> SoundEffect.Resident? in
+                    if case .loaded(let r) = sound.loadState { return r }
+                    return nil
+                })
+            for played in stride(from: 0.0, to: 90_000, by: 3_737) {
+                for span in [500.0, 4_800, 48_000] {
+                    let level = VoicePool.windowLevel(
+                        resident.envelope, resident: resident, loops: loops, played: played, span: span)
+                    // By hand: the same sample points, each placed on its own.
+                    let active = min(span, played)
+                    guard active >= 1 else {
+                        #expect(level.meanSquare == 0)
+                        continue
+                    }
+                    let count = min(VoicePool.levelSamples, max(1, Int((active / 64).rounded(.up))))
+                    var sum = 0.0
+                    for i in 0..<count {
+                        let t = played - active + (Double(i) + 0.5) * active / Double(count)
+                        let frame = VoicePool.soundFrame(played: Int(t), resident: resident, loops: loops)
+                        sum += Double(resident.envelope.meanSquares[frame / 64])
+                    }
+                    let expected = sum / Double(count) * active / span
+                    #expect(
+                        abs(level.meanSquare - expected) <= expected * 0.02,
+                        "played \(played), span \(span): \(level.meanSquare) against \(expected)")
+                }
+            }
+        }
+    }
+
     /// The scene's output and per-bus levels: `effectsVoices` on the effects
     /// bus, `childVoices` on a child bus at half volume, over the last 4,800 frames.
     static func scene(effectsVoices: Bool, childVoices: Bool) throws -> (
