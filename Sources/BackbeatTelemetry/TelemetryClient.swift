@@ -20,6 +20,8 @@ package final class TelemetryClient {
     /// How much of `buffer` was searched for a newline already.
     private var scanned = 0
     private var ended = false
+    /// Where each read lands before it joins `buffer`.
+    private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Connects to the game with this process id, at its socket in
     /// ``TelemetryEndpoint/directory(environment:)``.
@@ -156,20 +158,18 @@ package final class TelemetryClient {
             var clock = timespec()
             clock_gettime(CLOCK_MONOTONIC, &clock)
             let left = deadline - (Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9)
-            guard left > 0 else {
-                throw TelemetryClientError("no line from \(path) within \(timeout) s")
-            }
+            // Look once even when no time is left: what already came counts.
             var polled = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&polled, 1, Int32(min(left * 1000, 86_400_000).rounded(.up)))
+            let ready = poll(&polled, 1, left > 0 ? Int32(min(left * 1000, 86_400_000).rounded(.up)) : 0)
             if ready > 0 { return }
             if ready < 0 && errno != EINTR {
                 throw TelemetryClientError("cannot read from \(path): \(TelemetrySocket.describe(errno))")
             }
+            if left <= 0 { throw TelemetryClientError("no line from \(path) within \(timeout) s") }
         }
     }
 
     private func readSome() throws(TelemetryClientError) {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let result = chunk.withUnsafeMutableBytes { TelemetrySocket.receive(descriptor, into: $0) }
         switch result {
         case .success(0):

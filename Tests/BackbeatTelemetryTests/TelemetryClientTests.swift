@@ -41,7 +41,8 @@ import Testing
             #expect(peer >= 0)
             #expect(TelemetrySocket.sendSome(peer, Array("{\"type\":\"ok\"}\npartial".utf8), from: 0) == .success(21))
             close(peer)
-            #expect(try client.nextRawLine(timeout: 10) == #"{"type":"ok"}"#)
+            // In the socket already, so a timeout of zero still reads it.
+            #expect(try client.nextRawLine(timeout: 0) == #"{"type":"ok"}"#)
             #expect(try client.nextRawLine(timeout: 10) == "partial")
             #expect(try client.nextRawLine(timeout: 10) == nil)
             #expect(try client.nextRawLine(timeout: 10) == nil)
