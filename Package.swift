@@ -206,7 +206,7 @@ let package = Package(
             name: "DrumpadTests",
             dependencies: [
                 "DrumpadCore", "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting",
-                "BackbeatTestFixtures",
+                "BackbeatTestFixtures", "BackbeatTelemetry",
             ]),
         .testTarget(
             name: "BackbeatBenchTests",

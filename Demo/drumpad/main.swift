@@ -83,6 +83,8 @@ if options.monitor {
     do {
         let socket = try engine.startMonitoring()
         print("monitor: watch with `backbeat monitor \(getpid())` (socket \(socket.path))")
+        // A script or test reading the demo through a pipe needs the PID now, not at exit.
+        fflush(nil)
     } catch {
         print("monitor: \(error)")
     }

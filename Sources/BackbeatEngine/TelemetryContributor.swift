@@ -48,7 +48,10 @@ package final class TelemetrySnapshotBuilder {
     ///
     /// - Parameters:
     ///   - bus: the bus the signal plays on.
-    ///   - meanSquare: the signal's mean square over the window, as heard (after every gain).
+    ///   - meanSquare: the signal's mean square over the window, as heard (after every gain),
+    ///     per output sample: averaged over the output's channels, so that a bus's
+    ///     level reads as the RMS of the rendered output would (a music stream
+    ///     gives the mean of its two channels' mean squares).
     ///   - peak: its largest absolute sample over the window, as heard.
     package func addLevel(on bus: Bus, meanSquare: Double, peak: Double) {
         let key = ObjectIdentifier(bus)

@@ -67,6 +67,7 @@ struct MonitoringSocketTests {
                     times.append(snapshot.time)
                     levels.append(snapshot.buses.first { $0.name == "music" }?.rmsDB ?? -120)
                     #expect(snapshot.music.first?.kind == "queue")
+                    #expect(snapshot.engine.updateCPUPercent > 0, "the steps are timed while a client asks")
                 }
                 #expect(times.first == 0.1, "the first step after the client asked")
                 #expect(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 0.05) < 1e-9 }, "\(times)")
@@ -206,5 +207,23 @@ struct MonitoringSocketTests {
             }
         }
         #expect(try render(monitored: true) == render(monitored: false))
+    }
+
+    @Test("A lost output device is a deviceLost event line")
+    func deviceLostEvent() throws {
+        try withTemporaryDirectory { dir in
+            try withOfflineEngine { engine in
+                let path = dir.appendingPathComponent("m.sock")
+                try engine.startMonitoring(socketPath: path)
+                let client = try TelemetryClient(path: path.path)
+                defer { client.close() }
+                _ = try next(client) { if case .hello(let hello) = $0 { hello } else { nil } }
+                engine.simulateDeviceLoss()
+                let event = try next(client) { line in
+                    if case .event(let event) = line, event.event == .deviceLost { event } else { nil }
+                }
+                #expect(event.message?.contains("lost") == true)
+            }
+        }
     }
 }

@@ -129,4 +129,41 @@ struct MusicTelemetryTests {
             }
         }
     }
+
+    @Test("A starved stream's underrun is an event line and counts in the snapshot's underruns")
+    func underrunEvent() throws {
+        try withTemporaryDirectory { dir in
+            let song = try Songs.constant(0.3, seconds: 2, in: dir, name: "song.wav")
+            try withOfflineEngine { engine in
+                let path = dir.appendingPathComponent("m.sock")
+                try engine.startMonitoring(socketPath: path)
+                let client = try TelemetryClient(path: path.path)
+                defer { client.close() }
+                let player = try QueuePlayer(engine: engine, items: [PlayerItem(url: song)])
+                // As on a real-time output whose decoder falls behind (AudioStreamTests).
+                engine.withLock {
+                    player.stream.decodesInline = false
+                    player.stream.feed.holdsBackground = true
+                }
+                player.play()
+                _ = try engine.render(frames: 4_800)
+                for _ in 0..<3 { player.stream.feed.decodeStep() }
+                _ = try engine.render(frames: 24_000)
+                player.stream.feed.decodeStep()
+                _ = try engine.render(frames: 4_800)
+                #expect(player.underrunCount == 1)
+                #expect(engine.withLock { engine.telemetrySnapshotLocked() }.engine.underruns == 1)
+                var event: TelemetryEvent?
+                for _ in 0..<1_000 {
+                    guard let line = try client.nextLine(timeout: 20) else { break }
+                    if case .event(let e) = line, e.event == .underrun {
+                        event = e
+                        break
+                    }
+                }
+                #expect(event?.message?.contains("Music underrun") == true)
+                #expect(event.map { $0.time > 0.1 && $0.time < 0.7 } == true, "stamped in engine time")
+            }
+        }
+    }
 }
