@@ -53,9 +53,16 @@ func selfPath() throws -> String {
 /// Spawns a program with stdout and stderr sent to /dev/null and `environment`
 /// added to this process's, waits, and returns its status and resource usage
 /// (wait4; its `ru_maxrss` is not the child's own: see ``ChildPeakMemory``).
-func spawn(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (
-    status: Int32, usage: rusage
-) {
+///
+/// - Parameters:
+///   - path: the program.
+///   - arguments: its arguments, after its name.
+///   - environment: variables set for it, over this process's.
+///   - whileRunning: called with its process id once it started, before the wait.
+func spawn(
+    _ path: String, _ arguments: [String], environment: [String: String] = [:],
+    whileRunning: (pid_t) -> Void = { _ in }
+) throws -> (status: Int32, usage: rusage) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -76,6 +83,7 @@ func spawn(_ path: String, _ arguments: [String], environment: [String: String] 
     var pid: pid_t = 0
     let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
     guard rc == 0 else { throw BenchError("cannot start \(path): \(String(cString: strerror(rc)))") }
+    whileRunning(pid)
     var status: Int32 = 0
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) < 0 {

@@ -21,6 +21,8 @@ struct DormantTable<Element: AnyObject> {
     private var xs: [Float] = [], ys: [Float] = [], zs: [Float] = []
     private var reaches: [Float] = []
     private var levels: [Float] = []
+    /// Whether each row sleeps (``sleep(row:at:level:reach:)`` until ``wake(row:)``).
+    private var asleep: [Bool] = []
     private var freeRows: [Int] = []
     /// Rises whenever a row changes hands (an element is inserted or removed).
     private(set) var generation: UInt64 = 0
@@ -58,6 +60,7 @@ struct DormantTable<Element: AnyObject> {
         if let free = freeRows.popLast() {
             row = free
             elements[row] = element
+            asleep[row] = false
         } else {
             row = elements.count
             elements.append(element)
@@ -66,6 +69,7 @@ struct DormantTable<Element: AnyObject> {
             zs.append(0)
             reaches.append(-1)
             levels.append(0)
+            asleep.append(false)
         }
         generation &+= 1
         return row
@@ -76,6 +80,7 @@ struct DormantTable<Element: AnyObject> {
     /// it keeps no element alive beyond its row.
     mutating func remove(at row: Int) {
         reaches[row] = -1
+        asleep[row] = false
         elements[row] = nil
         freeRows.append(row)
         generation &+= 1
@@ -111,6 +116,7 @@ struct DormantTable<Element: AnyObject> {
         zs[row] = point.z
         levels[row] = level
         reaches[row] = reach
+        asleep[row] = true
     }
 
     /// Sets a sleeping row's reach again, worked out for a new `level`.
@@ -120,7 +126,26 @@ struct DormantTable<Element: AnyObject> {
     }
 
     /// Wakes `row`: no squared distance is within its reach any more.
-    mutating func wake(row: Int) { reaches[row] = -1 }
+    mutating func wake(row: Int) {
+        reaches[row] = -1
+        asleep[row] = false
+    }
+
+    /// Calls `body` with every sleeping row, the level its reach was worked
+    /// out for and its squared distance from a listener at `l`, reading only
+    /// the table's flat arrays (a monitor's snapshot ranks thousands so).
+    ///
+    /// - Parameters:
+    ///   - l: the listener's position.
+    ///   - body: takes the row, its level and its squared distance.
+    func forEachSleeping(from l: Audio3DPoint, _ body: (Int, Float, Float) -> Void) {
+        for row in 0..<asleep.count where asleep[row] {
+            let tx = l.x - xs[row]
+            let ty = l.y - ys[row]
+            let tz = l.z - zs[row]
+            body(row, levels[row], tx * tx + ty * ty + tz * tz)
+        }
+    }
 
     /// Appends to `found` every row within its reach of a listener at `l`:
     /// one look at the flat arrays, a squared distance and a compare per row.

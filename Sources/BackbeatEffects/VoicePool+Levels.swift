@@ -103,12 +103,29 @@ extension VoicePool {
         let last = envelope.meanSquares.count - 1
         var sum = 0.0
         var peak: Float = 0
-        for i in 0..<count {
-            let t = played - active + (Double(i) + 0.5) * stride
-            let frame = soundFrame(played: Int(t), resident: r, loops: loops)
-            let block = min(last, max(0, frame / LevelEnvelope.blockFrames))
-            sum += Double(envelope.meanSquares[block])
-            peak = max(peak, envelope.peaks[block])
+        var i = 0
+        var t = played - active + 0.5 * stride
+        while i < count {
+            // Where the sample falls (intro, a loop, the tail), worked out
+            // once per part: the samples after it walk on until the part ends.
+            let (part, _, offset) = place(played: t, resident: r, loops: loops)
+            let base: Int
+            let length: Double
+            switch part {
+            case .intro: (base, length) = (0, Double(r.introFrames))
+            case .loop: (base, length) = (r.introFrames, Double(r.cycleFrames))
+            case .tail: (base, length) = (r.introFrames + r.cycleFrames, .infinity)
+            }
+            var along = offset
+            repeat {
+                let frame = min(r.frames - 1, base + Int(along))
+                let block = min(last, max(0, frame / LevelEnvelope.blockFrames))
+                sum += Double(envelope.meanSquares[block])
+                peak = max(peak, envelope.peaks[block])
+                i += 1
+                t += stride
+                along += stride
+            } while i < count && along < length
         }
         return (sum / Double(count) * active / span, peak)
     }

@@ -9,10 +9,9 @@ import Musl
 
 extension VoicePool {
     /// One live voice as a snapshot's selection sees it: its audibility and
-    /// where to find it (its row of the table).
+    /// its row of the table (which also breaks ties).
     struct TelemetryRow {
         var gain: Float
-        var id: UInt64
         var row: Int32
     }
 
@@ -20,12 +19,15 @@ extension VoicePool {
 
     /// Adds every live voice to `builder`: the loudest
     /// ``TelemetryProtocol/maximumListedVoices`` listed, loudest first (ties
-    /// by id), all of them counted by state; the sources the pool holds; and
+    /// by row), all of them counted by state; the sources the pool holds; and
     /// each playing voice's level on its bus (``addLevelsLocked(to:listener:)``).
     ///
-    /// One pass over the table of live voices (dormant ones included, read
-    /// from their rows), then a partial selection, so a snapshot of 10,000
-    /// voices sorts 256 of them.
+    /// The awake voices are visited one by one; the dormant ones (thousands,
+    /// in a big world) are ranked from the table's flat arrays alone, by
+    /// their level and the listener's distance curve, then a partial
+    /// selection keeps the loudest, and only the dormant voices it kept are
+    /// looked at (their exact gain, with their own curve if they have one):
+    /// a snapshot of 10,000 voices sorts 256 and touches a few hundred.
     ///
     /// - Parameter builder: the snapshot under construction.
     func contributeLocked(to builder: TelemetrySnapshotBuilder) {
@@ -35,27 +37,49 @@ extension VoicePool {
         #endif
         let listener = engine.listenerLocked
         var counts = builder.snapshot.voiceCounts
-        telemetryRows.removeAll(keepingCapacity: true)
-        telemetryRows.reserveCapacity(table.rowCount)
-        for s in 0..<table.rowCount {
-            guard let voice = table[s], voice.phase != .finished else { continue }
-            let gain = telemetryGain(of: voice, row: s, listener: listener)
+        var rows = telemetryRows
+        telemetryRows = []
+        rows.removeAll(keepingCapacity: true)
+        for voice in voices where !voice.record.isDormant && voice.phase != .finished && voice.record.slot >= 0 {
+            let gain = telemetryGain(of: voice, row: voice.record.slot, listener: listener)
             switch telemetryState(of: voice, gain: gain).state {
             case .playing: counts.playing += 1
             case .virtual: counts.virtual += 1
             case .dormant: counts.dormant += 1
             case .stopping: counts.stopping += 1
             }
-            telemetryRows.append(TelemetryRow(gain: gain, id: voice.id.raw, row: Int32(truncatingIfNeeded: s)))
+            rows.append(TelemetryRow(gain: gain, row: Int32(truncatingIfNeeded: voice.record.slot)))
         }
-        let listed = Self.selectLoudest(&telemetryRows, count: TelemetryProtocol.maximumListedVoices)
-        counts.unlisted += telemetryRows.count - listed
+        let awake = rows.count
+        if dormantCount > 0 {
+            counts.dormant += dormantCount
+            let curve = listener.distanceParameters
+            let reference = curve.referenceDistance * curve.referenceDistance
+            table.forEachSleeping(from: listener.position) { row, level, squared in
+                var gain = level
+                if curve.rolloffFactor > 0 && squared > reference {
+                    gain *= curve.gain(atDistance: squared.squareRoot())
+                }
+                rows.append(TelemetryRow(gain: gain, row: Int32(truncatingIfNeeded: row)))
+            }
+        }
+        let listed = Self.selectLoudest(&rows, count: TelemetryProtocol.maximumListedVoices)
+        if rows.count > awake {
+            // The dormant voices kept: their exact gain (a voice's own curve), then the order again.
+            for i in 0..<listed {
+                guard let voice = table[Int(rows[i].row)], voice.record.isDormant else { continue }
+                rows[i].gain = telemetryGain(of: voice, row: Int(rows[i].row), listener: listener)
+            }
+            rows[0..<listed].sort(by: Self.louder)
+        }
+        counts.unlisted += rows.count - listed
         builder.snapshot.voiceCounts = counts
         builder.snapshot.voices.reserveCapacity(builder.snapshot.voices.count + listed)
-        for entry in telemetryRows.prefix(listed) {
+        for entry in rows.prefix(listed) {
             guard let voice = table[Int(entry.row)] else { continue }
             builder.snapshot.voices.append(telemetryVoice(voice, row: Int(entry.row), gain: entry.gain))
         }
+        telemetryRows = rows
         builder.snapshot.engine.sourcesInUse += sourceCount - free.count
         addLevelsLocked(to: builder, listener: listener)
     }
@@ -125,20 +149,22 @@ extension VoicePool {
         gain > 1e-6 ? max(-120, 20 * log10(Double(gain))) : -120
     }
 
-    /// Moves the `count` loudest rows (by gain, then lowest id) to the front
+    /// Whether `a` ranks before `b`: louder, or as loud and in an earlier row.
+    static func louder(_ a: TelemetryRow, _ b: TelemetryRow) -> Bool {
+        a.gain > b.gain || (a.gain == b.gain && a.row < b.row)
+    }
+
+    /// Moves the `count` loudest rows (by gain, then lowest row) to the front
     /// of `rows`, in that order, leaving the rest unordered behind them, and
     /// returns how many were moved (`min(count, rows.count)`): a
     /// quickselect, then a sort of the selected rows alone.
     static func selectLoudest(_ rows: inout [TelemetryRow], count: Int) -> Int {
         let k = min(count, rows.count)
         guard k > 0 else { return 0 }
-        func louder(_ a: TelemetryRow, _ b: TelemetryRow) -> Bool {
-            a.gain > b.gain || (a.gain == b.gain && a.id < b.id)
-        }
         rows.withUnsafeMutableBufferPointer { r in
             if k < r.count {
-                // Hoare's selection with a median-of-three pivot; the ids make
-                // every key distinct, so it always makes progress.
+                // Hoare's selection with a median-of-three pivot; the rows
+                // make every key distinct, so it always makes progress.
                 var low = 0
                 var high = r.count - 1
                 while low < high {

@@ -120,23 +120,68 @@ struct VoicePoolTelemetryTests {
         }
     }
 
-    @Test("The selection keeps the loudest rows, ties by id, for any count")
+    @Test("The selection keeps the loudest rows, ties by row, for any count")
     func selection() {
         var random = SystemRandomNumberGenerator()
-        for n in [0, 1, 5, 256, 257, 1_000] {
+        for n in [0, 1, 5, 256, 257, 1_000, 10_000] {
             var rows = (0..<n).map {
-                VoicePool.TelemetryRow(gain: Float(Int.random(in: 0..<50, using: &random)), id: UInt64($0), row: 0)
+                VoicePool.TelemetryRow(gain: Float(Int.random(in: 0..<50, using: &random)), row: Int32($0))
             }
-            let expected = rows.sorted { $0.gain > $1.gain || ($0.gain == $1.gain && $0.id < $1.id) }.prefix(256)
+            rows.shuffle(using: &random)
+            let expected = rows.sorted(by: VoicePool.louder).prefix(256)
             let k = VoicePool.selectLoudest(&rows, count: 256)
             #expect(k == min(n, 256))
-            #expect(rows.prefix(k).map(\.id) == expected.map(\.id))
+            #expect(rows.prefix(k).map(\.row) == expected.map(\.row))
+        }
+    }
+
+    @Test(
+        "A window's level walks intro, loop region and tail as the voice plays them, across wraps",
+        arguments: [-1, 0, 2])
+    func windowAcrossParts(loops: Int) throws {
+        try withOfflineEngine { engine in
+            // Each 64-frame block at its own level, so a misplaced block shows.
+            let frames = 48_000
+            let samples = (0..<frames).map { Float($0 / 64 % 97 + 1) / 100 }
+            let sound = try SoundEffect(
+                buffer: try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: samples),
+                name: "ramp", loopPoints: try LoopPoints(start: 10_000, end: 17_000), engine: engine)
+            let resident = try #require(
+                engine.withLock { () -> SoundEffect.Resident? in
+                    if case .loaded(let r) = sound.loadState { return r }
+                    return nil
+                })
+            for played in stride(from: 0.0, to: 90_000, by: 3_737) {
+                for span in [500.0, 4_800, 48_000] {
+                    let level = VoicePool.windowLevel(
+                        resident.envelope, resident: resident, loops: loops, played: played, span: span)
+                    // By hand: the same sample points, each placed on its own.
+                    let active = min(span, played)
+                    guard active >= 1 else {
+                        #expect(level.meanSquare == 0)
+                        continue
+                    }
+                    let count = min(VoicePool.levelSamples, max(1, Int((active / 64).rounded(.up))))
+                    var sum = 0.0
+                    for i in 0..<count {
+                        let t = played - active + (Double(i) + 0.5) * active / Double(count)
+                        let frame = VoicePool.soundFrame(played: Int(t), resident: resident, loops: loops)
+                        sum += Double(resident.envelope.meanSquares[frame / 64])
+                    }
+                    let expected = sum / Double(count) * active / span
+                    #expect(
+                        abs(level.meanSquare - expected) <= expected * 0.02,
+                        "played \(played), span \(span): \(level.meanSquare) against \(expected)")
+                }
+            }
         }
     }
 
     /// The scene's output and per-bus levels: `effectsVoices` on the effects
     /// bus, `childVoices` on a child bus at half volume, over the last 4,800 frames.
-    static func scene(effectsVoices: Bool, childVoices: Bool) throws -> (out: [Float], levels: [String: Double]) {
+    static func scene(effectsVoices: Bool, childVoices: Bool) throws -> (
+        out: [Float], levels: [String: Double], buses: [String: TelemetrySnapshot.Bus]
+    ) {
         try withOfflineEngine { engine in
             let child = engine.makeBus(named: "ui", parent: engine.effectsBus)
             child.volume = 0.5
@@ -155,13 +200,16 @@ struct VoicePoolTelemetryTests {
                     volume: 0.7, looping: .forever, bus: child)
             }
             _ = try engine.render(frames: 19_200)
+            // The engine's snapshot covers the frames since its last one.
+            _ = engine.withLock { engine.telemetrySnapshotLocked() }
             let out = try engine.render(frames: 4_800)
             let built = Self.snapshot(engine, window: 4_800)
             var levels: [String: Double] = [:]
             for bus in [engine.effectsBus, child] {
                 levels[bus.name] = built.levels[ObjectIdentifier(bus)]?.meanSquare ?? 0
             }
-            return (out, levels)
+            let snapshot = engine.withLock { engine.telemetrySnapshotLocked() }
+            return (out, levels, Dictionary(uniqueKeysWithValues: snapshot.buses.map { ($0.name, $0) }))
         }
     }
 
@@ -170,7 +218,7 @@ struct VoicePoolTelemetryTests {
     @Test("Bus levels from voice samples match the rendered output's RMS over the same window within 0.5 dB (2D)")
     func levelsMatchTheRender() throws {
         for (effects, child) in [(true, false), (false, true), (true, true)] {
-            let (out, levels) = try Self.scene(effectsVoices: effects, childVoices: child)
+            let (out, levels, buses) = try Self.scene(effectsVoices: effects, childVoices: child)
             let rendered = Self.decibels(Double(SampleAnalysis.rms(out)) * Double(SampleAnalysis.rms(out)))
             let read = Self.decibels((levels["effects"] ?? 0) + (levels["ui"] ?? 0))
             #expect(
@@ -178,6 +226,11 @@ struct VoicePoolTelemetryTests {
                 "effects \(effects), child \(child): read \(read) dB, rendered \(rendered) dB")
             #expect(((levels["effects"] ?? 0) > 0) == effects)
             #expect(((levels["ui"] ?? 0) > 0) == child)
+            // The engine's snapshot folds each bus into its parents: every bus above the voices reads the render.
+            for name in ["master", "effects"] + (effects ? [] : ["ui"]) {
+                let rms = try #require(buses[name]?.rmsDB)
+                #expect(abs(rms - rendered) < 0.5, "\(name) reads \(rms) dB, rendered \(rendered) dB")
+            }
         }
     }
 
