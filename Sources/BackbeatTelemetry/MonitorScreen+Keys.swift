@@ -70,7 +70,7 @@ extension MonitorScreen {
 
     /// The volume one key press away: 1 dB up or down; from silence up to
     /// 0.05 (−26 dB) rather than crawling up from −120 dB, and under 0.05
-    /// down to silence; never over 4 (+12 dB).
+    /// down to silence; never over 1, a bus's unity and its highest volume.
     ///
     /// - Parameters:
     ///   - volume: the bus's volume now (linear).
@@ -79,7 +79,7 @@ extension MonitorScreen {
     package static func steppedVolume(_ volume: Double, up: Bool) -> Double {
         let step = pow(10, 1.0 / 20)
         guard volume.isFinite, volume > 0 else { return up ? 0.05 : 0 }
-        if up { return min(4, max(0.05, volume * step)) }
+        if up { return min(1, max(0.05, volume * step)) }
         let lower = volume / step
         return lower < 0.05 ? 0 : lower
     }

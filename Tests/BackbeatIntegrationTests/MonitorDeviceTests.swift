@@ -98,7 +98,9 @@ import Testing
         }
     }
 
-    @Test("soundServer: the live screen in a terminal shows the buses and voices, and its keys mute and quit")
+    @Test(
+        "soundServer: the live screen in a terminal shows the buses and voices, its keys mute, lower and quit, and q and SIGTERM restore the terminal"
+    )
     func liveScreenInATerminal() throws {
         try withTemporaryDirectory { dir in
             let game = try MonitorGame(in: dir)
@@ -113,13 +115,16 @@ import Testing
 
             let tmux = MonitorTmux(directory: dir)
             defer { tmux.kill() }
+            // The pane runs the monitor, then says how it ended and whether the
+            // terminal is back in canonical mode, and stays open to be read.
             let command =
                 [
                     "env", "XDG_RUNTIME_DIR=\(game.runtime.path)", try BackbeatTool.binary(), "monitor",
                     "\(game.pid)",
                 ]
                 .map(MonitorTmux.quoted).joined(separator: " ")
-                + "; echo \"monitor exited with status $?\"; exec sleep 600"
+                + "; echo \"monitor exited with status $?\"; stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'"
+                + "; exec sleep 600"
             try tmux.run(["new-session", "-d", "-s", "monitor", "-x", "100", "-y", "30", "-c", dir.path, command])
             let drawn = try tmux.waitForScreen {
                 $0.contains("drumpad (PID \(game.pid))") && $0.contains("> master") && $0.contains("  music ")
@@ -131,18 +136,44 @@ import Testing
             #expect(withPad.ok, "\(withPad.screen)")
             try tmux.writeCapture(to: dir.appendingPathComponent("monitor-screen.txt"))
 
-            // j selects the music bus, m mutes it: the game says so in its next snapshots.
-            try tmux.run(["send-keys", "-t", "monitor", "j", "m"])
-            let muted = try game.snapshot { MonitorGame.bus("music", in: $0)?["muted"] as? Bool == true }
-            #expect(muted != nil, "m did not mute the music bus")
+            // j selects the music bus, m mutes it, - lowers it by 1 dB: the game's next snapshots say so.
+            try tmux.run(["send-keys", "-t", "monitor", "j", "m", "-"])
+            let changed = try game.snapshot {
+                guard let music = MonitorGame.bus("music", in: $0) else { return false }
+                return music["muted"] as? Bool == true && abs((music["volume"] as? Double ?? 0) - 0.891) < 0.001
+            }
+            let lastMusic = try game.snapshots(1).first.flatMap { MonitorGame.bus("music", in: $0) }
+            let lastScreen = try tmux.screen()
+            #expect(
+                changed != nil,
+                "m and - did not mute and lower the music bus: \(String(describing: lastMusic))\n\(lastScreen)")
             let marked = try tmux.waitForScreen { $0.contains("> music") && $0.contains("MUTE") }
             #expect(marked.ok, "\(marked.screen)")
 
             try tmux.run(["send-keys", "-t", "monitor", "q"])
-            let ended = try tmux.waitForScreen { $0.contains("monitor exited with status 0") }
+            let ended = try tmux.waitForScreen { $0.contains("monitor exited with status 0") && $0.contains("icanon") }
             #expect(ended.ok, "\(ended.screen)")
-            // The alternate screen is gone: the shell's line is back, the monitor's screen is not.
+            // The alternate screen is gone and the terminal's mode is back.
             #expect(!ended.screen.contains("keys:"), "\(ended.screen)")
+            #expect(ended.screen.split(separator: "\n").contains("icanon"), "\(ended.screen)")
+
+            // SIGTERM restores the terminal too.
+            try tmux.run(["new-session", "-d", "-s", "term", "-x", "100", "-y", "30", "-c", dir.path, command])
+            let again = try tmux.waitForScreen(session: "term") { $0.contains("> master") }
+            try #require(again.ok, "\(again.screen)")
+            let shell = try #require(
+                Int32(
+                    try tmux.run(["list-panes", "-t", "term", "-F", "#{pane_pid}"]).trimmingCharacters(
+                        in: .whitespacesAndNewlines)))
+            let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+            let monitor = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
+            kill(monitor, SIGTERM)
+            let terminated = try tmux.waitForScreen(session: "term") {
+                $0.contains("monitor exited with status 0") && $0.contains("icanon")
+            }
+            #expect(terminated.ok, "\(terminated.screen)")
+            #expect(!terminated.screen.contains("keys:"), "\(terminated.screen)")
+            #expect(terminated.screen.split(separator: "\n").contains("icanon"), "\(terminated.screen)")
         }
     }
 }
@@ -224,14 +255,16 @@ struct MonitorTmux {
         return String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self)
     }
 
-    func screen() throws -> String { try run(["capture-pane", "-p", "-t", "monitor"]) }
+    func screen(session: String = "monitor") throws -> String { try run(["capture-pane", "-p", "-t", session]) }
 
     /// Reads the screen until `condition` holds; gives up after `limit` seconds.
-    func waitForScreen(limit: Double = 30, _ condition: (String) -> Bool) throws -> (screen: String, ok: Bool) {
-        var text = try screen()
+    func waitForScreen(session: String = "monitor", limit: Double = 30, _ condition: (String) -> Bool) throws -> (
+        screen: String, ok: Bool
+    ) {
+        var text = try screen(session: session)
         for _ in 0..<Int(limit * 50) where !condition(text) {
             usleep(20_000)
-            text = try screen()
+            text = try screen(session: session)
         }
         return (text, condition(text))
     }

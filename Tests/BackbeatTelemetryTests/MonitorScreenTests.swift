@@ -174,10 +174,11 @@ import Testing
 
     @Test func volumeStepsByOneDecibel() {
         #expect(abs(MonitorScreen.steppedVolume(1, up: false) - 0.891_25) < 1e-4)
-        #expect(abs(MonitorScreen.steppedVolume(1, up: true) - 1.122_02) < 1e-4)
+        #expect(abs(MonitorScreen.steppedVolume(0.5, up: true) - 0.561_01) < 1e-4)
+        #expect(MonitorScreen.steppedVolume(0.95, up: true) == 1)
         #expect(MonitorScreen.steppedVolume(0, up: true) == 0.05)
         #expect(MonitorScreen.steppedVolume(0.051, up: false) == 0)
         #expect(MonitorScreen.steppedVolume(0, up: false) == 0)
-        #expect(MonitorScreen.steppedVolume(4, up: true) == 4)
+        #expect(MonitorScreen.steppedVolume(1, up: true) == 1)
     }
 }
