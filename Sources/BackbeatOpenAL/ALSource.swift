@@ -81,8 +81,10 @@ package struct ALSource: Hashable, Sendable {
         alSource3f(name, AL_VELOCITY, 0, 0, 0)  // 2D: no Doppler shift
         alSource3f(name, AL_DIRECTION, 0, 0, 0)  // 2D: no cone
         let spread = Float.pi / 6 * (1 - abs(pan))
-        // OpenAL's angles run counter-clockwise: left is positive.
-        setStereoAngles(left: -(angle + spread), right: -(angle - spread))
+        // AL_EXT_STEREO_ANGLES counts counter-clockwise (left positive), the
+        // pan clockwise (right positive, as x = sin(angle) above): the left
+        // channel sits `spread` to the left of the pan, at -(angle - spread).
+        setStereoAngles(left: -(angle - spread), right: -(angle + spread))
     }
 
     /// AL_EXT_STEREO_ANGLES, from two values on the stack (no array: this
