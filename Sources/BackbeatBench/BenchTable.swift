@@ -151,6 +151,15 @@ package struct BenchTable: Sendable {
         Row(
             "spatial.update_us_p99", "one `moveVoices` call moving 1,000 emitters, 99th percentile", unit: "µs",
             decimals: 1),
+        Row(
+            "monitor.snapshot_us_p99", "one monitor snapshot of 10,000 emitters, 256 listed, 99th percentile",
+            unit: "µs", decimals: 0, goal: "≤ 200 µs"),
+        Row(
+            "monitor.cpu_ratio_off", "the device scene's CPU, monitoring on without a client, against off",
+            unit: "×", goal: "≤ 1.01"),
+        Row(
+            "monitor.cpu_ratio_on", "the same with a client reading 10 snapshots a second, against off", unit: "×",
+            goal: "≤ 1.05"),
     ]
 
     /// The table in Markdown, then a blank line and the run's line.
