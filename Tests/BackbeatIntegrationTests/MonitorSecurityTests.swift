@@ -123,7 +123,12 @@ import Testing
     }
 
     @Test(
-        "soundServer: 10 MB of garbage and 100 connections at once neither cause an underrun nor grow the game by over 1 MiB"
+        "soundServer: 10 MB of garbage and 100 connections at once neither cause an underrun nor grow the game by over 1 MiB",
+        // Underruns and memory are the plain pass's checks: under the thread
+        // sanitizer the game's allocator holds freed memory back (+1.3 MiB
+        // was seen there) and a slowed game misses its reads. The server's
+        // own garbage and flood tests run under the sanitizer.
+        .enabled(if: !underThreadSanitizer, "underruns and memory are checked by the plain pass")
     )
     func garbageAndAFloodOfConnections() throws {
         try withTemporaryDirectory { dir in
