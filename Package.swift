@@ -76,20 +76,26 @@ let package = Package(
         .target(
             name: "BackbeatMedia", dependencies: ["BackbeatSupport", "CVorbis", "CSndfile", "CSamplerate", "CZip"]),
         .target(name: "BackbeatSession", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
+        // The capture file (format, writer, reader): below the engine, which
+        // records into it, so `BACKBEAT_CAPTURE=FILE` needs no code in the game.
+        .target(name: "BackbeatCapture", dependencies: ["BackbeatSupport", "BackbeatMedia"]),
         .target(
             name: "BackbeatEngine",
             dependencies: [
                 "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatTelemetry",
-                .product(name: "Logging", package: "swift-log"),
+                "BackbeatCapture", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "BackbeatEffects",
-            dependencies: ["BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine", "BackbeatTelemetry"]),
+            dependencies: [
+                "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatEngine", "BackbeatTelemetry",
+                "BackbeatCapture",
+            ]),
         .target(
             name: "BackbeatMusic",
             dependencies: [
                 "BackbeatSupport", "BackbeatOpenAL", "BackbeatMedia", "BackbeatSession", "BackbeatEngine",
-                "BackbeatTelemetry",
+                "BackbeatTelemetry", "BackbeatCapture",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -97,6 +103,14 @@ let package = Package(
             dependencies: [
                 "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatEngine", "BackbeatEffects",
                 "BackbeatMusic",
+            ]),
+        // Replays a capture offline (`backbeat replay`): above every module a
+        // capture records, since it calls them again as the game did.
+        .target(
+            name: "BackbeatReplay",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatEngine", "BackbeatEffects",
+                "BackbeatMusic", "BackbeatCapture",
             ]),
         .target(
             name: "BackbeatLibrary",
@@ -115,12 +129,13 @@ let package = Package(
             name: "BackbeatBench",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatEngine", "BackbeatEffects", "BackbeatLibrary",
-                "BackbeatTesting", "BackbeatTelemetry", "COpenAL",
+                "BackbeatTesting", "BackbeatTelemetry", "BackbeatCapture", "BackbeatReplay", "COpenAL",
             ]),
         .executableTarget(
             name: "backbeat",
             dependencies: [
                 "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatBench", "BackbeatTelemetry",
+                "BackbeatReplay", "BackbeatCapture",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser",
                     condition: .when(traits: ["CommandLineTool"])),
@@ -176,6 +191,12 @@ let package = Package(
         // tool and the device scenes as child processes.
         .testTarget(name: "BackbeatOpenALTests", dependencies: ["BackbeatOpenAL", "COpenAL"]),
         .testTarget(name: "BackbeatTelemetryTests", dependencies: ["BackbeatTelemetry", "BackbeatSupport"]),
+        .testTarget(
+            name: "BackbeatCaptureTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects", "BackbeatMusic",
+                "BackbeatSession", "BackbeatCapture", "BackbeatReplay", "BackbeatTesting", "BackbeatTestFixtures",
+            ]),
         .testTarget(
             name: "BackbeatMediaTests",
             dependencies: [
@@ -239,7 +260,7 @@ if Context.environment["BACKBEAT_FUZZ"] == "1" {
     let fuzzers: [(String, [Target.Dependency])] = [
         ("FuzzVorbisComments", ["BackbeatMedia"]), ("FuzzPictureBlock", ["BackbeatMedia"]),
         ("FuzzOggAsset", ["FuzzSupport", "FuzzOggMutator"]), ("FuzzWAVAsset", ["FuzzSupport"]),
-        ("FuzzArchive", ["FuzzSupport"]),
+        ("FuzzArchive", ["FuzzSupport"]), ("FuzzCapture", ["BackbeatCapture", "BackbeatReplay"]),
         ("FuzzPlaylist", ["BackbeatLibrary"]), ("FuzzDrumpadCommand", ["DrumpadCore"]),
         ("FuzzAudioAsset", ["Backbeat", "FuzzDriver", "FuzzOggMutator"]),
         ("FuzzSoundEffect", ["Backbeat", "FuzzDriver", "FuzzOggMutator"]),

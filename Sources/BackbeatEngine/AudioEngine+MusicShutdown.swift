@@ -27,10 +27,9 @@ extension AudioEngine {
             guard isRunningLocked else { return nil }
             if case .offline = output { return nil }
             let frames = shutdownFadeStorage.frames(atSampleRate: sampleRate, rounding: .up)
-            let players = musicPlayers.compactMap(\.player).filter(\.isAudible)
-            guard frames > 0, !players.isEmpty else { return nil }
+            guard beginShutdownFadeLocked(frames: frames) else { return nil }
             let start = currentFrameLocked
-            for player in players { player.beginShutdownFade(at: start, frames: frames) }
+            recordLocked(.shutdownFade) { $0.append(frames) }
             // One more update period so the last gain step (silence) is applied and heard.
             return (start, start + frames + Int64(updateInterval) * 2)
         }
@@ -50,5 +49,20 @@ extension AudioEngine {
         case .device, .file(_, _, .realTime):
             waitForRealTime(toReach: span.end, atMost: Double(span.end - span.start) / Double(sampleRate) * 2 + 0.5)
         }
+    }
+
+    /// Starts the shutdown fade, over `frames`, on every audible music
+    /// player; false when none is audible or `frames` is not positive. A
+    /// replay calls it where the captured game's shutdown began.
+    ///
+    /// - Parameter frames: The fade's length.
+    /// - Returns: Whether any player started fading.
+    package func beginShutdownFadeLocked(frames: Int64) -> Bool {
+        preconditionLocked()
+        let players = musicPlayers.compactMap(\.player).filter(\.isAudible)
+        guard frames > 0, !players.isEmpty else { return false }
+        let start = currentFrameLocked
+        for player in players { player.beginShutdownFade(at: start, frames: frames) }
+        return true
     }
 }

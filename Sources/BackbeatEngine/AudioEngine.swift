@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatMedia
 import BackbeatOpenAL
 import BackbeatSession
@@ -130,6 +131,11 @@ public final class AudioEngine: @unchecked Sendable {
     package var telemetryServer: TelemetryServer?
     /// Monitoring's own state and the figures it reports (`AudioEngine+Monitoring.swift`).
     var monitoring = EngineMonitoring()
+    /// The capture being written while one is on, else nil: the one check
+    /// every recorded entry point pays when nobody captures (`AudioEngine+Capture.swift`).
+    package var captureRecorder: CaptureRecorder?
+    /// Who writes state into a capture as it starts.
+    var captureObservers: [WeakCaptureObserver] = []
     private var isShutDown = false
     private var scratch: [Float] = []
     /// The thread that steps a real-time output (see `EngineUpdateLoop`).
@@ -284,6 +290,7 @@ public final class AudioEngine: @unchecked Sendable {
             updateLoop.start(for: self, rendering: true)
         }
         startMonitoringIfAsked(environment: ProcessInfo.processInfo.environment)
+        startCaptureIfAsked(environment: ProcessInfo.processInfo.environment)
     }
 
     deinit { shutdown() }
@@ -371,7 +378,7 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Renders into `samples`, which must hold `frames * channelCount` floats.
-    func render(frames: Int, into samples: inout [Float]) throws {
+    package func render(frames: Int, into samples: inout [Float]) throws {
         guard frames > 0 else {
             throw BackbeatError(
                 .invalidArgument, operation: "render(frames:)", reason: "frames must be positive, got \(frames)")
@@ -492,8 +499,10 @@ public final class AudioEngine: @unchecked Sendable {
     /// a voice's completion, the last release of the engine there).
     public func shutdown() {
         stopMonitoring()
+        withLock { recordLocked(.shutdown) { _ in } }
         fadeOutMusicBeforeShutdown()
         updateLoop.stop(of: self)
+        finishCaptureAtShutdown()
         deviceWatch.stop()
         withLock {
             guard !isShutDown else { return }

@@ -154,7 +154,7 @@ package final class SoundFileWriter {
     }
 
     /// Abandons the file; nothing is left on disk.
-    func cancel() {
+    package func cancel() {
         floatWAV?.cancel()
         floatWAV = nil
         guard let handle else { return }

@@ -18,6 +18,7 @@ struct BackbeatCommand: AsyncParsableCommand {
             PlayersCommand.self,
             BankCommand.self,
             MonitorCommand.self,
+            ReplayCommand.self,
             BenchCommand.self,
         ])
 

@@ -100,6 +100,12 @@ func printError(_ error: any Error) {
     FileHandle.standardError.write(Data("backbeat: \(line.replacingOccurrences(of: "\n", with: " "))\n".utf8))
 }
 
+/// Writes one line, `backbeat: warning: <message>`, to standard error.
+func printWarning(_ message: String) {
+    FileHandle.standardError.write(
+        Data("backbeat: warning: \(message.replacingOccurrences(of: "\n", with: " "))\n".utf8))
+}
+
 /// What `info` reports about one file.
 struct FileInfo {
     let container: String

@@ -1,0 +1,10 @@
+import BackbeatSupport
+
+extension BackbeatError.Code {
+    /// A file given as a capture is not one (it does not start as a capture does).
+    public static let notACapture = Self("not a capture")
+    /// A capture written by a newer Backbeat, in a format this one cannot read.
+    public static let captureVersionUnsupported = Self("capture format too new")
+    /// A capture could not be started (a second capture of one engine, or the file could not be made).
+    public static let sessionCaptureUnavailable = Self("session capture unavailable")
+}

@@ -1,0 +1,160 @@
+import BackbeatMedia
+import BackbeatSupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Writes a capture file as the game runs.
+///
+/// ``append(_:frame:_:)`` encodes a record into memory (no system call, no
+/// allocation once the buffers have grown) and returns; a thread of its own
+/// closes a block and writes it at least every ``CaptureFormat/flushInterval``
+/// of wall time, or sooner once a block's worth is waiting. So a crash
+/// loses at most the last half second, and the game's thread never waits
+/// for the disk.
+package final class CaptureFileWriter: @unchecked Sendable {
+    private struct State {
+        var pending: [UInt8] = []
+        var scratch = CaptureEncoder()
+        var lastFrame: Int64 = 0
+        var closing = false
+        var error: BackbeatError?
+        var bytesWritten: Int64 = 0
+        var records = 0
+    }
+
+    /// Where the capture goes.
+    package let url: URL
+    private let state = ConditionLock(State())
+    private let descriptor: Int32
+    private var thread: JoinableThread?
+
+    /// Creates (or replaces) the file at `url`, writes its header and starts the writing thread.
+    ///
+    /// - Parameter url: The capture file.
+    /// - Throws: ``BackbeatError/Code/writeFailed`` when the file cannot be made.
+    package init(url: URL) throws {
+        self.url = url
+        let fd = Glibc.open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw BackbeatError(
+                .writeFailed, operation: "startCapture", url: url, reason: String(cString: strerror(errno)))
+        }
+        descriptor = fd
+        var header = CaptureFormat.magic
+        withUnsafeBytes(of: CaptureFormat.version.littleEndian) { header.append(contentsOf: $0) }
+        header.append(contentsOf: [0, 0])
+        if let reason = Self.writeAll(header, to: fd) {
+            Glibc.close(fd)
+            throw BackbeatError(.writeFailed, operation: "startCapture", url: url, reason: reason)
+        }
+        state.withLockedValue { $0.bytesWritten = Int64(header.count) }
+        let thread = JoinableThread(name: "Backbeat capture") { [self] in run() }
+        self.thread = thread
+        thread.start()
+    }
+
+    deinit { Glibc.close(descriptor) }
+
+    /// Appends one record. Call it from any thread; records keep the order of the calls.
+    ///
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - frame: The engine frame at which it took effect.
+    ///   - encode: Writes the record's payload.
+    package func append(_ kind: CaptureKind, frame: Int64, _ encode: (inout CaptureEncoder) -> Void) {
+        state.update { state in
+            guard !state.closing else { return false }
+            state.scratch.removeAll()
+            encode(&state.scratch)
+            var header = CaptureEncoder()
+            header.append(UInt64(kind.rawValue))
+            header.append(frame &- state.lastFrame)
+            header.append(UInt64(state.scratch.bytes.count))
+            state.lastFrame = frame
+            state.pending.append(contentsOf: header.bytes)
+            state.pending.append(contentsOf: state.scratch.bytes)
+            state.records += 1
+            return state.pending.count >= CaptureFormat.targetBlockBytes
+        }
+    }
+
+    /// Bytes in the file so far (header and blocks written).
+    package var bytesWritten: Int64 { state.withLockedValue { $0.bytesWritten } }
+
+    /// Records appended so far.
+    package var recordCount: Int { state.withLockedValue { $0.records } }
+
+    /// Writes what is waiting, stops the thread and closes the file. Idempotent.
+    ///
+    /// - Throws: The first write error the file met (the capture up to it is readable).
+    package func close() throws {
+        state.withLockedValue { $0.closing = true }
+        thread?.joinUnlessCurrent()
+        thread = nil
+        if let error = state.withLockedValue({ $0.error }) { throw error }
+    }
+
+    private func run() {
+        while true {
+            let deadline = MonotonicClock.now() + CaptureFormat.flushInterval
+            _ = state.wait(until: deadline) { $0.closing || $0.pending.count >= CaptureFormat.targetBlockBytes }
+            let (block, closing) = state.withLockedValue { state -> ([UInt8], Bool) in
+                let block = state.pending
+                state.pending.removeAll(keepingCapacity: true)
+                return (block, state.closing)
+            }
+            if !block.isEmpty { writeBlock(block) }
+            if closing { return }
+        }
+    }
+
+    private func writeBlock(_ payload: [UInt8]) {
+        var start = 0
+        while start < payload.count {
+            let end = min(payload.count, start + CaptureFormat.maximumBlockBytes)
+            // Blocks end on record boundaries only when they fit; a longer
+            // run is split, and the reader joins blocks before reading records.
+            let chunk = payload[start..<end]
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(chunk.count + CaptureFormat.blockHeaderBytes)
+            withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: CRC32.checksum(chunk).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: chunk)
+            if let reason = Self.writeAll(bytes, to: descriptor) {
+                state.withLockedValue { state in
+                    if state.error == nil {
+                        state.error = BackbeatError(.writeFailed, operation: "capture", url: url, reason: reason)
+                    }
+                }
+                return
+            }
+            state.withLockedValue { $0.bytesWritten += Int64(bytes.count) }
+            start = end
+        }
+    }
+
+    /// Writes every byte, retrying short writes; returns the system's reason on failure.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
+        bytes.withUnsafeBytes { buffer -> String? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+}
