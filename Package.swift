@@ -234,7 +234,10 @@ let package = Package(
         .testTarget(name: "BackbeatTestingTests", dependencies: ["Backbeat", "BackbeatTesting"]),
         .testTarget(
             name: "BackbeatIntegrationTests",
-            dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatTesting", "BackbeatTestFixtures"]),
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatTesting", "BackbeatTestFixtures",
+                "BackbeatCapture",
+            ]),
         .testTarget(
             name: "DrumpadTests",
             dependencies: [

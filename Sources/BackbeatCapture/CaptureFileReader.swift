@@ -47,10 +47,18 @@ package final class CaptureFileReader {
     ///   ``BackbeatError/Code/captureVersionUnsupported`` when a newer format wrote it.
     package init(url: URL) throws {
         self.url = url
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that a FIFO cannot hang the open; only a regular
+        // file is read (a device such as /dev/zero would never end).
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code: BackbeatError.Code = errno == ENOENT ? .fileNotFound : .readFailed
             throw BackbeatError(code, operation: "read capture", url: url, reason: String(cString: strerror(errno)))
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            throw BackbeatError(
+                .notACapture, operation: "read capture", url: url, reason: "it is not a regular file")
         }
         descriptor = fd
         var header = [UInt8](repeating: 0, count: CaptureFormat.headerBytes)

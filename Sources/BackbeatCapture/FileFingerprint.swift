@@ -40,12 +40,19 @@ package struct FileFingerprint: Sendable, Equatable {
     /// - Parameter url: The file.
     /// - Throws: ``BackbeatError/Code/fileNotFound`` or ``BackbeatError/Code/readFailed``.
     package init(of url: URL) throws {
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that a path naming a FIFO cannot hang the open; a
+        // capture names files, so a device or a pipe is refused (reading
+        // /dev/zero through would never end).
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code: BackbeatError.Code = errno == ENOENT ? .fileNotFound : .readFailed
             throw BackbeatError(code, operation: "fingerprint", url: url, reason: String(cString: strerror(errno)))
         }
         defer { Glibc.close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw BackbeatError(.readFailed, operation: "fingerprint", url: url, reason: "not a regular file")
+        }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         var size: Int64 = 0
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)

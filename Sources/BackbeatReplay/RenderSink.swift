@@ -29,9 +29,6 @@ struct RenderSink {
     /// Whether rendering reached `to`.
     var isDone: Bool { lastFrame.map { renderedTo >= $0 } ?? false }
 
-    /// Where to stop when the records run out: `to`, else the last record's frame.
-    func endFrame(lastRecord: Int64) -> Int64 { lastFrame ?? lastRecord }
-
     /// Renders from where it is to `frame` (capped at `to`), writing what lies inside `from`…`to`.
     mutating func render(engine: AudioEngine, to frame: Int64) throws {
         let target = min(frame, lastFrame ?? .max)

@@ -26,6 +26,9 @@ package final class Replayer {
         package var to: Double?
         /// The one bus to hear (the others are silenced by soloing it).
         package var soloBus: String?
+        /// Whether to render between records; false applies every record at
+        /// once, rendering nothing (the fuzzer: every decoder reached, no audio).
+        package var rendersAudio: Bool
 
         /// Options.
         ///
@@ -33,10 +36,12 @@ package final class Replayer {
         ///   - from: Seconds before which nothing is written.
         ///   - to: Seconds after which rendering stops.
         ///   - soloBus: The one bus to hear.
-        package init(from: Double? = nil, to: Double? = nil, soloBus: String? = nil) {
+        ///   - rendersAudio: Whether to render between records.
+        package init(from: Double? = nil, to: Double? = nil, soloBus: String? = nil, rendersAudio: Bool = true) {
             self.from = from
             self.to = to
             self.soloBus = soloBus
+            self.rendersAudio = rendersAudio
         }
     }
 
@@ -67,9 +72,15 @@ package final class Replayer {
     /// Where warnings go (a sound whose content changed since the capture): one line each.
     package var warn: (String) -> Void = { _ in }
 
+    /// Files already checked against their fingerprints, by path (``capturedFile(_:naming:in:)``).
+    var checkedFiles: [String: FileFingerprint] = [:]
+
     private let reader: CaptureFileReader
     private var ended = false
     private var shutDown = false
+    /// Whether `--solo`'s bus was found, and how many objects the last search saw.
+    private var soloFound = false
+    private var objectsSearchedForSolo = 0
 
     /// Opens the capture at `url` and an engine like the captured one.
     ///
@@ -83,7 +94,8 @@ package final class Replayer {
         guard let first = reader.next(), first.kind == .open else {
             throw BackbeatError(
                 .notACapture, operation: "replay", url: url,
-                reason: reader.damage ?? "its first record is not an engine opening")
+                reason: reader.damage.map { "nothing whole before the damage: \($0)" }
+                    ?? "it holds no engine opening (the game stopped before the first half second was written?)")
         }
         var decoder = first.decoder
         do {
@@ -117,27 +129,71 @@ package final class Replayer {
         var sink = RenderSink(
             writer: writer, channels: opening.channelCount, rate: opening.sampleRate,
             start: startFrame, options: options)
+        var damage: String?
         do {
+            var lastApplied = startFrame
+            var reachedTo = false
             while let record = reader.next() {
-                if sink.isPastEnd(record.frame) { break }
+                if sink.isPastEnd(record.frame) {
+                    reachedTo = true
+                    break
+                }
                 try render(to: record.frame, into: &sink)
                 summary.at(seconds: seconds(of: record.frame))
                 if record.kind == .end {
                     ended = true
+                    lastApplied = record.frame
                     break
                 }
-                try apply(record)
+                do {
+                    try apply(record)
+                } catch let error as BackbeatError where error.code == .captureDamaged {
+                    // A record that makes no sense is damage, like a block that
+                    // fails its check: what came before it stands.
+                    damage = error.reason ?? "\(error.code)"
+                    break
+                }
+                lastApplied = record.frame
+                if let solo = options.soloBus, !soloFound, objects.count != objectsSearchedForSolo {
+                    soloBusIfMade(solo)
+                }
             }
-            if !sink.isDone { try render(to: sink.endFrame(lastRecord: reader.lastFrame), into: &sink) }
+            if damage == nil, let readerDamage = reader.damage {
+                damage = "at \(ReplaySummary.format(seconds: seconds(of: lastApplied))) s, \(readerDamage)"
+            }
+            // The capture ends at its end record, or at its last whole record
+            // when cut short; `--to` past that renders no further.
+            if !sink.isDone { try render(to: reachedTo ? .max : lastApplied, into: &sink) }
+            if options.rendersAudio, let from = options.from, sink.framesWritten == 0 {
+                throw BackbeatError(
+                    .invalidArgument, operation: "replay",
+                    reason: "--from \(ReplaySummary.format(seconds: from)) s is past the capture's end, "
+                        + "\(ReplaySummary.format(seconds: seconds(of: lastApplied))) s")
+            }
+            if let solo = options.soloBus, !soloFound {
+                throw BackbeatError(
+                    .invalidArgument, operation: "replay",
+                    reason: "--solo: the capture has no bus named \"\(solo)\" (\(busNames.joined(separator: ", ")))")
+            }
             try writer?.finish()
         } catch {
             writer?.cancel()
+            engine.shutdown()
             throw error
         }
         engine.shutdown()
         return Result(
-            framesWritten: sink.framesWritten, framesRendered: sink.renderedTo - startFrame, damage: reader.damage,
+            framesWritten: sink.framesWritten, framesRendered: sink.renderedTo - startFrame, damage: damage,
             ended: ended)
+    }
+
+    /// The names of every bus the replay knows: the engine's and those the capture made.
+    private var busNames: [String] {
+        allBuses.map(\.name)
+    }
+
+    private var allBuses: [Bus] {
+        [engine.masterBus, engine.musicBus, engine.effectsBus] + objects.values.compactMap { $0 as? Bus }
     }
 
     /// Seconds from the capture's start to `frame`.
@@ -153,6 +209,7 @@ package final class Replayer {
     package func note(_ event: String) { summary.note(event) }
 
     private func render(to frame: Int64, into sink: inout RenderSink) throws {
+        guard options.rendersAudio else { return }
         try sink.render(engine: engine, to: frame)
     }
 
@@ -185,8 +242,8 @@ package final class Replayer {
     ///   - error: What the decoder found.
     package func damaged(_ record: CaptureRecord, _ error: any Error) -> BackbeatError {
         BackbeatError(
-            .notACapture, operation: "replay",
-            reason: "record \(record.kind) at \(ReplaySummary.format(seconds: seconds(of: record.frame))) s: \(error)")
+            .captureDamaged, operation: "replay",
+            reason: "at \(ReplaySummary.format(seconds: seconds(of: record.frame))) s, record \(record.kind): \(error)")
     }
 
     /// The object with capture id `id`, as `T`.
@@ -207,9 +264,10 @@ package final class Replayer {
     ///
     /// - Parameter name: The bus's name.
     package func soloBusIfMade(_ name: String) {
-        for bus in [engine.masterBus, engine.musicBus, engine.effectsBus] + objects.values.compactMap({ $0 as? Bus })
-        where bus.name == name {
+        objectsSearchedForSolo = objects.count
+        for bus in allBuses where bus.name == name {
             bus.isSoloed = true
+            soloFound = true
         }
     }
 

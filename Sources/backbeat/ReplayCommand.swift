@@ -13,8 +13,11 @@ struct ReplayCommand: ParsableCommand {
             complete: a failed replay leaves no file. A capture of an offline or file session begun as its
             engine opened replays bit for bit; a device session replays the same sounds at the same engine
             frames. --summary prints what happened, one line per second. --from and --to render a part (in
-            seconds from the capture's start); --solo BUS renders one bus. A capture cut short (a crash) replays
-            up to the damage and says where it stopped. Errors are one line on standard error, exit status 1.
+            seconds from the capture's start); --solo BUS renders one bus. The sounds load from the paths the
+            game used: a missing one is an error naming it and its path, one whose content changed since is a
+            warning and the replay goes on. A capture cut short (a crash) or damaged replays up to the damage,
+            writes what it rendered, and says where it stopped in one warning line (exit status 0). Errors are
+            one line on standard error, exit status 1, and no WAV.
             """)
 
     @Argument(help: "The capture file.")
@@ -54,8 +57,11 @@ struct ReplayCommand: ParsableCommand {
                 var timeline = replayer.summary
                 for line in timeline.finish() { print(line) }
             }
+            // A capture cut short (a crash) or damaged is still worth hearing:
+            // the replay keeps what came before the damage, says where it
+            // stopped in one line, and succeeds.
             if let damage = result.damage {
-                printWarning("the capture is damaged: replayed up to \(damage)")
+                printWarning("the capture stops early \(damage); replayed up to there")
             } else if !result.ended {
                 printWarning("the capture has no end record (the game did not stop it): replayed all it holds")
             }
