@@ -23,6 +23,8 @@ public struct DrumpadOptions: Sendable, Equatable {
     public var mpris = false
     /// Whether to serve live telemetry to `backbeat monitor` (`--monitor`).
     public var monitor = false
+    /// Where to write a capture of the session, for `backbeat replay` (`--capture FILE`).
+    public var capture: URL?
     /// Whether to show OpenAL Soft's and ALSA's messages (`--verbose`).
     public var verbose = false
     /// Whether `--help` was asked for.
@@ -32,7 +34,7 @@ public struct DrumpadOptions: Sendable, Equatable {
     public static let usage = """
         usage: drumpad [--library DIR] [--assets DIR] [--output FILE.wav] [--script FILE]
                        [--latency low|default|safe] [--quantize off|on|1/4|1/8|1/16] [--seed N]
-                       [--mpris] [--monitor] [--verbose]
+                       [--mpris] [--monitor] [--capture FILE] [--verbose]
           --library DIR      the music library to scan (default: Assets/Music)
           --assets DIR       the folder holding Drums/ and Music/ (default: ./Assets, or beside the executable)
           --output FILE.wav  render to a WAV file instead of the sound device (the default when there is none)
@@ -42,6 +44,7 @@ public struct DrumpadOptions: Sendable, Equatable {
           --seed N           the seed of `random` (default: 8)
           --mpris            publish the music player on the desktop bus, as backbeat.drumpad (media keys, playerctl)
           --monitor          serve live telemetry to `backbeat monitor PID` (prints the PID to pass)
+          --capture FILE     record the session to FILE; `backbeat replay FILE --output out.wav` renders it again
           --verbose          show the sound libraries' messages (OpenAL Soft, ALSA) on standard error
         Commands, one per line: 1-4 or snare|bass|tambourine|maraca [VELOCITY], play, pause, toggle, next, prev,
         seek 1:23, stop, repeat none|one|all, shuffle off|songs|albums, random [GENRE], pick, now,
@@ -73,6 +76,7 @@ public struct DrumpadOptions: Sendable, Equatable {
             case "--assets": assets = URL(fileURLWithPath: try value(argument), isDirectory: true)
             case "--output": output = URL(fileURLWithPath: try value(argument))
             case "--script": script = URL(fileURLWithPath: try value(argument))
+            case "--capture": capture = URL(fileURLWithPath: try value(argument))
             case "--latency":
                 let word = try value(argument)
                 guard let preset = Self.latencyPresets[word] else {

@@ -89,6 +89,16 @@ if options.monitor {
         print("monitor: \(error)")
     }
 }
+// --capture: from the engine's opening, so a capture of a file render replays to the same bits.
+if let capture = options.capture {
+    do {
+        _ = try engine.startCapture(to: capture)
+        print("capture: recording to \(capture.path); `backbeat replay \(capture.path) --output out.wav` renders it")
+    } catch {
+        engine.shutdown()
+        fail("\(error)")
+    }
+}
 let library = openLibrary(options.library ?? assets.appendingPathComponent("Music", isDirectory: true))
 
 let terminal = interactive ? Terminal() : nil

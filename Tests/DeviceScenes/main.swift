@@ -19,6 +19,7 @@ import BackbeatTesting
 //   DeviceScenes capture DIR  the engine plays a 1 kHz tone at 0.5; capture records the sink's monitor to DIR
 //   DeviceScenes tone DIR     the engine plays a 1 kHz tone at 0.5 until the test writes "stop"
 //   DeviceScenes nocapture DIR  opening the default capture device with no sound server
+//   DeviceScenes replay DIR   four percussive sounds played at engine frames, captured to DIR/device.bbcap
 import Foundation
 
 /// Prints a line at once (standard output is a pipe: no buffering).
@@ -131,7 +132,7 @@ struct Scene {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    say("usage: DeviceScenes reopen|frozen|follow|timing|idle|snapshot|capture|tone|nocapture DIR")
+    say("usage: DeviceScenes reopen|frozen|follow|timing|idle|snapshot|capture|tone|nocapture|replay DIR")
     exit(64)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -375,6 +376,46 @@ do {
         say("playing")
         wait("the test's word to stop", seconds: 120) { commands.withLockedValue { $0.contains("stop") } }
         voice.stop()
+        engine.shutdown()
+        say("done")
+    case "replay":
+        // A device session captured for `backbeat replay`: four distinct
+        // percussive sounds from files (a decaying tone each, 500 Hz to
+        // 3 kHz at four levels), played with play() at engine frames 0.3 s
+        // apart, twice over; the capture is the file DIR/device.bbcap.
+        let engine = try AudioEngine(output: .device())
+        let capture = try engine.startCapture(to: directory.appendingPathComponent("device.bbcap"))
+        let kinds: [(frequency: Double, level: Float)] = [(500, 0.6), (1_000, 0.3), (2_000, 0.45), (3_000, 0.2)]
+        var sounds: [SoundEffect] = []
+        for (index, kind) in kinds.enumerated() {
+            var samples = [Float](repeating: 0, count: 9_600 * 2)
+            for i in 0..<9_600 {
+                let value =
+                    kind.level
+                    * Float(exp(-Double(i) / 2_400) * sin(2 * Double.pi * kind.frequency * Double(i) / 48_000))
+                samples[2 * i] = value
+                samples[2 * i + 1] = value
+            }
+            let url = directory.appendingPathComponent("hit\(index).wav")
+            let writer = try SoundFileWriter(
+                url: url, type: .wavFloat, sampleRate: 48_000, channelCount: 2, overwrite: true)
+            try writer.write(samples[...])
+            try writer.finish()
+            let sound = SoundEffect(contentsOf: url, engine: engine)
+            try await sound.preload()
+            sounds.append(sound)
+        }
+        let rate = Int64(engine.sampleRate)
+        let start = engine.currentFrame + rate / 4
+        for hit in 0..<8 {
+            let due = start + Int64(hit) * rate * 3 / 10
+            wait("hit \(hit)") { engine.currentFrame >= due }
+            sounds[hit % sounds.count].play()
+        }
+        let end = start + 8 * rate * 3 / 10 + rate / 2
+        wait("the last hit's tail") { engine.currentFrame >= end }
+        try capture.stop()
+        say("replay update=\(engine.updateInterval) rate=\(rate)")
         engine.shutdown()
         say("done")
     case "nocapture":

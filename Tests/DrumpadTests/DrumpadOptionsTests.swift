@@ -41,3 +41,16 @@ import Testing
         #expect(DrumpadOptions.usage.contains("--monitor"))
     }
 }
+
+/// `--capture FILE`: the flag, its value, and the usage line that tells of it.
+@Suite struct DrumpadCaptureOptionTests {
+    @Test("--capture FILE names the capture; it is off by default, needs a value, and the usage names it")
+    func captureOption() throws {
+        #expect(
+            try DrumpadOptions(arguments: ["--capture", "session.bbcap"]).capture?.lastPathComponent == "session.bbcap")
+        #expect(try DrumpadOptions(arguments: []).capture == nil)
+        let missing = #expect(throws: DrumpadOptionsError.self) { try DrumpadOptions(arguments: ["--capture"]) }
+        #expect(missing?.description == "--capture needs a value")
+        #expect(DrumpadOptions.usage.contains("--capture FILE"))
+    }
+}
