@@ -160,6 +160,15 @@ package struct BenchTable: Sendable {
         Row(
             "monitor.cpu_ratio_on", "the same with a client reading 10 snapshots a second, against off", unit: "×",
             goal: "≤ 1.05"),
+        Row(
+            "capture.trigger_overhead_us", "one `play()` with capture on, minus off, 99th percentile", unit: "µs",
+            goal: "≤ 1.0"),
+        Row(
+            "capture.xrealtime_ratio", "the 255-emitter scene's speed with capture on, over off", unit: "×",
+            goal: "≥ 0.95"),
+        Row(
+            "capture.bytes_per_min_1000", "capture size per minute, 1,000 emitters moved 50 times a second",
+            unit: "bytes", decimals: 0),
     ]
 
     /// The table in Markdown, then a blank line and the run's line.
