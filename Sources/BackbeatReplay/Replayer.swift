@@ -74,6 +74,8 @@ package final class Replayer {
 
     /// Files already checked against their fingerprints, by path (``capturedFile(_:naming:in:)``).
     var checkedFiles: [String: FileFingerprint] = [:]
+    /// The effects' records' state between records (Replayer+EffectsVoices.swift).
+    let effectsReplay = EffectsReplayState()
 
     private let reader: CaptureFileReader
     private var ended = false
