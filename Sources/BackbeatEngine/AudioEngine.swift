@@ -278,6 +278,7 @@ public final class AudioEngine: @unchecked Sendable {
         clock.engine = self
         sessionTarget.engine = self
         session.attach(target: sessionTarget)
+        recordSessionCallsInCaptures()
         if case .device = output {
             eventDelivery = EventDeliveryQueue(name: "Backbeat events")
             deliverSessionUpdatesOffTheAudioThread()
