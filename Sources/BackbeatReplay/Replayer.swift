@@ -72,8 +72,6 @@ package final class Replayer {
     /// Where warnings go (a sound whose content changed since the capture): one line each.
     package var warn: (String) -> Void = { _ in }
 
-    /// Files already checked against their fingerprints, by path (``capturedFile(_:naming:in:)``).
-    var checkedFiles: [String: FileFingerprint] = [:]
     /// The effects' records' state between records (Replayer+EffectsVoices.swift).
     let effectsReplay = EffectsReplayState()
 
