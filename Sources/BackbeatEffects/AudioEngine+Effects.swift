@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 
@@ -27,7 +28,12 @@ extension AudioEngine {
     /// evicts at the next load; a sound larger than the budget fails to load.
     public var effectCacheBudget: Int {
         get { withLock { effectCacheLocked.budget } }
-        set { withLock { effectCacheLocked.budget = max(0, newValue) } }
+        set {
+            withLock {
+                recordLocked(.effectsCacheBudget) { $0.append(newValue) }
+                effectCacheLocked.budget = max(0, newValue)
+            }
+        }
     }
 
     /// OpenAL sources the voice pool owns (what the device grants, less a

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatOpenAL
 import BackbeatSupport
@@ -145,10 +146,13 @@ extension AudioEngine {
     }
 
     /// Sets one of the listener's properties and applies the listener, unless `isValid` is false.
-    private func setListener<Value>(_ key: ReferenceWritableKeyPath<Listener, Value>, to value: Value, if isValid: Bool)
-    {
+    private func setListener<Value>(
+        _ key: ReferenceWritableKeyPath<Listener, Value>, to value: Value, if isValid: Bool,
+        recording change: ListenerChange, _ argument: (inout CaptureEncoder) -> Void
+    ) {
         guard isValid else { return }
         withLock {
+            recordListenerLocked(change, argument)
             let listener = listenerLocked
             listener[keyPath: key] = value
             listener.applyLocked()
@@ -163,7 +167,9 @@ extension AudioEngine {
     public var listenerPosition: Audio3DPoint {
         get { withLock { listenerLocked.position } }
         set {
-            setListener(\.position, to: newValue, if: newValue.isFinite)
+            setListener(\.position, to: newValue, if: newValue.isFinite, recording: .position) {
+                EffectsCaptureCoding.encode(newValue, into: &$0)
+            }
             withLock { existingEffectsLocked?.listener?.followed = nil }
         }
     }
@@ -179,7 +185,14 @@ extension AudioEngine {
         set {
             withLock {
                 let listener = listenerLocked
-                if listener.setAngular(newValue) { listener.applyLocked() }
+                if listener.setAngular(newValue) {
+                    recordListenerLocked(.angularOrientation) {
+                        $0.append(newValue.yaw)
+                        $0.append(newValue.pitch)
+                        $0.append(newValue.roll)
+                    }
+                    listener.applyLocked()
+                }
             }
         }
     }
@@ -200,7 +213,13 @@ extension AudioEngine {
         set {
             withLock {
                 let listener = listenerLocked
-                if listener.setVectors(newValue) { listener.applyLocked() }
+                if listener.setVectors(newValue) {
+                    recordListenerLocked(.vectorOrientation) {
+                        EffectsCaptureCoding.encode(newValue.forward, into: &$0)
+                        EffectsCaptureCoding.encode(newValue.up, into: &$0)
+                    }
+                    listener.applyLocked()
+                }
             }
         }
     }
@@ -216,6 +235,7 @@ extension AudioEngine {
         set {
             withLock {
                 guard newValue.isValid else { return }
+                recordListenerLocked(.distance) { EffectsCaptureCoding.encode(newValue, into: &$0) }
                 let listener = listenerLocked
                 listener.distanceParameters = newValue
                 listener.applyLocked()
@@ -230,7 +250,11 @@ extension AudioEngine {
     /// or infinite component is ignored.
     public var listenerVelocity: Audio3DPoint {
         get { withLock { listenerLocked.velocity } }
-        set { setListener(\.velocity, to: newValue, if: newValue.isFinite) }
+        set {
+            setListener(\.velocity, to: newValue, if: newValue.isFinite, recording: .velocity) {
+                EffectsCaptureCoding.encode(newValue, into: &$0)
+            }
+        }
     }
 
     /// Scales the Doppler shift of positioned voices: 1 (the default) is
@@ -238,7 +262,13 @@ extension AudioEngine {
     /// non-finite values are ignored.
     public var dopplerFactor: Float {
         get { withLock { listenerLocked.dopplerFactor } }
-        set { setListener(\.dopplerFactor, to: newValue, if: newValue.isFinite && newValue >= 0) }
+        set {
+            setListener(
+                \.dopplerFactor, to: newValue, if: newValue.isFinite && newValue >= 0, recording: .dopplerFactor
+            ) {
+                $0.append(newValue)
+            }
+        }
     }
 
     /// The speed of sound for the Doppler shift, in metres per second
@@ -246,7 +276,11 @@ extension AudioEngine {
     /// are ignored.
     public var speedOfSound: Float {
         get { withLock { listenerLocked.speedOfSound } }
-        set { setListener(\.speedOfSound, to: newValue, if: newValue.isFinite && newValue > 0) }
+        set {
+            setListener(\.speedOfSound, to: newValue, if: newValue.isFinite && newValue > 0, recording: .speedOfSound) {
+                $0.append(newValue)
+            }
+        }
     }
 
     /// The level, in dBFS, below which a positioned voice gives up its OpenAL
@@ -264,7 +298,13 @@ extension AudioEngine {
     /// level. `-infinity` turns this off; NaN and values above 0 are ignored.
     public var audibilityThreshold: Float {
         get { withLock { voicePoolLocked.thresholdDecibels } }
-        set { withLock { _ = voicePoolLocked.setThreshold(decibels: newValue) } }
+        set {
+            withLock {
+                if voicePoolLocked.setThreshold(decibels: newValue) {
+                    recordListenerLocked(.audibilityThreshold) { $0.append(newValue) }
+                }
+            }
+        }
     }
 
     /// How far, in dB, below ``audibilityThreshold`` a virtual looping voice's
@@ -278,7 +318,13 @@ extension AudioEngine {
     /// its time). NaN, negative and infinite values are ignored.
     public var audibilityMargin: Float {
         get { withLock { voicePoolLocked.marginDecibels } }
-        set { withLock { _ = voicePoolLocked.setMargin(decibels: newValue) } }
+        set {
+            withLock {
+                if voicePoolLocked.setMargin(decibels: newValue) {
+                    recordListenerLocked(.audibilityMargin) { $0.append(newValue) }
+                }
+            }
+        }
     }
 
     /// Whether positioned voices are rendered through a head-related transfer
@@ -307,6 +353,7 @@ extension AudioEngine {
             withLock {
                 let listener = listenerLocked
                 guard listener.outputType != newValue else { return }
+                recordListenerLocked(.outputType) { EffectsCaptureCoding.encode(newValue, into: &$0) }
                 listener.outputType = newValue
                 listener.applyHRTFLocked()
             }
@@ -352,10 +399,15 @@ extension AudioEngine {
             }
             let listener = listenerLocked
             let previous = listener.hrtfDataSet
+            var accepted = true
+            defer {
+                if accepted { recordListenerLocked(.hrtfDataSet) { e in e.appendOptional(name) { $0.append($1) } } }
+            }
             listener.hrtfDataSet = name
             // Only a device rendering through an HRTF shows whether the set loads.
             guard let name, listener.applyHRTFLocked() else { return }
             if device.hrtfDataSetInUse != name {
+                accepted = false
                 listener.hrtfDataSet = previous
                 listener.applyHRTFLocked()
                 throw BackbeatError(

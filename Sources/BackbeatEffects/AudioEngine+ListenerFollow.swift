@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 
 #if canImport(FoundationEssentials)
@@ -37,6 +38,13 @@ extension AudioEngine {
     public func moveListener(to position: Audio3DPoint, orientation: Audio3DVectorOrientation? = nil) {
         guard position.isFinite else { return }
         withLock {
+            recordLocked(.effectsListenerMove) { encoder in
+                EffectsCaptureCoding.encode(position, into: &encoder)
+                encoder.appendOptional(orientation) {
+                    EffectsCaptureCoding.encode($1.forward, into: &$0)
+                    EffectsCaptureCoding.encode($1.up, into: &$0)
+                }
+            }
             let listener = listenerLocked
             let now = currentFrameLocked
             if let orientation { _ = listener.setVectors(orientation) }

@@ -43,6 +43,7 @@ extension AudioEngine {
                 defer { if openBatches == 0 { device.processUpdates() } }
                 if pool.moveBatch(voices, to: positions) { pool.audibilityDirty = true }
             }
+            recordMoveBatchLocked(voices, positions)
         }
     }
 

@@ -24,8 +24,13 @@ final class EffectsState: @unchecked Sendable {
     var glides: VoiceGlides?
     /// What a monitor sees of the effects, and the snapshots it may turn on by name.
     let telemetry: EffectsTelemetry
+    /// What a capture that starts later needs of the effects, and the capture's move batches.
+    let capture: EffectsCaptureObserver
 
-    init(engine: AudioEngine) { telemetry = EffectsTelemetry(engine: engine) }
+    init(engine: AudioEngine) {
+        telemetry = EffectsTelemetry(engine: engine)
+        capture = EffectsCaptureObserver(engine: engine)
+    }
 }
 
 extension AudioEngine {
@@ -40,6 +45,7 @@ extension AudioEngine {
         let state = EffectsState(engine: self)
         effectsState = state
         addTelemetryContributorLocked(state.telemetry)
+        addCaptureObserverLocked(state.capture)
         return state
     }
 

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatOpenAL
@@ -85,6 +86,24 @@ final class EnvironmentMixer: EngineComponent {
     }
 
     fileprivate init() {}
+
+    /// Puts the slot where the reverb would have settled at `frame`, with no
+    /// glide: a replay of a capture that began after the reverb was set
+    /// starts where the captured engine was.
+    func settleLocked(at frame: Int64) {
+        guard let engine, let slot else { return }
+        let wanted = reverb(at: engine.listenerLocked.position, frame: frame)
+        (from, target, glideStart, glideEnd) = (wanted, wanted, frame, frame)
+        nextGlideFrames = nil
+        _ = try? engine.device.withContext {
+            if wanted.gain > 0 {
+                try engine.device.loadReverb(wanted.properties, into: slot)
+                effectLoaded = true
+            }
+            engine.device.setGain(wanted.gain, of: slot)
+        }
+        current = wanted
+    }
 
     func update(at frame: Int64) throws {
         guard let engine, let slot else { return }
@@ -179,6 +198,11 @@ extension AudioEngine {
         _ parameters: AudioEnvironmentReverbParameters, over duration: MediaTime?, curve: FadeCurve = .linear
     ) {
         withLock {
+            recordLocked(.effectsReverb) { encoder in
+                EffectsCaptureCoding.encode(parameters, into: &encoder)
+                EffectsCaptureCoding.encode(duration, into: &encoder)
+                EffectsCaptureCoding.encode(curve, into: &encoder)
+            }
             let mixer = environmentLocked
             mixer.global = parameters
             if let duration {
@@ -193,7 +217,12 @@ extension AudioEngine {
     /// game-wide ``reverbParameters``, continuously.
     public var reverbZones: [ReverbZone] {
         get { withLock { existingEffectsLocked?.environment?.zones ?? [] } }
-        set { withLock { environmentLocked.zones = newValue } }
+        set {
+            withLock {
+                recordLocked(.effectsReverbZones) { EffectsCaptureCoding.encode(newValue, into: &$0) }
+                environmentLocked.zones = newValue
+            }
+        }
     }
 
     /// How many auxiliary sends each source has on the output device, as it

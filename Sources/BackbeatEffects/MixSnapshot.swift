@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSupport
@@ -81,6 +82,8 @@ public final class ActiveMixSnapshot: @unchecked Sendable {
     public let priority: Int
     private weak var engine: AudioEngine?
     private let envelope: SnapshotEnvelope
+    /// Its id in the capture that recorded its activation (under the engine lock).
+    var captureTag = CaptureTag()
 
     init(snapshot: MixSnapshot, priority: Int, engine: AudioEngine, envelope: SnapshotEnvelope) {
         self.snapshot = snapshot
@@ -97,6 +100,7 @@ public final class ActiveMixSnapshot: @unchecked Sendable {
 
     /// Starts the release at `frame` over `frames`, with the engine lock held.
     func releaseLocked(at frame: Int64, frames: Int64, curve: FadeCurve) {
+        recordReleaseLocked(MediaTime(frames: frames, sampleRate: engine?.sampleRate ?? 1), curve)
         envelope.release(at: frame, frames: frames, curve: curve)
     }
 
@@ -113,6 +117,7 @@ public final class ActiveMixSnapshot: @unchecked Sendable {
         try MixSnapshot.check(duration, "ActiveMixSnapshot.release")
         guard let engine else { return }
         engine.withLock {
+            recordReleaseLocked(duration, curve)
             envelope.release(
                 at: engine.currentFrameLocked, frames: duration.frames(atSampleRate: engine.sampleRate), curve: curve)
         }
@@ -218,7 +223,28 @@ extension AudioEngine {
             mixer.snapshotReverbs.insert((envelope, reverb), at: index)
         }
         let active = ActiveMixSnapshot(snapshot: snapshot, priority: priority, engine: self, envelope: envelope)
+        _ = captureIDLocked(&active.captureTag, declaring: .effectsSnapshotActivate) { encoder in
+            EffectsCaptureCoding.encode(snapshot, into: &encoder)
+            EffectsCaptureCoding.encode(duration, into: &encoder)
+            EffectsCaptureCoding.encode(curve, into: &encoder)
+            encoder.append(priority)
+        }
         effectsLocked.telemetry.snapshots.remember(active, duration: duration, curve: curve)
         return active
+    }
+}
+
+extension ActiveMixSnapshot {
+    /// Records a release of an activation the capture saw. With the lock held.
+    fileprivate func recordReleaseLocked(_ duration: MediaTime, _ curve: FadeCurve) {
+        guard let engine, let recorder = engine.captureRecorder, captureTag.generation == recorder.generation,
+            !envelope.isReleased
+        else { return }
+        let id = captureTag.id
+        engine.recordLocked(.effectsSnapshotRelease) { encoder in
+            encoder.append(id)
+            EffectsCaptureCoding.encode(duration, into: &encoder)
+            EffectsCaptureCoding.encode(curve, into: &encoder)
+        }
     }
 }

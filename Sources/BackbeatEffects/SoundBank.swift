@@ -79,6 +79,12 @@ public final class SoundBank: @unchecked Sendable {
     /// The buses the bank declares, made on the engine unless given.
     public let buses: [Bus]
     private let byName: [String: SoundEvent]
+    /// Where its definition came from, for a capture.
+    let captureSource: BankCaptureSource
+    /// The names of the buses the game gave it.
+    let givenBusNames: [String]
+    /// Its id in the capture that last saw it (under the engine lock).
+    var captureTag = CaptureTag()
 
     /// Loads a bank: checks it, makes its events and starts preloading their
     /// sounds within the cache budget (without waiting; see ``preload()``).
@@ -97,7 +103,7 @@ public final class SoundBank: @unchecked Sendable {
     ///   cache budget, a bad loop region (see the Events article).
     public convenience init(contentsOf url: URL, engine: AudioEngine, buses: [Bus] = []) throws {
         let definition = try BankDefinition.load(url, budget: engine.effectCacheBudget)
-        try self.init(definition: definition, url: url, engine: engine, buses: buses)
+        try self.init(definition: definition, url: url, engine: engine, buses: buses, source: .file(url))
     }
 
     /// Loads a bank that is an entry of a zip archive, with its sounds in the
@@ -116,7 +122,9 @@ public final class SoundBank: @unchecked Sendable {
     public convenience init(archive: AudioArchive, path: String, engine: AudioEngine, buses: [Bus] = []) throws {
         let (definition, url) = try BankDefinition.load(
             archive: archive, path: path, budget: engine.effectCacheBudget)
-        try self.init(definition: definition, url: url, engine: engine, buses: buses)
+        try self.init(
+            definition: definition, url: url, engine: engine, buses: buses,
+            source: .archive(archive.url, path: path))
     }
 
     /// Loads a bank from its JSON bytes, with its sounds found by `resolver`
@@ -137,12 +145,22 @@ public final class SoundBank: @unchecked Sendable {
         let url = BankDefinition.url(naming: source, name: name)
         let definition = try BankDefinition.load(
             source: source, url: url, resolver: resolver, budget: engine.effectCacheBudget)
-        try self.init(definition: definition, url: url, engine: engine, buses: buses)
+        let origin: BankCaptureSource =
+            if case .directory(let folder) = resolver.kind {
+                .bytes(source, name: name, directory: folder)
+            } else {
+                .unreplayable(name: name, reason: "its sounds come from an archive or the game's own resolver")
+            }
+        try self.init(definition: definition, url: url, engine: engine, buses: buses, source: origin)
     }
 
-    private init(definition: BankDefinition, url: URL, engine: AudioEngine, buses: [Bus]) throws {
+    private init(
+        definition: BankDefinition, url: URL, engine: AudioEngine, buses: [Bus], source: BankCaptureSource
+    ) throws {
         let budget = engine.effectCacheBudget
         self.url = url
+        captureSource = source
+        givenBusNames = buses.map(\.name)
         var busByName: [String: Bus] = [
             engine.masterBus.name: engine.masterBus, engine.musicBus.name: engine.musicBus,
             engine.effectsBus.name: engine.effectsBus,
@@ -187,7 +205,10 @@ public final class SoundBank: @unchecked Sendable {
         self.preloadedSounds = preloaded
         self.events = events
         self.byName = Dictionary(uniqueKeysWithValues: events.map { ($0.name, $0) })
-        for sound in preloaded { sound.preload { _ in } }
+        for event in events { event.bank = self }
+        // A capture names the bank as it is made, so a replay makes its buses at the same point.
+        engine.withLock { _ = captureIDLocked(engine) }
+        for sound in preloaded { sound.preloadUnrecorded() }
     }
 
     /// The event named `name`, or nil.

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatOpenAL
@@ -126,6 +127,8 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     private var _preloadWaiters: [@Sendable (Result<Void, BackbeatError>) -> Void] = []
     private var _instanceLimit: Int?
     private var _retriggerInterval: MediaTime = .zero
+    /// Its id in the capture that last saw it (under the engine lock).
+    var captureTag = CaptureTag()
 
     /// Traps, in a debug build, unless the engine lock is held (a sound whose
     /// engine is gone has nothing to check). A release build does nothing.
@@ -346,13 +349,23 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// voice beyond the limit takes over from the oldest one.
     public var maximumInstances: Int? {
         get { locked { instanceLimit } }
-        set { locked { instanceLimit = newValue.map { max(1, $0) } } }
+        set {
+            locked {
+                instanceLimit = newValue.map { max(1, $0) }
+                recordSettingLocked(0) { $0.appendOptional(newValue) { $0.append($1) } }
+            }
+        }
     }
 
     /// Triggers closer together than this are refused (zero: no limit).
     public var minimumRetriggerInterval: MediaTime {
         get { locked { retriggerInterval } }
-        set { locked { retriggerInterval = newValue < .zero ? .zero : newValue } }
+        set {
+            locked {
+                retriggerInterval = newValue < .zero ? .zero : newValue
+                recordSettingLocked(1) { EffectsCaptureCoding.encode(newValue, into: &$0) }
+            }
+        }
     }
 
     // MARK: Loading
@@ -388,7 +401,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             completion(.failure(BackbeatError(.engineShutDown, operation: "preload")))
             return
         }
-        engine.withLock { engine.effectCacheLocked.loadLocked(self, waiter: completion) }
+        engine.withLock {
+            if let id = captureIDLocked(engine) { engine.recordLocked(.effectsSoundPreload) { $0.append(id) } }
+            engine.effectCacheLocked.loadLocked(self, waiter: completion)
+        }
         engine.deliverPendingEvents()
     }
 
@@ -513,13 +529,19 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         let voice = Voice(
             sound: self, volume: volume, pan: pan, rate: rate,
             looping: looping, priority: priority, completion: completion)
-        if let position, position.isFinite { voice.position = position }
+        // A new voice has no source, pool or glide: its point is all there is to set.
+        if let position, position.isFinite { voice.storedPosition = position }
         guard let engine else {
             voice.finishDetached()
             completion?(false)
             return voice
         }
-        engine.withLock { engine.voicePoolLocked.startLocked(voice, at: time, bus: bus ?? engine.effectsBus) }
+        engine.withLock {
+            recordPlayLocked(
+                voice, engine: engine, time: time, volume: volume, pan: pan, position: position, rate: rate,
+                looping: looping, priority: priority, bus: bus)
+            engine.voicePoolLocked.startLocked(voice, at: time, bus: bus ?? engine.effectsBus)
+        }
         engine.deliverPendingEvents()
         return voice
     }

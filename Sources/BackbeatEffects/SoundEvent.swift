@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSupport
@@ -147,6 +148,10 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     public let weights: [Double]
     let engine: AudioEngine?
     private let ownLock = Lock()
+    /// The bank that made it, if one did (a capture names it by its bank).
+    weak var bank: SoundBank?
+    /// Its id in the capture that last saw it (under the engine lock).
+    var captureTag = CaptureTag()
 
     var modeValue: PlaybackMode
     var avoidLast = 0
@@ -239,9 +244,11 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         get { locked { modeValue } }
         set {
             locked {
+                let id = captureIDLocked(engine)
                 modeValue = newValue
                 bag = []
                 sequenceNext = 0
+                recordSettingLocked(id, .mode) { $0.append(newValue.rawValue) }
             }
         }
     }
@@ -251,51 +258,101 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     /// negative counts as 0.
     public var avoidRepeatingLast: Int {
         get { locked { avoidLast } }
-        set { locked { avoidLast = max(0, newValue) } }
+        set {
+            locked {
+                let id = captureIDLocked(engine)
+                avoidLast = max(0, newValue)
+                recordSettingLocked(id, .avoidRepeatingLast) { $0.append(newValue) }
+            }
+        }
     }
 
     /// The ranges each play draws its variation from.
     public var randomization: Randomization {
         get { locked { randomizationValue } }
-        set { locked { randomizationValue = newValue.bounded } }
+        set {
+            locked {
+                let id = captureIDLocked(engine)
+                randomizationValue = newValue.bounded
+                recordSettingLocked(id, .randomization) { SoundEvent.encode(newValue, into: &$0) }
+            }
+        }
     }
 
     /// The event's volume, 0...1, before its random change (clamped; NaN is ignored).
     public var volume: Float {
         get { locked { volumeValue } }
-        set { locked { volumeValue = Voice.clampVolume(newValue, else: volumeValue) } }
+        set {
+            locked {
+                let id = captureIDLocked(engine)
+                volumeValue = Voice.clampVolume(newValue, else: volumeValue)
+                recordSettingLocked(id, .volume) { $0.append(newValue) }
+            }
+        }
     }
 
     /// The priority of its voices when sources run out (default 0).
     public var priority: Int {
         get { locked { priorityValue } }
-        set { locked { priorityValue = newValue } }
+        set {
+            locked {
+                let id = captureIDLocked(engine)
+                priorityValue = newValue
+                recordSettingLocked(id, .priority) { $0.append(newValue) }
+            }
+        }
     }
 
     /// The bus its plays go to when a play names none (nil: the engine's effects bus).
     public var bus: Bus? {
         get { locked { busValue } }
-        set { locked { busValue = newValue } }
+        set {
+            locked {
+                let id = captureIDLocked(engine)
+                busValue = newValue
+                recordSettingLocked(id, .bus) { e in
+                    if let engine { EffectsCaptureCoding.encode(newValue, engine: engine, into: &e) }
+                }
+            }
+        }
     }
 
     /// Plays closer together than this in engine time are refused (zero, the
     /// default: no limit; negative counts as zero).
     public var cooldown: MediaTime {
         get { locked { cooldownValue } }
-        set { locked { cooldownValue = max(.zero, newValue) } }
+        set {
+            locked {
+                let id = captureIDLocked(engine)
+                cooldownValue = max(.zero, newValue)
+                recordSettingLocked(id, .cooldown) { EffectsCaptureCoding.encode(newValue, into: &$0) }
+            }
+        }
     }
 
     /// At most this many plays of the event sound at once (nil, the default:
     /// no limit; less than 1 counts as 1). A play beyond it follows ``stealPolicy``.
     public var maximumInstances: Int? {
         get { locked { instanceLimit } }
-        set { locked { instanceLimit = newValue.map { max(1, $0) } } }
+        set {
+            locked {
+                let id = captureIDLocked(engine)
+                instanceLimit = newValue.map { max(1, $0) }
+                recordSettingLocked(id, .maximumInstances) { e in e.appendOptional(newValue) { $0.append($1) } }
+            }
+        }
     }
 
     /// What a play beyond ``maximumInstances`` does (default ``StealPolicy/oldest``).
     public var stealPolicy: StealPolicy {
         get { locked { stealPolicyValue } }
-        set { locked { stealPolicyValue = newValue } }
+        set {
+            locked {
+                let id = captureIDLocked(engine)
+                stealPolicyValue = newValue
+                recordSettingLocked(id, .stealPolicy) { $0.append(newValue.rawValue) }
+            }
+        }
     }
 
     /// Plays of the event that have not finished.
@@ -311,6 +368,12 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     /// - Parameter seed: Any value; the same seed gives the same picks.
     public func reseed(_ seed: UInt64) {
         locked {
+            if let engine, let id = captureIDLocked(engine) {
+                engine.recordLocked(.effectsEventReseed) { encoder in
+                    encoder.append(id)
+                    encoder.appendFixed(seed)
+                }
+            }
             generator = SplitMix64(seed: seed)
             history = []
             bag = []
@@ -341,59 +404,73 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     ) -> [Voice] {
         guard let engine else { return [] }
         let voices: [Voice] = engine.withLock {
-            let now = engine.currentFrameLocked
-            let requested =
-                time.map { max(now, $0.frames(atSampleRate: engine.sampleRate, rounding: .nearest)) } ?? now
-            if cooldownValue > .zero, let last = lastTriggerFrame,
-                requested - last < cooldownValue.frames(atSampleRate: engine.sampleRate, rounding: .up)
-            {
-                return []
+            // Declared before the play draws from the generator, so a replay starts from the same state.
+            let captureID = captureIDLocked(engine)
+            let started = playLocked(engine: engine, at: time, volume: volume, position: position, bus: bus)
+            if let captureID {
+                recordPlayLocked(
+                    captureID, engine: engine, at: time, volume: volume, position: position, bus: bus, started)
             }
-            pruneInstancesLocked()
-            var victims: [Instance] = []
-            if let limit = instanceLimit, instances.count >= limit {
-                guard stealPolicyValue != .none else { return [] }
-                let excess = instances.count - limit + 1
-                let ordered =
-                    stealPolicyValue == .oldest
-                    ? instances.sorted { $0.order < $1.order }
-                    : instances.sorted { ($0.gain, $0.order) < ($1.gain, $1.order) }
-                victims = Array(ordered.prefix(excess))
-                let stolen = Set(victims.map(\.order))
-                instances.removeAll { stolen.contains($0.order) }
-            }
-            lastTriggerFrame = requested
-            var pick = nextPickLocked()
-            pick.gain = Voice.clampVolume(pick.gain * Voice.clampVolume(volume, else: 1), else: pick.gain)
-            let start =
-                time == nil && pick.delay == .zero
-                ? nil : MediaTime(frames: requested, sampleRate: engine.sampleRate) + pick.delay
-            let placed: Audio3DPoint? = position.flatMap { p in
-                guard p.isFinite else { return nil }
-                return Audio3DPoint(x: p.x + pick.offset.x, y: p.y + pick.offset.y, z: p.z + pick.offset.z)
-            }
-            let target = bus ?? busValue ?? engine.effectsBus
-            let pool = engine.voicePoolLocked
-            for victim in victims {
-                for voice in victim.voices { pool.stopLocked(voice) }
-            }
-            var started: [Voice] = []
-            for index in pick.indices {
-                let voice = Voice(
-                    sound: sounds[index], volume: pick.gain, pan: pick.pan, rate: pick.rate,
-                    looping: index < soundLooping.count ? soundLooping[index] : .once,
-                    priority: priorityValue, completion: nil)
-                if let placed, placed.isFinite { voice.positionValue = placed }
-                voice.eventName = name
-                pool.startLocked(voice, at: start, bus: target)
-                started.append(voice)
-            }
-            instanceCounter &+= 1
-            instances.append(Instance(voices: started, gain: pick.gain, order: instanceCounter))
             return started
         }
         engine.deliverPendingEvents()
         return voices
+    }
+
+    /// ``play(at:volume:position:bus:)`` with the lock held: the voices it started, none when refused.
+    private func playLocked(engine: AudioEngine, at time: MediaTime?, volume: Float, position: Audio3DPoint?, bus: Bus?)
+        -> [Voice]
+    {
+        let now = engine.currentFrameLocked
+        let requested =
+            time.map { max(now, $0.frames(atSampleRate: engine.sampleRate, rounding: .nearest)) } ?? now
+        if cooldownValue > .zero, let last = lastTriggerFrame,
+            requested - last < cooldownValue.frames(atSampleRate: engine.sampleRate, rounding: .up)
+        {
+            return []
+        }
+        pruneInstancesLocked()
+        var victims: [Instance] = []
+        if let limit = instanceLimit, instances.count >= limit {
+            guard stealPolicyValue != .none else { return [] }
+            let excess = instances.count - limit + 1
+            let ordered =
+                stealPolicyValue == .oldest
+                ? instances.sorted { $0.order < $1.order }
+                : instances.sorted { ($0.gain, $0.order) < ($1.gain, $1.order) }
+            victims = Array(ordered.prefix(excess))
+            let stolen = Set(victims.map(\.order))
+            instances.removeAll { stolen.contains($0.order) }
+        }
+        lastTriggerFrame = requested
+        var pick = nextPickLocked()
+        pick.gain = Voice.clampVolume(pick.gain * Voice.clampVolume(volume, else: 1), else: pick.gain)
+        let start =
+            time == nil && pick.delay == .zero
+            ? nil : MediaTime(frames: requested, sampleRate: engine.sampleRate) + pick.delay
+        let placed: Audio3DPoint? = position.flatMap { p in
+            guard p.isFinite else { return nil }
+            return Audio3DPoint(x: p.x + pick.offset.x, y: p.y + pick.offset.y, z: p.z + pick.offset.z)
+        }
+        let target = bus ?? busValue ?? engine.effectsBus
+        let pool = engine.voicePoolLocked
+        for victim in victims {
+            for voice in victim.voices { pool.stopLocked(voice) }
+        }
+        var started: [Voice] = []
+        for index in pick.indices {
+            let voice = Voice(
+                sound: sounds[index], volume: pick.gain, pan: pick.pan, rate: pick.rate,
+                looping: index < soundLooping.count ? soundLooping[index] : .once,
+                priority: priorityValue, completion: nil)
+            if let placed, placed.isFinite { voice.positionValue = placed }
+            voice.eventName = name
+            pool.startLocked(voice, at: start, bus: target)
+            started.append(voice)
+        }
+        instanceCounter &+= 1
+        instances.append(Instance(voices: started, gain: pick.gain, order: instanceCounter))
+        return started
     }
 
     /// Forgets instances whose voices have all finished. With the lock held.

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatOpenAL
@@ -38,13 +39,20 @@ struct VoiceMix {
 }
 
 extension Voice {
-    private func changeMix(over duration: MediaTime?, _ body: (inout VoiceMix) -> Void) {
+    private func changeMix(
+        over duration: MediaTime?, recording change: VoiceChange, _ value: (inout CaptureEncoder) -> Void,
+        _ body: (inout VoiceMix) -> Void
+    ) {
         guard let engine = sound.engine else {
             body(&mix)
             mix.isUsed = true
             return
         }
         engine.withLock {
+            recordLocked(change) { encoder in
+                value(&encoder)
+                EffectsCaptureCoding.encode(duration, into: &encoder)
+            }
             body(&mix)
             mix.isUsed = true
             if let duration { mix.nextGlideFrames = duration.frames(atSampleRate: engine.sampleRate) }
@@ -80,7 +88,8 @@ extension Voice {
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setReverbBlend(_ blend: Float, over duration: MediaTime?) {
         guard !blend.isNaN else { return }
-        changeMix(over: duration) { $0.reverbBlend = min(max(blend, 0), 1) }
+        changeMix(
+            over: duration, recording: .reverbBlend, { $0.append(blend) }, { $0.reverbBlend = min(max(blend, 0), 1) })
     }
 
     /// How much an obstacle muffles the voice's direct path only, in dB,
@@ -100,7 +109,9 @@ extension Voice {
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setObstruction(_ decibels: Float, over duration: MediaTime?) {
         guard !decibels.isNaN else { return }
-        changeMix(over: duration) { $0.obstruction = min(max(decibels, -100), 0) }
+        changeMix(
+            over: duration, recording: .obstruction, { $0.append(decibels) },
+            { $0.obstruction = min(max(decibels, -100), 0) })
     }
 
     /// How much a wall between the voice and the listener muffles both its
@@ -120,7 +131,9 @@ extension Voice {
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setOcclusion(_ decibels: Float, over duration: MediaTime?) {
         guard !decibels.isNaN else { return }
-        changeMix(over: duration) { $0.occlusion = min(max(decibels, -100), 0) }
+        changeMix(
+            over: duration, recording: .occlusion, { $0.append(decibels) },
+            { $0.occlusion = min(max(decibels, -100), 0) })
     }
 
     /// A filter on the voice's direct path (nil, the default, for none), in
@@ -136,7 +149,10 @@ extension Voice {
     ///   - filter: The filter to reach; nil for none.
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setFilter(_ filter: AudioFilter?, over duration: MediaTime?) {
-        changeMix(over: duration) { $0.filter = filter }
+        let record = { (e: inout CaptureEncoder) in
+            e.appendOptional(filter) { EffectsCaptureCoding.encode($1, into: &$0) }
+        }
+        changeMix(over: duration, recording: .filter, record, { $0.filter = filter })
     }
 }
 

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 
 extension Voice {
@@ -8,7 +9,7 @@ extension Voice {
     ///   - parameter: The game parameter whose heard value drives the rate.
     ///   - curve: Maps the parameter's value to a rate.
     public func bindRate(to parameter: GameParameter, curve: ParameterCurve) {
-        bind(parameter, curve) { $0.setRateLocked($1) }
+        bind(parameter, curve, .bindRate) { $0.setRateLocked($1) }
     }
 
     /// Drives the voice's volume from `parameter` through `curve` (clamped to
@@ -18,7 +19,7 @@ extension Voice {
     ///   - parameter: The game parameter whose heard value drives the volume.
     ///   - curve: Maps the parameter's value to a volume.
     public func bindVolume(to parameter: GameParameter, curve: ParameterCurve) {
-        bind(parameter, curve) { $0.setVolumeLocked($1) }
+        bind(parameter, curve, .bindVolume) { $0.setVolumeLocked($1) }
     }
 
     /// Drives the cutoff of the voice's ``filter`` from `parameter` through
@@ -40,7 +41,7 @@ extension Voice {
         guard let engine = sound.engine else { return }
         let nyquist = Float(engine.sampleRate) / 2
         let step = Int64(engine.updateInterval)
-        bind(parameter, curve) { voice, hertz in
+        bind(parameter, curve, .bindFilterCutoff) { voice, hertz in
             let cutoff = min(max(hertz, 10), max(10, nyquist))
             let filter: AudioFilter =
                 if case .highPass = voice.mix.filter { .highPass(cutoff: cutoff) } else { .lowPass(cutoff: cutoff) }
@@ -53,10 +54,14 @@ extension Voice {
         }
     }
 
-    private func bind(_ parameter: GameParameter, _ curve: ParameterCurve, _ apply: @escaping (Voice, Float) -> Void) {
+    private func bind(
+        _ parameter: GameParameter, _ curve: ParameterCurve, _ change: VoiceChange,
+        _ apply: @escaping (Voice, Float) -> Void
+    ) {
         guard let engine = sound.engine else { return }
         let range = parameter.range
         engine.withLock {
+            recordBindingLocked(change, parameter, curve)
             parameter.driveLocked { [weak self] value in
                 guard let self, !self.isFinishedLocked else { return false }
                 apply(self, curve.output(for: value, in: range))

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSupport
@@ -169,6 +170,24 @@ extension Voice {
         try engine.withLock {
             var points = points
             var distances = distances
+            var accepted = false
+            // Recorded on the way out, once nothing can refuse the call.
+            defer {
+                if accepted {
+                    if from != nil, let target = path.first {
+                        recordLocked(.moveTo) { encoder in
+                            EffectsCaptureCoding.encode(target, into: &encoder)
+                            EffectsCaptureCoding.encode(duration, into: &encoder)
+                        }
+                    } else {
+                        recordLocked(.moveAlong) { encoder in
+                            encoder.append(UInt64(path.count))
+                            for point in path { EffectsCaptureCoding.encode(point, into: &encoder) }
+                            EffectsCaptureCoding.encode(duration, into: &encoder)
+                        }
+                    }
+                }
+            }
             let replacing = from != nil && glide != nil
             if from != nil {
                 // Where the voice is at this frame: on the path under way (its last
@@ -183,6 +202,7 @@ extension Voice {
                         reason: "the way is too long to measure")
                 }
             }
+            accepted = true
             let glide = Glide(
                 points: points, distances: distances, startFrame: engine.currentFrameLocked,
                 frames: duration.frames(atSampleRate: engine.sampleRate, rounding: .nearest),

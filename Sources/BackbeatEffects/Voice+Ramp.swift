@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 
@@ -32,6 +33,7 @@ extension Voice {
             return
         }
         engine.withLock {
+            recordLocked(.volumeGlide) { Self.encodeGlide(volume, duration, curve, into: &$0) }
             volumeRamp = startRamp(from: gain, to: target, over: duration, curve: curve, engine: engine)
             if volumeRamp == nil { setVolumeLocked(target) }
         }
@@ -54,6 +56,7 @@ extension Voice {
             return
         }
         engine.withLock {
+            recordLocked(.rateGlide) { Self.encodeGlide(rate, duration, curve, into: &$0) }
             rateRamp = startRamp(from: rateValue, to: target, over: duration, curve: curve, engine: engine)
             if rateRamp == nil { setRateLocked(target) }
         }
@@ -76,8 +79,19 @@ extension Voice {
         }
         let ramped = engine.withLock { () -> Bool in
             panRamp = startRamp(from: panValue, to: target, over: duration, curve: curve, engine: engine)
+            // Not ramped, it is the pan setter below, which records itself.
+            if panRamp != nil { recordLocked(.panGlide) { Self.encodeGlide(pan, duration, curve, into: &$0) } }
             return panRamp != nil
         }
         if !ramped { self.pan = target }
+    }
+
+    /// A glide's arguments: the value, the optional time and the curve.
+    static func encodeGlide(
+        _ value: Float, _ duration: MediaTime?, _ curve: FadeCurve, into encoder: inout CaptureEncoder
+    ) {
+        encoder.append(value)
+        EffectsCaptureCoding.encode(duration, into: &encoder)
+        EffectsCaptureCoding.encode(curve, into: &encoder)
     }
 }

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatOpenAL
@@ -236,6 +237,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 volumeRamp = nil
                 setVolumeLocked(newValue)
+                recordLocked(.volume) { $0.append(newValue) }
             }
         }
     }
@@ -249,6 +251,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 panRamp = nil
                 panValue = Voice.clampPan(newValue, else: panValue)
+                recordLocked(.pan) { $0.append(newValue) }
                 if positionValue == nil, let source = record.source, let engine {
                     _ = try? engine.device.withContext { applyPlacement(to: source) }
                 }
@@ -272,6 +275,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 if let newValue, !newValue.isFinite { return }
+                recordLocked(.position) { EffectsCaptureCoding.encode(newValue, into: &$0) }
                 let wasPlaced = positionValue != nil
                 positionValue = newValue
                 glide = nil  // placed by hand: a path it was on stops here
@@ -302,6 +306,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 guard newValue.isFinite else { return }
+                recordLocked(.velocity) { EffectsCaptureCoding.encode(newValue, into: &$0) }
                 velocityValue = newValue
                 reapplyPlacementIfPositioned()
             }
@@ -317,6 +322,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 if let newValue, !newValue.isFinite || newValue == .zero { return }
+                recordLocked(.direction) { EffectsCaptureCoding.encode(newValue, into: &$0) }
                 directionValue = newValue
                 audibilityChanged()
                 reapplyPlacementIfPositioned()
@@ -332,6 +338,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 guard newValue.isValid else { return }
+                recordLocked(.cone) { EffectsCaptureCoding.encode(newValue, into: &$0) }
                 coneValue = newValue
                 audibilityChanged()
                 reapplyPlacementIfPositioned()
@@ -349,6 +356,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 if let newValue, !newValue.isValid { return }
+                recordLocked(.distance) { e in e.appendOptional(newValue) { EffectsCaptureCoding.encode($1, into: &$0) }
+                }
                 distanceValue = newValue
                 audibilityChanged()
                 reapplyPlacementIfPositioned()
@@ -366,6 +375,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 guard newValue.isFinite, newValue >= 0 else { return }
+                recordLocked(.radius) { $0.append(newValue) }
                 radiusValue = newValue
                 reapplyPlacementIfPositioned()
             }
@@ -381,6 +391,9 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         set {
             locked {
                 renderingValue = newValue
+                recordLocked(.rendering) {
+                    $0.appendFixed(UInt8(AudioRenderingAlgorithm.allCases.firstIndex(of: newValue) ?? 0))
+                }
                 audibilityChanged()
                 if let source = record.source, let engine {
                     _ = try? engine.device.withContext { applyPlacement(to: source) }
@@ -427,6 +440,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
             locked {
                 rateRamp = nil
                 setRateLocked(newValue)
+                recordLocked(.rate) { $0.append(newValue) }
             }
         }
     }
@@ -487,7 +501,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Stopping a finished voice does nothing.
     public func stop() {
         guard let engine else { return }
-        engine.withLock { engine.voicePoolLocked.stopLocked(self) }
+        engine.withLock {
+            recordLocked(.stop)
+            engine.voicePoolLocked.stopLocked(self)
+        }
         engine.deliverPendingEvents()
     }
 
@@ -500,6 +517,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
                 throw BackbeatError(.voiceFinished, operation: "Voice.pause", reason: "\(self)")
             }
             userPaused = true
+            recordLocked(.pause)
             isSettled = false
             audibilityChanged()
         }
@@ -514,6 +532,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
                 throw BackbeatError(.voiceFinished, operation: "Voice.resume", reason: "\(self)")
             }
             userPaused = false
+            recordLocked(.resume)
             isSettled = false
             audibilityChanged()
         }

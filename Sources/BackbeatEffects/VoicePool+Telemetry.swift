@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatTelemetry
 
@@ -225,6 +226,7 @@ extension VoicePool {
     func stopVoiceLocked(id: UInt64) -> Bool {
         for s in 0..<table.rowCount {
             guard let voice = table[s], voice.id.raw == id, voice.phase != .finished else { continue }
+            voice.recordLocked(.stop)
             stopLocked(voice)
             return true
         }

@@ -67,6 +67,8 @@ package final class Replayer {
     /// Where warnings go (a sound whose content changed since the capture): one line each.
     package var warn: (String) -> Void = { _ in }
 
+    /// The effects' records' state between records (Replayer+EffectsVoices.swift).
+    let effectsReplay = EffectsReplayState()
     private let reader: CaptureFileReader
     private var ended = false
     private var shutDown = false

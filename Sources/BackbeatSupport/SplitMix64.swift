@@ -6,6 +6,10 @@ package struct SplitMix64: RandomNumberGenerator, Sendable {
     /// A generator seeded with `seed`.
     package init(seed: UInt64) { state = seed }
 
+    /// Its whole state: a generator made with this as its seed goes on
+    /// exactly where this one is (a capture keeps it to replay the choices).
+    package var currentState: UInt64 { state }
+
     /// The next 64 random bits.
     package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

@@ -1,0 +1,146 @@
+import BackbeatCapture
+
+/// Packs ``AudioEngine/moveVoices(_:to:)`` batches for a capture, and reads
+/// them back: a game that moves a thousand emitters fifty times a second
+/// writes the same voices over and over, each a little farther along.
+///
+/// A batch of the same voices in the same order as the one before leaves
+/// their ids out. Each coordinate is written as the difference between its
+/// bit pattern and the one predicted from the voice's last two (the last
+/// plus the last step), in wrapping 32-bit arithmetic, zigzag-coded as a
+/// varint: steady motion costs a byte or two an axis, and the reader gets
+/// back exactly the bits the game passed (NaN payloads included). Writer
+/// and reader keep the same state, so both must see every batch, in order.
+package struct MoveBatchCoding: Sendable {
+    private var ids: [UInt64] = []
+    /// Per voice and axis: the last bit pattern, and the last step.
+    private var last: [UInt32] = []
+    private var step: [UInt32] = []
+    /// Per voice: no position seen yet (its first step is taken as zero).
+    private var fresh: [Bool] = []
+
+    /// A coder that has seen no batch.
+    package init() {}
+
+    /// Whether `voices` are the voices of the previous batch, in its order.
+    private func isSameSet(count: Int, id: (Int) -> UInt64) -> Bool {
+        guard count == ids.count else { return false }
+        for index in 0..<count where ids[index] != id(index) { return false }
+        return true
+    }
+
+    /// Takes up a new list of voices, keeping the state of those already known.
+    private mutating func remap(count: Int, id: (Int) -> UInt64) {
+        var known: [UInt64: Int] = [:]
+        known.reserveCapacity(ids.count)
+        for (index, old) in ids.enumerated() { known[old] = index }
+        var newIDs = [UInt64](repeating: 0, count: count)
+        var newLast = [UInt32](repeating: 0, count: count * 3)
+        var newStep = [UInt32](repeating: 0, count: count * 3)
+        var newFresh = [Bool](repeating: true, count: count)
+        for index in 0..<count {
+            let voice = id(index)
+            newIDs[index] = voice
+            guard let old = known[voice] else { continue }
+            for axis in 0..<3 {
+                newLast[index * 3 + axis] = last[old * 3 + axis]
+                newStep[index * 3 + axis] = step[old * 3 + axis]
+            }
+            newFresh[index] = fresh[old]
+        }
+        (ids, last, step, fresh) = (newIDs, newLast, newStep, newFresh)
+    }
+
+    /// Writes one batch.
+    ///
+    /// - Parameters:
+    ///   - count: How many voices the batch moves.
+    ///   - id: The raw ``VoiceID`` of the voice at an index.
+    ///   - position: Its new position, as the game gave it.
+    ///   - encoder: Where to write the batch.
+    package mutating func encode(
+        count: Int, id: (Int) -> UInt64, position: (Int) -> Audio3DPoint, into encoder: inout CaptureEncoder
+    ) {
+        let same = isSameSet(count: count, id: id)
+        encoder.appendFixed(UInt8(same ? 1 : 0))
+        if !same {
+            remap(count: count, id: id)
+            encoder.append(UInt64(count))
+            var previous: UInt64 = 0
+            for voice in ids {
+                encoder.append(Int64(bitPattern: voice &- previous))
+                previous = voice
+            }
+        }
+        for index in 0..<count {
+            let p = position(index)
+            let isFresh = fresh[index]
+            func put(_ value: UInt32, _ slot: Int) {
+                let residual = value &- (last[slot] &+ step[slot])
+                encoder.append(UInt64(Self.zigzag(residual)))
+                step[slot] = isFresh ? 0 : value &- last[slot]
+                last[slot] = value
+            }
+            put(p.x.bitPattern, index * 3)
+            put(p.y.bitPattern, index * 3 + 1)
+            put(p.z.bitPattern, index * 3 + 2)
+            fresh[index] = false
+        }
+    }
+
+    /// Reads one batch: the raw ids of its voices (nil when they are the
+    /// previous batch's) and their positions.
+    ///
+    /// - Parameter decoder: The record's decoder.
+    /// - Returns: The batch's voice ids, nil for the same as before, and the positions.
+    /// - Throws: When the batch is cut short, or says "same voices" first.
+    package mutating func decode(
+        _ decoder: inout CaptureDecoder
+    ) throws(CaptureFormatError) -> (ids: [UInt64]?, positions: [Audio3DPoint]) {
+        let flag = try decoder.fixed(UInt8.self)
+        guard flag <= 1 else { throw .malformed("a move batch's flag is \(flag)") }
+        var changed: [UInt64]?
+        if flag == 0 {
+            let count = try decoder.count(maximum: 10_000_000, minimumBytesEach: 4)
+            var list: [UInt64] = []
+            list.reserveCapacity(count)
+            var previous: UInt64 = 0
+            for _ in 0..<count {
+                previous = previous &+ UInt64(bitPattern: try decoder.int64())
+                list.append(previous)
+            }
+            remap(count: count) { list[$0] }
+            changed = list
+        }
+        guard decoder.remaining >= ids.count * 3 else { throw .truncated("a move batch's positions are cut short") }
+        var positions: [Audio3DPoint] = []
+        positions.reserveCapacity(ids.count)
+        for index in 0..<ids.count {
+            var axes: (UInt32, UInt32, UInt32) = (0, 0, 0)
+            for axis in 0..<3 {
+                let slot = index * 3 + axis
+                let raw = try decoder.uint64()
+                guard let residual = UInt32(exactly: raw) else { throw .malformed("a coordinate of \(raw)") }
+                let value = (last[slot] &+ step[slot]) &+ Self.unzigzag(residual)
+                step[slot] = fresh[index] ? 0 : value &- last[slot]
+                last[slot] = value
+                switch axis {
+                case 0: axes.0 = value
+                case 1: axes.1 = value
+                default: axes.2 = value
+                }
+            }
+            fresh[index] = false
+            positions.append(
+                Audio3DPoint(x: Float(bitPattern: axes.0), y: Float(bitPattern: axes.1), z: Float(bitPattern: axes.2)))
+        }
+        return (changed, positions)
+    }
+
+    private static func zigzag(_ value: UInt32) -> UInt32 {
+        let signed = Int32(bitPattern: value)
+        return UInt32(bitPattern: (signed << 1) ^ (signed >> 31))
+    }
+
+    private static func unzigzag(_ value: UInt32) -> UInt32 { (value >> 1) ^ (0 &- (value & 1)) }
+}
