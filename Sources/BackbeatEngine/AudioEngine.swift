@@ -395,6 +395,9 @@ public final class AudioEngine: @unchecked Sendable {
             }
         }
         try renderSteps(frames: frames, into: &samples)
+        withLock(waking: false) {
+            if framesRendered != nextUpdateFrame { recordLocked(.renderSplit) { _ in } }
+        }
     }
 
     /// Renders `frames` frames, stepping out of the lock before each update

@@ -46,4 +46,9 @@ extension CaptureKind {
     package static let parameterValue = CaptureKind(0x01B)
     /// ``Bus/bindFilterCutoff(to:curve:)``. Payload: bus id, parameter id, curve.
     package static let busFilterBinding = CaptureKind(0x01C)
+    /// An offline or file render call ended between two update steps. OpenAL
+    /// ramps a change over the mix call that follows it, so where a render
+    /// is split changes samples while a ramp runs: a replay splits its own
+    /// render here too. No payload.
+    package static let renderSplit = CaptureKind(0x01D)
 }

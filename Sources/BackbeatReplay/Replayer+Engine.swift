@@ -20,6 +20,9 @@ extension Replayer {
                     throw CaptureFormatError.malformed("a shutdown fade of \(frames) frames")
                 }
                 _ = engine.withLock { engine.beginShutdownFadeLocked(frames: frames) }
+            case .renderSplit:
+                // The replay split its render at this frame to get here: nothing more to do.
+                break
             case .busDeclare: try declareBus(&decoder, record)
             case .parameterDeclare: try declareParameter(&decoder, record)
             case .parameterValue:
