@@ -30,6 +30,10 @@ extension AudioEngine {
         set { withLock { effectCacheLocked.budget = max(0, newValue) } }
     }
 
+    /// Bytes the effect cache holds now: resident sounds, and the old buffers
+    /// of reloaded sounds that voices still play.
+    package var effectCacheUsedBytes: Int { withLock { effectCacheLocked.usedBytes } }
+
     /// OpenAL sources the voice pool owns (what the device grants, less a
     /// reserve for music streams).
     package var voiceSourceCount: Int { withLock { voicePoolLocked.sourceCount } }
