@@ -106,7 +106,7 @@ extension DrumpadCommand {
         }
         // A word missing from the table is unknown even if a case below handles it, so the table stays whole.
         guard commandWords.contains(keyword) else {
-            throw DrumpadCommandError(.unknownCommand(excerpt(word, limit: 24)))  // quoted as typed
+            throw DrumpadCommandError(.unknownCommand(excerpt(word, limit: 12)))  // quoted as typed
         }
         switch keyword {
         case "play": return try none(.play)
@@ -224,7 +224,7 @@ extension DrumpadCommand {
         case "env":
             return .environment(try environment(arguments.map(asciiLowercased), bad))
         default:
-            throw DrumpadCommandError(.unknownCommand(excerpt(word, limit: 24)))  // quoted as typed
+            throw DrumpadCommandError(.unknownCommand(excerpt(word, limit: 12)))  // quoted as typed
         }
     }
 

@@ -23,6 +23,7 @@ import Testing
     @Test func reloadReloadsWhatChangedAndSaysSoInOneLineEach() async throws {
         try await withTemporaryDirectory { dir in
             let runtime = dir.appendingPathComponent("runtime")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
             let sfx = dir.appendingPathComponent("sfx")
             try FileManager.default.createDirectory(at: sfx, withIntermediateDirectories: true)
             for (name, hz) in [("low.wav", 400.0), ("high.wav", 1_000)] {
