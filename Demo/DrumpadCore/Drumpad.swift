@@ -58,6 +58,9 @@ public final class Drumpad: @unchecked Sendable {
     var tempoCache: [UInt64: Int] = [:]
     var picker: TerminalPicker?
     var isFinished = false
+    /// The bank `bank FILE` loaded (see `Drumpad+Bank.swift`), and what `pad N EVENT` mapped.
+    var bank: SoundBank?
+    var padEvents: [DrumpadCommand.Pad: String] = [:]
 
     /// How long the quit fade lasts.
     public static let fadeOutDuration = MediaTime(value: 1, timescale: 1)
@@ -254,6 +257,9 @@ public final class Drumpad: @unchecked Sendable {
         case let .intensity(value): setIntensity(value)
         case let .section(name): changeSection(to: name)
         case .stinger: playStinger()
+        case let .bank(path): loadBank(path)
+        case let .event(name): playEvent(name)
+        case let .mapPad(pad, name): mapPad(pad, to: name)
         case .quit:
             finishLocked()
             return false
@@ -411,6 +417,10 @@ public final class Drumpad: @unchecked Sendable {
     // MARK: Pads
 
     private func hit(_ pad: DrumpadCommand.Pad, velocity: Int) {
+        if padEvents[pad] != nil {
+            hitMapped(pad, velocity: velocity)
+            return
+        }
         guard let event = pads[pad] else { return }
         let gain = DrumpadCommand.Pad.gain(forVelocity: velocity)
         let position = placements[pad]
@@ -528,7 +538,7 @@ public final class Drumpad: @unchecked Sendable {
 
     /// The script's time, if a script is keeping time and it is not already
     /// past (a line typed long after a `wait` plays at once and drops the timeline).
-    private func scriptedTime() -> MediaTime? {
+    func scriptedTime() -> MediaTime? {
         guard let time = scriptTime else { return nil }
         if time + scheduleAhead < engine.currentTime {
             scriptTime = nil

@@ -22,7 +22,7 @@ extension DrumpadCommand {
     public static let commandWords = [
         "play", "pause", "toggle", "next", "prev", "seek", "stop", "repeat", "shuffle", "random", "pick", "now",
         "quantize", "session", "env", "place", "turn", "hrtf", "reverb", "occlude", "menu", "intensity", "section",
-        "stinger", "wait", "quit",
+        "stinger", "bank", "event", "pad", "wait", "quit",
     ]
 
     /// Other spellings of a command word, mapped to the word in ``commandWords``.
@@ -42,6 +42,7 @@ extension DrumpadCommand {
     ///     place PAD X Y Z | place PAD off      turn DEGREES      hrtf on|off
     ///     reverb PRESET|off     occlude PAD DB     menu on|off
     ///     intensity 0…1         section NAME       stinger
+    ///     bank FILE             event NAME         pad N EVENT
     ///     wait DURATION
     ///
     /// `place` puts a pad (by name or number) at a point in metres, each
@@ -105,7 +106,7 @@ extension DrumpadCommand {
         }
         // A word missing from the table is unknown even if a case below handles it, so the table stays whole.
         guard commandWords.contains(keyword) else {
-            throw DrumpadCommandError(.unknownCommand(excerpt(word, limit: 24)))  // quoted as typed
+            throw DrumpadCommandError(.unknownCommand(excerpt(word, limit: 12)))  // quoted as typed
         }
         switch keyword {
         case "play": return try none(.play)
@@ -209,10 +210,21 @@ extension DrumpadCommand {
             guard let word = try single(expected) else { throw bad(expected) }
             return .section(asciiLowercased(word))
         case "stinger": return try none(.stinger)
+        case "bank":
+            // A path keeps its case and its spaces (words rejoined with one space).
+            guard !arguments.isEmpty else { throw bad("a sound bank file") }
+            return .bank(arguments.joined(separator: " "))
+        case "event":
+            guard arguments.count == 1 else { throw bad("one event name from the bank") }
+            return .event(arguments[0])
+        case "pad":
+            let expected = "a pad 1-4 (or its name) and an event name from the bank"
+            guard arguments.count == 2, let pad = pad(named: arguments[0]) else { throw bad(expected) }
+            return .mapPad(pad, event: arguments[1])
         case "env":
             return .environment(try environment(arguments.map(asciiLowercased), bad))
         default:
-            throw DrumpadCommandError(.unknownCommand(excerpt(word, limit: 24)))  // quoted as typed
+            throw DrumpadCommandError(.unknownCommand(excerpt(word, limit: 12)))  // quoted as typed
         }
     }
 

@@ -67,6 +67,13 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     case section(String)
     /// `stinger`: the level music's stinger on the next beat.
     case stinger
+    /// `bank FILE`: loads a sound bank (its events become playable by name;
+    /// with `--monitor` it follows its file while the demo runs).
+    case bank(String)
+    /// `event NAME`: plays one of the loaded bank's events.
+    case event(String)
+    /// `pad N EVENT`: pad N plays the bank's event from now on.
+    case mapPad(Pad, event: String)
     /// Fades the music out and ends the demo.
     case quit
 
@@ -103,6 +110,9 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
         case let .intensity(value): "intensity \(Self.number(value))"
         case let .section(name): "section \(name)"
         case .stinger: "stinger"
+        case let .bank(path): "bank \(path)"
+        case let .event(name): "event \(name)"
+        case let .mapPad(pad, event): "pad \(pad.number) \(event)"
         case .quit: "quit"
         }
     }

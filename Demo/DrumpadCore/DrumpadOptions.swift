@@ -53,8 +53,8 @@ public struct DrumpadOptions: Sendable, Equatable {
         place PAD X Y Z (metres; +X right, -Z ahead) or place PAD off, turn DEGREES (positive right),
         hrtf on|off, reverb PRESET|off (hangar, cave, bathroom...), occlude PAD DB (-100 to 0), menu on|off,
         section explore|combat (level music; later changes on the next bar), intensity 0-1 (brings in its drums),
-        stinger (on the next beat),
-        wait 1.5, quit.
+        stinger (on the next beat), bank FILE (a sound bank; follows its file with --monitor), event NAME,
+        pad N EVENT (pad N posts the bank's event), wait 1.5, quit.
         """
 
     /// Default options.

@@ -36,6 +36,10 @@ extension AudioEngine {
         }
     }
 
+    /// Bytes the effect cache holds now: resident sounds, and the old buffers
+    /// of reloaded sounds that voices still play.
+    package var effectCacheUsedBytes: Int { withLock { effectCacheLocked.usedBytes } }
+
     /// OpenAL sources the voice pool owns (what the device grants, less a
     /// reserve for music streams).
     package var voiceSourceCount: Int { withLock { voicePoolLocked.sourceCount } }

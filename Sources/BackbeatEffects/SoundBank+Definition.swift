@@ -54,7 +54,7 @@ struct BankDefinition {
     static let defaultBuses = ["master", "music", "effects"]
 
     /// Reads, parses and checks the bank at `url`, opening each sound file's header.
-    static func load(_ url: URL, budget: Int) throws -> BankDefinition {
+    static func load(_ url: URL, budget: Int, locator: BankLocator? = nil) throws -> BankDefinition {
         func fail(_ reason: String) -> BackbeatError {
             BackbeatError(.invalidSoundBank, operation: "SoundBank", url: url, reason: reason)
         }
@@ -66,7 +66,8 @@ struct BankDefinition {
             throw fail(missing ? "the bank file does not exist" : "the bank file cannot be read")
         }
         return try load(
-            bytes: data, resolver: .directory(url.deletingLastPathComponent()), budget: budget, fail: fail)
+            bytes: data, resolver: .directory(url.deletingLastPathComponent()), budget: budget, fail: fail,
+            locator: locator)
     }
 
     /// Reads the bank entry `path` of `archive`, its sounds resolved in the
@@ -134,37 +135,50 @@ struct BankDefinition {
 
     /// Parses and checks a bank's bytes, opening each sound's header through `resolver`.
     static func load(
-        bytes data: Data, resolver: SoundBank.SoundResolver, budget: Int, fail: @escaping (String) -> BackbeatError
+        bytes data: Data, resolver: SoundBank.SoundResolver, budget: Int, fail: @escaping (String) -> BackbeatError,
+        locator: BankLocator? = nil
     )
         throws -> BankDefinition
     {
         guard data.count <= maximumSize else { throw fail("the bank file is \(data.count) bytes (4 MiB at most)") }
         let root: BankJSON
+        let bytes = Array(data)
         do {
-            root = try BankJSON.parse(Array(data))
+            let parsed = try BankJSON.parseLocated(bytes)
+            root = parsed.value
+            locator?.parsed(bytes, offsets: parsed.offsets)
         } catch {
+            locator?.at(line: error.line, column: error.column)
             throw fail("bad JSON: \(error.description)")
         }
-        var definition = try parse(root, resolver: resolver, fail: fail)
-        definition = try definition.measuringFiles(resolver: resolver, budget: budget, fail: fail)
+        var definition = try parse(root, resolver: resolver, fail: fail, locator: locator)
+        definition = try definition.measuringFiles(resolver: resolver, budget: budget, fail: fail, locator: locator)
         return definition
     }
 
-    static func parse(_ root: BankJSON, resolver: SoundBank.SoundResolver, fail: @escaping (String) -> BackbeatError)
+    static func parse(
+        _ root: BankJSON, resolver: SoundBank.SoundResolver, fail: @escaping (String) -> BackbeatError,
+        locator: BankLocator? = nil
+    )
         throws
         -> BankDefinition
     {
         guard case .object(let top) = root else { throw fail("the bank is \(root.kind), not an object") }
         for key in top.keys.sorted() where !["version", "buses", "events"].contains(key) {
+            locator?.locate(key)
             throw fail(
                 "unknown key \"\(key)\" at the top (version, buses, events)"
                     + BankDefinition.suggestion(for: key, among: ["version", "buses", "events"]))
         }
         if let version = top["version"] {
-            guard case .number(1) = version else { throw fail("version must be 1") }
+            guard case .number(1) = version else {
+                locator?.locate("version")
+                throw fail("version must be 1")
+            }
         }
         var buses: [String] = []
         if let list = top["buses"] {
+            locator?.locate("buses")
             guard case .array(let items) = list else { throw fail("buses must be an array of names") }
             for item in items {
                 guard case .string(let name) = item, !name.isEmpty else {
@@ -176,18 +190,23 @@ struct BankDefinition {
                 buses.append(name)
             }
         }
+        locator?.locate("events")
         guard case .array(let items)? = top["events"] else { throw fail("\"events\" must be an array of events") }
         guard !items.isEmpty else { throw fail("the bank has no events") }
         var events: [Event] = []
         for (index, item) in items.enumerated() {
+            locator?.locate("events.\(index)")
             guard case .object(let fields) = item else {
                 throw fail("event #\(index + 1) is \(item.kind), not an object")
             }
             guard case .string(let name)? = fields["name"], !name.isEmpty else {
                 throw fail("event #\(index + 1) has no \"name\"")
             }
-            guard !events.contains(where: { $0.name == name }) else { throw fail("duplicate event name \"\(name)\"") }
-            let entry = EventReader(name: name, fields: fields, fail: fail)
+            guard !events.contains(where: { $0.name == name }) else {
+                locator?.locate("events.\(index).name")
+                throw fail("duplicate event name \"\(name)\"")
+            }
+            let entry = EventReader(name: name, fields: fields, fail: fail, index: index, locator: locator)
             events.append(try entry.read(resolver: resolver, buses: defaultBuses + buses))
         }
         return BankDefinition(buses: buses, events: events, files: [])
@@ -195,13 +214,16 @@ struct BankDefinition {
 
     /// Opens each distinct sound's header through `resolver`: it must be
     /// there, decode, be mono or stereo and fit in the cache budget.
-    func measuringFiles(resolver: SoundBank.SoundResolver, budget: Int, fail: (String) -> BackbeatError) throws
+    func measuringFiles(
+        resolver: SoundBank.SoundResolver, budget: Int, fail: (String) -> BackbeatError, locator: BankLocator? = nil
+    ) throws
         -> BankDefinition
     {
         var files: [File] = []
         var seen = Set<String>()
-        for event in events {
-            for sound in event.sounds where seen.insert(sound.soundKey).inserted {
+        for (eventIndex, event) in events.enumerated() {
+            for (soundIndex, sound) in event.sounds.enumerated() where seen.insert(sound.soundKey).inserted {
+                locator?.locate("events.\(eventIndex).sounds.\(soundIndex)")
                 let prefix = "event \"\(event.name)\": sound \"\(sound.path)\""
                 let asset = try resolver.asset(key: sound.key, loopPoints: sound.loop) { fail("\(prefix): \($0)") }
                 let decoder: any AudioDecoder
@@ -235,9 +257,13 @@ private struct EventReader {
     let name: String
     let fields: [String: BankJSON]
     let fail: (String) -> BackbeatError
+    /// The event's place in the bank's list, and where problems are located.
+    var index = 0
+    var locator: BankLocator?
 
     func problem(_ field: String, _ reason: String) -> BackbeatError {
-        fail("event \"\(name)\": \(field): \(reason)")
+        locator?.locate("events.\(index).\(field)")
+        return fail("event \"\(name)\": \(field): \(reason)")
     }
 
     func number(_ key: String, in bounds: ClosedRange<Double>) throws -> Double? {

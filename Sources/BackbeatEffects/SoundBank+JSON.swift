@@ -40,30 +40,53 @@ enum BankJSON {
     /// a file goes wrong, and a sound designer needs the line. Nesting is
     /// bounded, and so is everything else by the input's size.
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> BankJSON {
+        try parseLocated(bytes).value
+    }
+
+    /// Parses as ``parse(_:)`` and says where each value is: the byte offset
+    /// of each object member's key and each array element, by its path
+    /// (`events.2.sounds.0`), so a check can name the line of what it refuses.
+    static func parseLocated(_ bytes: [UInt8]) throws(SyntaxError) -> (value: BankJSON, offsets: [String: Int]) {
         var parser = Parser(bytes: bytes)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
         parser.skipSpace()
         guard parser.index == bytes.count else { throw parser.error("unexpected text after the end") }
-        return value
+        return (value, parser.offsets)
+    }
+
+    /// The line and column (both from 1; a column counts characters) of byte `offset` in `bytes`.
+    static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for b in bytes[..<min(max(0, offset), bytes.count)] {
+            if b == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if b & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return (line, column)
     }
 
     private struct Parser {
         let bytes: [UInt8]
         var index = 0
+        /// Where the value being read sits: keys and element indices.
+        var path: [String] = []
+        var offsets: [String: Int] = [:]
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
 
         func error(_ message: String) -> SyntaxError {
-            var line = 1
-            var column = 1
-            for b in bytes[..<min(index, bytes.count)] {
-                if b == UInt8(ascii: "\n") {
-                    line += 1
-                    column = 1
-                } else if b & 0xC0 != 0x80 {
-                    column += 1
-                }
-            }
+            let (line, column) = BankJSON.position(of: index, in: bytes)
             return SyntaxError(message: message, line: line, column: column)
+        }
+
+        mutating func mark(_ component: String, at offset: Int) {
+            path.append(component)
+            offsets[path.joined(separator: ".")] = offset
         }
 
         var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -116,7 +139,9 @@ enum BankJSON {
                 guard peek == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
                 index += 1
                 skipSpace()
+                mark(key, at: keyStart)
                 fields[key] = try value(depth: depth + 1)
+                path.removeLast()
                 skipSpace()
                 if peek == UInt8(ascii: ",") {
                     index += 1
@@ -140,7 +165,9 @@ enum BankJSON {
             }
             while true {
                 skipSpace()
+                mark(String(items.count), at: index)
                 items.append(try value(depth: depth + 1))
+                path.removeLast()
                 skipSpace()
                 if peek == UInt8(ascii: ",") {
                     index += 1

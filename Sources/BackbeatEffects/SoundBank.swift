@@ -24,7 +24,8 @@ import Foundation
 /// bank["footstep"]?.play(position: feet)
 /// ```
 public final class SoundBank: @unchecked Sendable {
-    // @unchecked: immutable after init; the events and sounds guard their own state.
+    // @unchecked: `state` is read and written under the engine lock (a reload
+    // replaces it); the rest is immutable; the events and sounds guard their own state.
 
     /// What a valid bank holds, from ``check(contentsOf:)``.
     public struct Summary: Sendable, Equatable, CustomStringConvertible {
@@ -69,16 +70,38 @@ public final class SoundBank: @unchecked Sendable {
     /// The bank file; a bank in an archive is `zip:///ARCHIVE:PATH`, one
     /// from bytes `memory:///NAME` (`Data`) or `source:///NAME`.
     public let url: URL
-    /// The events, in the bank's order.
-    public let events: [SoundEvent]
+    /// The events, in the bank's order (as of its last reload).
+    public var events: [SoundEvent] { locked { state.events } }
     /// Every distinct sound the bank names, in the bank's order.
-    public let sounds: [SoundEffect]
-    /// The sounds loading since the bank was made: those that fit in the
-    /// effect cache budget, in the bank's order.
-    public let preloadedSounds: [SoundEffect]
+    public var sounds: [SoundEffect] { locked { state.sounds } }
+    /// The sounds loading since the bank was made (or last reloaded): those
+    /// that fit in the effect cache budget, in the bank's order.
+    public var preloadedSounds: [SoundEffect] { locked { state.preloaded } }
     /// The buses the bank declares, made on the engine unless given.
-    public let buses: [Bus]
-    private let byName: [String: SoundEvent]
+    public var buses: [Bus] { locked { state.buses } }
+
+    /// What a reload replaces, under the engine lock.
+    struct State {
+        var events: [SoundEvent] = []
+        var sounds: [SoundEffect] = []
+        var preloaded: [SoundEffect] = []
+        var buses: [Bus] = []
+        /// Every bus an event may name: the engine's, the game's and the declared ones.
+        var busByName: [String: Bus] = [:]
+        var byName: [String: SoundEvent] = [:]
+        /// Sounds by what identifies them (file and loop region): a reload keeps those it still names.
+        var soundByKey: [String: SoundEffect] = [:]
+        /// ``reloadsWhenChanged`` as the game set it (nil: follow the engine's monitoring).
+        var followsFile: Bool?
+        /// Events a reload removed, by name: ``event(named:)`` says so, and
+        /// a reload that puts one back brings back the same object.
+        var removed: [String: SoundEvent] = [:]
+    }
+    var state = State()
+    weak var engine: AudioEngine?
+    /// Whether the bank was read from a file it can follow.
+    let isFile: Bool
+    let broadcast = EventBroadcast<Event>()
     /// Where its definition came from, for a capture.
     let captureSource: BankCaptureSource
     /// The names of the buses the game gave it.
@@ -102,8 +125,12 @@ public final class SoundBank: @unchecked Sendable {
     ///   sound file, an unknown bus, a duplicate name, a sound larger than the
     ///   cache budget, a bad loop region (see the Events article).
     public convenience init(contentsOf url: URL, engine: AudioEngine, buses: [Bus] = []) throws {
+        // Taken before reading: a file written during the load differs, and reloads.
+        let fingerprint = url.isFileURL ? FileStamp(path: url.path) : nil
         let definition = try BankDefinition.load(url, budget: engine.effectCacheBudget)
-        try self.init(definition: definition, url: url, engine: engine, buses: buses, source: .file(url))
+        try self.init(
+            definition: definition, url: url, engine: engine, buses: buses, source: .file(url), file: url.isFileURL,
+            fingerprint: fingerprint)
     }
 
     /// Loads a bank that is an entry of a zip archive, with its sounds in the
@@ -155,10 +182,13 @@ public final class SoundBank: @unchecked Sendable {
     }
 
     private init(
-        definition: BankDefinition, url: URL, engine: AudioEngine, buses: [Bus], source: BankCaptureSource
+        definition: BankDefinition, url: URL, engine: AudioEngine, buses: [Bus], source: BankCaptureSource,
+        file: Bool = false, fingerprint: FileStamp? = nil
     ) throws {
         let budget = engine.effectCacheBudget
         self.url = url
+        self.engine = engine
+        self.isFile = file
         captureSource = source
         givenBusNames = buses.map(\.name)
         var busByName: [String: Bus] = [
@@ -171,7 +201,7 @@ public final class SoundBank: @unchecked Sendable {
             busByName[name] = bus
             declared.append(bus)
         }
-        self.buses = declared
+        for bus in buses where busByName[bus.name] == nil { busByName[bus.name] = bus }
         var soundByKey: [String: SoundEffect] = [:]
         var sounds: [SoundEffect] = []
         var preloaded: [SoundEffect] = []
@@ -187,34 +217,46 @@ public final class SoundBank: @unchecked Sendable {
         }
         var events: [SoundEvent] = []
         for e in definition.events {
+            let sounds = e.sounds.map { soundByKey[$0.soundKey]! }
             let event = try SoundEvent(
-                name: e.name, sounds: e.sounds.map { soundByKey[$0.soundKey]! }, mode: e.mode,
-                weights: e.sounds.map(\.weight), seed: e.seed)
-            event.soundLooping = e.sounds.map { $0.loop == nil ? .once : .forever }
-            event.avoidRepeatingLast = e.avoidLast
-            event.volume = e.volume
-            event.randomization = e.randomization
-            event.bus = busByName[e.bus]
-            event.cooldown = e.cooldown
-            event.maximumInstances = e.maximumInstances
-            event.stealPolicy = e.steal
-            event.priority = e.priority
+                name: e.name, sounds: sounds, mode: e.mode, weights: e.sounds.map(\.weight), seed: e.seed)
+            engine.withLock { event.applyLocked(e, sounds: sounds, bus: busByName[e.bus]) }
             events.append(event)
         }
-        self.sounds = sounds
-        self.preloadedSounds = preloaded
-        self.events = events
-        self.byName = Dictionary(uniqueKeysWithValues: events.map { ($0.name, $0) })
+        state = State(
+            events: events, sounds: sounds, preloaded: preloaded, buses: declared, busByName: busByName,
+            byName: Dictionary(uniqueKeysWithValues: events.map { ($0.name, $0) }), soundByKey: soundByKey)
         for event in events { event.bank = self }
         // A capture names the bank as it is made, so a replay makes its buses at the same point.
         engine.withLock { _ = captureIDLocked(engine) }
+        if file {
+            engine.withLock {
+                engine.fileWatchLocked.registerLocked(
+                    self, path: url.standardizedFileURL.path, fingerprint: fingerprint,
+                    follows: engine.isServingMonitorsLocked)
+            }
+        }
         for sound in preloaded { sound.preloadUnrecorded() }
+    }
+
+    deinit {
+        // Queued: the last release may come with the engine lock held.
+        if isFile, let engine {
+            let id = ObjectIdentifier(self)
+            engine.performLocked { engine in engine.fileWatchLocked.unregisterLocked(id) }
+        }
+    }
+
+    /// Runs `body` under the engine lock (without it once the engine is gone: nothing else changes the bank then).
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        guard let engine else { return try body() }
+        return try engine.withLock(waking: false, body)
     }
 
     /// The event named `name`, or nil.
     ///
     /// - Parameter name: The event's name in the bank.
-    public subscript(name: String) -> SoundEvent? { byName[name] }
+    public subscript(name: String) -> SoundEvent? { locked { state.byName[name] } }
 
     /// Returns once the ``preloadedSounds`` are resident.
     ///

@@ -23,15 +23,15 @@ import Foundation
 final class SoundCache: @unchecked Sendable {
     // @unchecked: mutable state is read and written only under the engine lock;
     // decoding runs on `loader` without touching it.
-    private weak var engine: AudioEngine?
+    weak var engine: AudioEngine?
     var budget: Int
-    private(set) var usedBytes = 0
-    private var resident: [ObjectIdentifier: Entry] = [:]
+    var usedBytes = 0
+    var resident: [ObjectIdentifier: Entry] = [:]
     private var useCounter: UInt64 = 0
-    private let loader = DispatchQueue(label: "Backbeat sound loader", qos: .userInitiated)
+    let loader = DispatchQueue(label: "Backbeat sound loader", qos: .userInitiated)
 
     /// A resident sound, held weakly, with what freeing it takes once it is gone.
-    private struct Entry {
+    struct Entry {
         weak var sound: SoundEffect?
         /// Empty while a replacement device waits for the sound to be uploaded
         /// again: the whole sound's buffer, or a loop's intro, region and tail.
@@ -111,7 +111,7 @@ final class SoundCache: @unchecked Sendable {
     /// Uploads a decoded sound: its whole buffer, or with loop points its
     /// intro, region and tail (then the first name returned is the region's).
     /// Nothing stays allocated when one fails.
-    private func upload(_ decoded: SoundEffect.Decoded, to device: ALDevice) throws -> (
+    func upload(_ decoded: SoundEffect.Decoded, to device: ALDevice) throws -> (
         ALBufferName, SoundEffect.LoopBuffers?
     ) {
         let pcm = decoded.pcm
@@ -168,6 +168,7 @@ final class SoundCache: @unchecked Sendable {
             resident[ObjectIdentifier(sound)] = Entry(
                 sound: sound, buffers: loop?.all ?? [buffer], bytes: bytes)
             touch(sound)
+            sound.registerFileLocked(decodedSound.fingerprint)
             engine.postLocked(.soundLoaded(sound: sound.name))
             outcome = .success(())
         } catch let error as BackbeatError {
@@ -196,7 +197,7 @@ final class SoundCache: @unchecked Sendable {
     }
 
     /// Evicts least-recently-used sounds that are not playing until `bytes` more fit.
-    private func evictLocked(toFit bytes: Int) {
+    func evictLocked(toFit bytes: Int) {
         #if DEBUG
         engine?.preconditionLocked()
         #endif
@@ -222,6 +223,7 @@ final class SoundCache: @unchecked Sendable {
         guard let engine else { return }
         generation &+= 1
         var waiting: [Weak] = []
+        unpinAllLocked()
         for (id, entry) in resident {
             guard let sound = entry.sound, case .loaded(let old) = sound.loadState else {
                 // Gone (its buffer went with the old device), or no longer resident.

@@ -46,6 +46,8 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         let loop: LoopPoints?
         /// Its level block by block, measured with the decode (off the lock).
         let envelope: LevelEnvelope
+        /// The file as it was when decoding began (nil: not a file).
+        var fingerprint: FileStamp?
 
         init(pcm: PCMBuffer, loop: LoopPoints?) {
             self.pcm = pcm
@@ -129,6 +131,18 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     private var _retriggerInterval: MediaTime = .zero
     /// Its id in the capture that last saw it (under the engine lock).
     var captureTag = CaptureTag()
+    /// ``reloadsWhenChanged`` as the game set it (nil: follow the engine's monitoring).
+    var followsFile: Bool? {
+        get {
+            preconditionEngineLocked()
+            return _followsFile
+        }
+        set {
+            preconditionEngineLocked()
+            _followsFile = newValue
+        }
+    }
+    private var _followsFile: Bool?
 
     /// Traps, in a debug build, unless the engine lock is held (a sound whose
     /// engine is gone has nothing to check). A release build does nothing.
@@ -332,7 +346,10 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         // in an update step): free the buffer at the engine's next entry.
         if case .loaded = _loadState, let engine {
             let id = ObjectIdentifier(self)
-            engine.performLocked { engine in engine.effectCacheLocked.forgetLocked(id) }
+            engine.performLocked { engine in
+                engine.effectCacheLocked.forgetLocked(id)
+                engine.fileWatchLocked.unregisterLocked(id)
+            }
         }
     }
 
@@ -429,6 +446,8 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             return Decoded(pcm: buffer, loop: Self.meaningful(loop, frames: buffer.frameCount))
         case .asset(let asset):
             let url = asset.url
+            // Taken before reading: a file changed during the decode differs, and reloads again.
+            let fingerprint = url.isFileURL ? FileStamp(path: url.path) : nil
             let decoder = try AudioDecoders.open(asset)
             defer { decoder.close() }
             guard decoder.channelCount <= 2 else {
@@ -466,7 +485,9 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             let loop =
                 try asset.explicitLoopPoints.map { try $0.checked(frameCount: frames, url: url) }
                 ?? decoder.readTags().tags.loopPoints?.clamped(toFrameCount: frames)
-            return Decoded(pcm: pcm, loop: Self.meaningful(loop, frames: pcm.frameCount))
+            var decoded = Decoded(pcm: pcm, loop: Self.meaningful(loop, frames: pcm.frameCount))
+            decoded.fingerprint = fingerprint
+            return decoded
         }
     }
 

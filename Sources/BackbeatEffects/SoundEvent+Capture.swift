@@ -14,7 +14,7 @@ extension SoundEvent {
         if captureTag.generation == recorder.generation { return captureTag.id }
         // What it refers to is declared first: a record's payload is written under the writer's lock.
         let bankID = bank?.captureIDLocked(engine)
-        let soundIDs = bankID == nil ? sounds.compactMap { $0.captureIDLocked(engine) } : []
+        let soundIDs = bankID == nil ? soundsValue.compactMap { $0.captureIDLocked(engine) } : []
         return engine.captureIDLocked(&captureTag, declaring: .effectsEventDeclared) { encoder in
             if let bankID {
                 encoder.appendFixed(UInt8(1))
@@ -26,8 +26,8 @@ extension SoundEvent {
                 encoder.append(UInt64(soundIDs.count))
                 for id in soundIDs { encoder.append(id) }
                 encoder.append(modeValue.rawValue)
-                encoder.append(UInt64(weights.count))
-                for weight in weights { encoder.append(weight) }
+                encoder.append(UInt64(weightsValue.count))
+                for weight in weightsValue { encoder.append(weight) }
             }
             encodeStateLocked(engine: engine, into: &encoder)
         }

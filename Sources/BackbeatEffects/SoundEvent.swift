@@ -142,10 +142,16 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
 
     /// The event's name.
     public let name: String
-    /// The sounds it picks from, in the order given.
-    public let sounds: [SoundEffect]
+    /// The sounds it picks from, in the order given (a bank's reload may change them).
+    public var sounds: [SoundEffect] { locked { soundsValue } }
     /// The weight of each sound in ``PlaybackMode/random`` mode (all 1 unless given).
-    public let weights: [Double]
+    public var weights: [Double] { locked { weightsValue } }
+    var soundsValue: [SoundEffect]
+    var weightsValue: [Double]
+    /// The bank whose reload removed the event (its plays are refused), or nil.
+    var removedFrom: String?
+    /// Whether a refused play of a removed event has said so (it says so once).
+    var removalReported = false
     let engine: AudioEngine?
     private let ownLock = Lock()
     /// The bank that made it, if one did (a capture names it by its bank).
@@ -209,16 +215,16 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         }
         guard weights.contains(where: { $0 > 0 }) else { throw invalid("every weight is 0") }
         self.name = name
-        self.sounds = sounds
-        self.weights = weights
+        self.soundsValue = sounds
+        self.weightsValue = weights
         self.modeValue = mode
         self.engine = engine
         self.generator = SplitMix64(seed: seed)
     }
 
-    public var description: String { "SoundEvent(\(name), \(modeValue), \(sounds.count) sounds)" }
+    public var description: String { "SoundEvent(\(name), \(modeValue), \(soundsValue.count) sounds)" }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
         if let engine { return try engine.withLock(body) }
         return try ownLock.withLock(body)
     }
@@ -404,6 +410,16 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     ) -> [Voice] {
         guard let engine else { return [] }
         let voices: [Voice] = engine.withLock {
+            if let bank = removedFrom {
+                if !removalReported {
+                    removalReported = true
+                    engine.logLocked(
+                        .warning,
+                        "Sound event \"\(name)\" was removed from \(bank) by its reload; its plays are refused",
+                        key: "eventRemoved:\(name)", problem: "eventRemoved")
+                }
+                return []
+            }
             // Declared before the play draws from the generator, so a replay starts from the same state.
             let captureID = captureIDLocked(engine)
             let started = playLocked(engine: engine, at: time, volume: volume, position: position, bus: bus)
@@ -460,7 +476,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         var started: [Voice] = []
         for index in pick.indices {
             let voice = Voice(
-                sound: sounds[index], volume: pick.gain, pan: pick.pan, rate: pick.rate,
+                sound: soundsValue[index], volume: pick.gain, pan: pick.pan, rate: pick.rate,
                 looping: index < soundLooping.count ? soundLooping[index] : .once,
                 priority: priorityValue, completion: nil)
             if let placed, placed.isFinite { voice.positionValue = placed }
@@ -495,10 +511,10 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         case .random: indices = [pickRandom()]
         case .shuffle: indices = [pickShuffled()]
         case .sequence:
-            let index = sequenceNext % sounds.count
-            sequenceNext = (index + 1) % sounds.count
+            let index = sequenceNext % soundsValue.count
+            sequenceNext = (index + 1) % soundsValue.count
             indices = [index]
-        case .layered: indices = Array(sounds.indices)
+        case .layered: indices = Array(soundsValue.indices)
         }
         let r = randomizationValue
         let decibels = draw(r.volumeDecibels)
@@ -529,19 +545,19 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
     private func pickRandom() -> Int {
         // Avoid the last N, keeping at least one sound with weight to pick;
         // if zero-weight sounds leave nothing, avoid fewer.
-        var avoid = min(avoidLast, sounds.count - 1, history.count)
+        var avoid = min(avoidLast, soundsValue.count - 1, history.count)
         var total = 0.0
         var excluded = Set<Int>()
         while true {
             excluded = Set(history.suffix(avoid))
             total = 0
-            for (i, w) in weights.enumerated() where !excluded.contains(i) { total += w }
+            for (i, w) in weightsValue.enumerated() where !excluded.contains(i) { total += w }
             if total > 0 || avoid == 0 { break }
             avoid -= 1
         }
         var target = generator.nextUnit() * total
         var chosen = -1
-        for (i, w) in weights.enumerated() where !excluded.contains(i) && w > 0 {
+        for (i, w) in weightsValue.enumerated() where !excluded.contains(i) && w > 0 {
             chosen = i
             if target < w { break }
             target -= w
@@ -554,7 +570,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
 
     private func pickShuffled() -> Int {
         if bag.isEmpty {
-            bag = Array(sounds.indices)
+            bag = Array(soundsValue.indices)
             generator.shuffle(&bag)
             // `bag` plays from its end: keep the round's first pick off the last one.
             if bag.count > 1, let last = lastShuffled, bag[bag.count - 1] == last {

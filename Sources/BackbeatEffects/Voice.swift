@@ -96,6 +96,12 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// The pool's bookkeeping for this voice: its row, source, queue and
     /// played time (see ``VoicePool/Record``).
     var record = VoicePool.Record()
+    /// What the voice plays: the buffer it was pinned to when its sound's
+    /// file was reloaded under it, else its sound's. With the engine lock held.
+    var playedLoadState: SoundEffect.LoadState {
+        if let pinned = record.pinned { return .loaded(pinned.resident) }
+        return sound.loadState
+    }
     /// How fast the voice moves, for the Doppler shift while it is positioned.
     var velocityValue = Audio3DPoint.zero
     /// Where the voice faces; nil while it is omnidirectional.
@@ -451,7 +457,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// `start + (t - start) mod length`), then in the tail.
     public var currentTime: MediaTime {
         locked {
-            guard case .loaded(let r) = sound.loadState else { return .zero }
+            guard case .loaded(let r) = playedLoadState else { return .zero }
             let frames = engine?.voicePoolLocked.position(of: self, resident: r) ?? 0
             return MediaTime(frames: Int64(frames), sampleRate: r.sampleRate)
         }
@@ -462,7 +468,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// play). It keeps counting while the voice is virtual.
     public var loopCount: Int {
         locked {
-            guard case .loaded(let r) = sound.loadState, r.frames > 0 else { return 0 }
+            guard case .loaded(let r) = playedLoadState, r.frames > 0 else { return 0 }
             let played = engine?.voicePoolLocked.playedFrames(of: self) ?? 0
             return VoicePool.place(played: Double(played), resident: r, loops: numberOfLoops).loop
         }
@@ -482,7 +488,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
         return engine.withLock { () -> Int64? in
             guard phase == .playing, let source = record.source, record.playedBeforeAttach == 0, !record.loopsInPlace,
                 rateValue == 1,
-                case .loaded(let r) = sound.loadState, r.sampleRate == engine.sampleRate
+                case .loaded(let r) = playedLoadState, r.sampleRate == engine.sampleRate
             else { return nil }
             guard
                 let reading = try? engine.device.withContext("sampleOffsetWithClock", { source.sampleOffsetWithClock })

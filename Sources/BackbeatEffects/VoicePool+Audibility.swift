@@ -117,7 +117,7 @@ extension VoicePool {
                     continue
                 }
                 // A sound a replacement device does not have yet keeps its voices virtual.
-                guard case .loaded(let r) = voice.sound.loadState, r.buffer != nil else { continue }
+                guard case .loaded(let r) = voice.playedLoadState, r.buffer != nil else { continue }
                 waiting.append(voice)
             case .pausing, .paused, .scheduled, .waitingForSource:
                 voice.record.audibility = audibility(of: voice, listener: listener)
@@ -169,7 +169,7 @@ extension VoicePool {
         while index < waiting.count, audibleCount < capacity, !free.isEmpty {
             let voice = waiting[index]
             index += 1
-            guard case .loaded(let r) = voice.sound.loadState,
+            guard case .loaded(let r) = voice.playedLoadState,
                 let (source, warmth) = takeFree(matching: r.loop?.region ?? r.buffer)
             else { continue }
             attach(voice, to: source, resident: r, leadIn: 0, fadeIn: true, warmth: warmth)

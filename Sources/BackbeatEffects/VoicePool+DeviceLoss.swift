@@ -14,7 +14,7 @@ extension VoicePool {
         for voice in voices {
             if readPositions {
                 syncPlayed(voice)
-            } else if voice.phase == .playing, case .loaded(let r) = voice.sound.loadState, let engine {
+            } else if voice.phase == .playing, case .loaded(let r) = voice.playedLoadState, let engine {
                 estimatePlayed(voice, to: frame, resident: r, outputRate: engine.sampleRate)
             }
             voice.record.lastUpdateFrame = frame

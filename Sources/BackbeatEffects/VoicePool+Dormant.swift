@@ -43,7 +43,7 @@ extension VoicePool {
     /// step (a render steps only the periods with work). Its time stands
     /// while it or its bus is paused.
     func virtualTime(of voice: Voice) -> Double {
-        guard let engine, case .loaded(let r) = voice.sound.loadState else { return 0 }
+        guard let engine, case .loaded(let r) = voice.playedLoadState else { return 0 }
         let since = voice.record.isDormant ? voice.record.dormantSince : voice.record.lastUpdateFrame
         let stands = voice.record.timeStands || voice.userPaused || (voice.bus?.stepPaused ?? false)
         guard voice.record.isDormant || !stands else { return 0 }
@@ -57,7 +57,7 @@ extension VoicePool {
     func canSleep(_ voice: Voice) -> Bool {
         guard voice.record.slot >= 0, !voice.record.isDormant, voice.numberOfLoops < 0, voice.isPlacedInWorld,
             !voice.userPaused, !(voice.bus?.stepPaused ?? false), voice.glide == nil,
-            voice.volumeRamp == nil, voice.rateRamp == nil, case .loaded(let r) = voice.sound.loadState,
+            voice.volumeRamp == nil, voice.rateRamp == nil, case .loaded(let r) = voice.playedLoadState,
             r.buffer != nil
         else { return false }
         return voice.directionValue == nil || voice.coneValue.innerAngle >= 360
@@ -88,7 +88,7 @@ extension VoicePool {
         guard voice.record.isDormant, let engine else { return }
         removeSleepers()  // so it is in the list once
         let s = voice.record.slot
-        if case .loaded(let r) = voice.sound.loadState {
+        if case .loaded(let r) = voice.playedLoadState {
             voice.record.played +=
                 Double(end - voice.record.dormantSince) * Self.step(voice, r, outputRate: engine.sampleRate)
         }

@@ -58,7 +58,7 @@ extension VoicePool {
         let right = Audio3DPoint(x: f.y * u.z - f.z * u.y, y: f.z * u.x - f.x * u.z, z: f.x * u.y - f.y * u.x)
         for voice in voices {
             guard !voice.record.isDormant, voice.phase == .playing, !voice.userPaused,
-                let source = voice.record.source, let bus = voice.bus, case .loaded(let r) = voice.sound.loadState
+                let source = voice.record.source, let bus = voice.bus, case .loaded(let r) = voice.playedLoadState
             else { continue }
             var gain = max(0, voice.record.appliedGain)
             if voice.mix.isUsed { gain *= voice.mix.current.direct.gain }

@@ -38,6 +38,9 @@ extension VoicePool {
         var startFrame: Int64 = 0
         /// It waited for its sound to load before it started (said by its start event).
         var startedAfterLoad = false
+        /// The sound as it was when its file was reloaded while this voice
+        /// played: the voice finishes on it (nil: it plays the sound's current buffer).
+        var pinned: RetiredSound?
         /// Sound frames played since the start, across loops: read from OpenAL when
         /// a voice pauses or loses its source, advanced by engine time otherwise.
         var played: Double = 0

@@ -78,7 +78,7 @@ extension VoicePool {
 
     /// Gives `voice` a source if it is due, stealing if it must.
     func begin(_ voice: Voice, now: Int64) {
-        guard let engine, case .loaded(let resident) = voice.sound.loadState, resident.buffer != nil else { return }
+        guard let engine, case .loaded(let resident) = voice.playedLoadState, resident.buffer != nil else { return }
         let target: Int64
         if case .scheduled(let t) = voice.phase { target = t } else { target = now }
         // Far-future starts wait; near ones start now behind a silent lead-in.

@@ -95,6 +95,11 @@ extension VoicePool {
             activeBySound[key, default: 1] -= 1
             if activeBySound[key] == 0 { activeBySound[key] = nil }
         }
+        if let pinned = voice.record.pinned {
+            // The last voice on a reloaded sound's old buffer frees it.
+            voice.record.pinned = nil
+            engine?.effectCacheLocked.releaseLocked(pinned)
+        }
         engine?.postLocked(.voiceFinished(voice: voice.id, sound: voice.sound.name, completed: completed))
         if let completion = voice.completion {
             voice.completion = nil

@@ -61,7 +61,7 @@ extension VoicePool {
     func consumedFrames(_ voice: Voice, offset: Int) -> Int {
         // An endless loop may have come round since its last check.
         var wrapped = 0
-        if voice.record.loopsInPlace, offset < voice.record.loopOffset, case .loaded(let r) = voice.sound.loadState {
+        if voice.record.loopsInPlace, offset < voice.record.loopOffset, case .loaded(let r) = voice.playedLoadState {
             wrapped = voice.record.queuedBuffers * r.cycleFrames
         }
         return max(
@@ -249,7 +249,7 @@ extension VoicePool {
                 return .none
             case .virtual:
                 // Paused or not: its time is counted from the frames between steps.
-                guard voice.numberOfLoops < 0, case .loaded = voice.sound.loadState else { return .now }
+                guard voice.numberOfLoops < 0, case .loaded = voice.playedLoadState else { return .now }
                 return .none
             case .paused:
                 return voice.userPaused || (voice.bus?.stepPaused ?? false) ? .none : .now
@@ -297,7 +297,7 @@ extension VoicePool {
     /// The engine frame a finite playing voice should end on, from what it
     /// has played by engine time (nil for an endless loop or a sound not loaded).
     func estimatedEnd(of voice: Voice, after frame: Int64, outputRate: Int) -> Int64? {
-        guard voice.numberOfLoops >= 0, case .loaded(let r) = voice.sound.loadState, voice.rateValue > 0 else {
+        guard voice.numberOfLoops >= 0, case .loaded(let r) = voice.playedLoadState, voice.rateValue > 0 else {
             return nil
         }
         let total = Double(r.frames) + Double(voice.numberOfLoops) * Double(r.cycleFrames)
@@ -328,7 +328,7 @@ extension VoicePool {
                 // render steps only the periods with work, so the frames since
                 // the last step count up to the period before a pause this step
                 // finds, and from the period before the step that finds it playing.
-                guard case .loaded(let r) = voice.sound.loadState else { continue }
+                guard case .loaded(let r) = voice.playedLoadState else { continue }
                 let interval = Int64(updateInterval)
                 if voice.userPaused || (voice.bus?.stepPaused ?? false) {
                     if !voice.record.timeStands {
@@ -357,7 +357,7 @@ extension VoicePool {
             case .scheduled, .waitingForSource:
                 begin(voice, now: frame)
             case .playing:
-                guard let source = voice.record.source, case .loaded(let r) = voice.sound.loadState else { break }
+                guard let source = voice.record.source, case .loaded(let r) = voice.playedLoadState else { break }
                 if wantsPause {
                     source.setGain(0)
                     voice.record.appliedGain = 0
@@ -400,7 +400,7 @@ extension VoicePool {
                 voice.record.lastPlayedFrame = frame
                 applyGain(voice, busGain: busGain)
             case .stopping(let until, let thenVirtual):
-                if thenVirtual, case .loaded(let r) = voice.sound.loadState {
+                if thenVirtual, case .loaded(let r) = voice.playedLoadState {
                     // Its time goes on through the fade-out, as it will while virtual.
                     voice.record.played +=
                         Double(elapsed) * Self.step(voice, r, outputRate: outputRate)

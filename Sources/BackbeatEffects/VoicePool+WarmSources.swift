@@ -10,7 +10,7 @@ extension VoicePool {
         var warmth: Warmth?
         if keepWarm, let engine, voice.record.loopsInPlace, voice.record.leadInBuffer == nil, voice.numberOfLoops < 0,
             voice.isPlacedInWorld,
-            !voice.record.introInQueue, case .loaded(let r) = voice.sound.loadState,
+            !voice.record.introInQueue, case .loaded(let r) = voice.playedLoadState,
             let buffer = r.loop?.region ?? r.buffer, voice.record.queuedBuffers > 0
         {
             // Stopped, it keeps its queue (copies of one buffer, looping) and placement.

@@ -67,6 +67,9 @@ extension AudioEngine {
         case "underrun": .underrun
         case "outputLost": .deviceLost
         case "outputChanged": .deviceChanged
+        case "reloadFailed": .reloadFailed
+        case "bankReloaded": .bankReloaded
+        case "soundReloaded": .soundReloaded
         default: nil
         }
     }

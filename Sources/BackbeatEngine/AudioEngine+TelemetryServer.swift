@@ -48,7 +48,12 @@ extension AudioEngine {
             // The server answers rates itself; one reaching here changes nothing.
             return .ok(id: command.id)
         case .reload:
-            return .error("this game does not reload its sounds", id: command.id)
+            guard let outcomes = reloadChangedFiles() else {
+                return .error("the reload did not finish within 8 s", id: command.id)
+            }
+            var reply = TelemetryReply.ok(id: command.id)
+            reply.lines = outcomes.map(\.description)
+            return reply
         }
     }
 }

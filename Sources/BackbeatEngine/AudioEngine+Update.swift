@@ -43,6 +43,7 @@ extension AudioEngine {
         preconditionLocked()
         let cpuStart = telemetryStepStartLocked
         defer { publishTelemetryLocked(at: frame, cpuStart: cpuStart) }
+        fileWatchStorage?.pollLocked()
         // A loopback device mixes only inside render, after this step, so its
         // changes land together anyway; a real device mixes on its own thread,
         // so its changes are deferred and applied at once.
@@ -114,7 +115,11 @@ extension AudioEngine {
     /// - Returns: The frame, or nil when nothing is due.
     package func nextDueFrameLocked(after frame: Int64) -> Int64? {
         preconditionLocked()
-        return earliestFrameLocked(after: frame) { $0.nextDueFrame(after: frame) }
+        let due = earliestFrameLocked(after: frame) { $0.nextDueFrame(after: frame) }
+        // Followed files are read in the step: look often enough that an edit is heard soon.
+        guard let watch = fileWatchStorage, watch.isFollowingLocked else { return due }
+        let look = frame + Int64(max(1, sampleRate / EngineFileWatch.pollsPerSecond))
+        return min(due ?? look, look)
     }
 
     /// `frame` while a step observer listens or a bus moves; otherwise the

@@ -194,6 +194,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// first use and held for the engine's life; the engine never looks
     /// inside. Read and written only under the lock.
     package var effectsState: AnyObject?
+    /// Files banks and sounds came from, and their watcher (`AudioEngine+FileWatch.swift`).
+    var fileWatchStorage: EngineFileWatch?
     /// The cap on voices the effects layer's pool may make audible (nil: what the device grants).
     package let maximumVoices: Int?
     /// Whether a bus's gain or pause changed in the current update step.
@@ -412,6 +414,7 @@ public final class AudioEngine: @unchecked Sendable {
             if backgroundLoads.holdsRender { backgroundLoads.waitUntilIdle() }
             let (rendered, waitingStep) = try withLock(waking: false) { () -> (Int, Int64?) in
                 try checkUsable("render(frames:)")
+                if fileWatchStorage?.hasChangesLocked == true { stepRequested = true }  // see EngineFileWatch
                 let rendered = try renderLocked(
                     frames: frames - done, into: &samples, at: done, observedStep: observedStep)
                 // Stopped before a step for its observers (not after one, for a load).
@@ -512,6 +515,7 @@ public final class AudioEngine: @unchecked Sendable {
             guard !isShutDown else { return }
             isShutDown = true
             for component in components.compactMap(\.component) { component.engineWillShutDown() }
+            fileWatchStorage?.closeLocked()
             components.removeAll()
             device.close()
             do { try fileWriter?.finish() } catch let error as BackbeatError { deferredError = error } catch {}

@@ -57,6 +57,12 @@ extension TelemetryReply {
         if let id { json.integer(id) } else { json.null() }
         json.key("message")
         json.string(message)
+        if let lines {
+            json.key("lines")
+            json.beginArray()
+            for line in lines { json.string(line) }
+            json.endArray()
+        }
         json.endObject()
         json.endLine()
         return json.bytes

@@ -64,6 +64,8 @@ package struct TelemetryEvent: Sendable, Codable, Equatable {
     package enum Kind: String, Sendable, Codable, Equatable, CaseIterable {
         case voiceStarted, voiceStopped, voiceStolen, voiceVirtual, voiceReal, voiceRefused
         case loadFailed, underrun, deviceLost, deviceChanged, bankReloaded, soundReloaded
+        /// A bank or sound file changed but did not load; the old one stays. `message` is the file, line, column and reason.
+        case reloadFailed
         /// Events were dropped because the client read too slowly; `message` says how many.
         case dropped
     }
@@ -77,9 +79,12 @@ package struct TelemetryReply: Sendable, Codable, Equatable {
     package var id: Int?
     /// For an error, one line saying what was wrong; nothing was changed.
     package var message: String?
+    /// For a `reload`, one line per bank or sound file reloaded or failed
+    /// (nil for other commands; empty when no file had changed).
+    package var lines: [String]?
 
-    package static func ok(id: Int?) -> TelemetryReply { TelemetryReply(type: "ok", id: id, message: nil) }
+    package static func ok(id: Int?) -> TelemetryReply { TelemetryReply(type: "ok", id: id, message: nil, lines: nil) }
     package static func error(_ message: String, id: Int?) -> TelemetryReply {
-        TelemetryReply(type: "error", id: id, message: message)
+        TelemetryReply(type: "error", id: id, message: message, lines: nil)
     }
 }

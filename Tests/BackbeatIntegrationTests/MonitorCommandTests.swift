@@ -27,7 +27,7 @@ import Testing
         try withTemporaryDirectory { runtime in
             // No such process; then a live process (this one) that is not monitoring.
             for pid in ["2147483000", String(getpid())] {
-                for mode in [["--json", "--count", "1"], ["--set", "bus.music.mute=on"], []] {
+                for mode in [["--json", "--count", "1"], ["--set", "bus.music.mute=on"], ["--reload"], []] {
                     let result = try Self.monitor([pid] + mode, runtime: runtime)
                     #expect(result.status == 1, "\(pid) \(mode): \(result.stdout)")
                     #expect(Self.lines(result.stderr).count == 1, "\(pid) \(mode): \(result.stderr)")

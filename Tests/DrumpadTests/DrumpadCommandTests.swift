@@ -50,6 +50,9 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         ("occlude snare -20", .occlude(.snare, -20)), ("occlude 2 -100", .occlude(.bass, -100)),
         ("occlude maraca 0", .occlude(.maraca, 0)), ("occlude 3 -0.5", .occlude(.tambourine, -0.5)),
         ("menu on", .menu(true)), ("MENU Off", .menu(false)),
+        ("bank sfx.bank.json", .bank("sfx.bank.json")), ("bank My Banks/Hits.json", .bank("My Banks/Hits.json")),
+        ("event boom", .event("boom")), ("EVENT Boom", .event("Boom")),
+        ("pad 1 boom", .mapPad(.snare, event: "boom")), ("pad maraca clap", .mapPad(.maraca, event: "clap")),
     ]
 
     static let bad: [String] = [
@@ -72,7 +75,9 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
         "turn", "turn nan", "turn inf", "turn 361", "turn -360.5", "turn 1e2", "turn 90 0", "turn left",
         "turn 99999999999999999999999999999999999999999", "hrtf", "hrtf yes", "hrtf on off",
         "reverb", "reverb nowhere", "reverb hangar cave", "reverb efx_reverb_preset_hangar", "reverb hangar\u{0}",
-        "occlude", "occlude snare", "occlude snare 10", "occlude snare -101", "occlude snare nan", "occlude 5 -10",
+        "bank", "event", "event a b", "pad", "pad 1", "pad 5 boom", "pad 0 boom", "pad drum boom",
+        "pad 1 boom clap", "occlude", "occlude snare", "occlude snare 10", "occlude snare -101", "occlude snare nan",
+        "occlude 5 -10",
         "occlude snare -10 dB", "occlude snare -1e2", "menu", "menu maybe", "menu on off",
     ]
 
@@ -215,7 +220,7 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
     static let everyCommandWord = [
         "play", "pause", "toggle", "next", "prev", "seek", "stop", "repeat", "shuffle", "random", "pick", "now",
         "quantize", "session", "env", "place", "turn", "hrtf", "reverb", "occlude", "menu", "intensity", "section",
-        "stinger", "wait", "quit",
+        "stinger", "bank", "event", "pad", "wait", "quit",
     ]
 
     @Test("An unknown command's message names every command and every pad")
