@@ -12,6 +12,7 @@ extension AudioEngine {
         withLock {
             buses.append(bus)
             refreshSoloLocked()
+            _ = bus.captureIDLocked()
         }
         return bus
     }

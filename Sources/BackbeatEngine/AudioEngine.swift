@@ -278,6 +278,7 @@ public final class AudioEngine: @unchecked Sendable {
         clock.engine = self
         sessionTarget.engine = self
         session.attach(target: sessionTarget)
+        recordSessionCallsInCaptures()
         if case .device = output {
             eventDelivery = EventDeliveryQueue(name: "Backbeat events")
             deliverSessionUpdatesOffTheAudioThread()
@@ -394,6 +395,9 @@ public final class AudioEngine: @unchecked Sendable {
             }
         }
         try renderSteps(frames: frames, into: &samples)
+        withLock(waking: false) {
+            if framesRendered != nextUpdateFrame { recordLocked(.renderSplit) { _ in } }
+        }
     }
 
     /// Renders `frames` frames, stepping out of the lock before each update

@@ -233,6 +233,10 @@ extension Bus {
                 state.wetDryMix = wetDryMix
             }
             effectState = state
+            recordLocked(.busEffect) { encoder in
+                EngineCaptureValues.encode(effect, into: &encoder)
+                encoder.append(wetDryMix)
+            }
         }
     }
 

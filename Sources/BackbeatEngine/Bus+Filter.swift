@@ -38,6 +38,10 @@ extension Bus {
             let target = filter?.gains(sampleRate: engine.sampleRate) ?? .open
             filterState = BusFilterState(
                 filter: filter, from: filterState.gains(at: now), to: target, start: now, end: now + frames)
+            recordLocked(.busFilter) { encoder in
+                EngineCaptureValues.encode(filter, into: &encoder)
+                EngineCaptureValues.encode(duration, into: &encoder)
+            }
         }
     }
 

@@ -22,6 +22,12 @@ extension Bus {
         let step = Int64(engine.updateInterval)
         let range = parameter.range
         engine.withLock {
+            if let parameterID = parameter.captureIDLocked() {
+                recordLocked(.busFilterBinding) { encoder in
+                    encoder.append(parameterID)
+                    EngineCaptureValues.encode(curve, into: &encoder)
+                }
+            }
             parameter.driveLocked { [weak self, weak engine] value in
                 guard let self, let engine else { return false }
                 let cutoff = min(max(curve.output(for: value, in: range), 10), max(10, nyquist))

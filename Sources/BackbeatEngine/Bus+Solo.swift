@@ -27,6 +27,7 @@ extension Bus {
         guard soloed != newValue else { return }
         soloed = newValue
         engine?.refreshSoloLocked()
+        recordLocked(.busSolo) { $0.append(newValue) }
     }
 
     /// Whether `other` is this bus, one of its parents at any depth, or one of its children at any depth.

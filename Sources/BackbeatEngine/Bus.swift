@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatMedia
 import BackbeatOpenAL
 
@@ -47,6 +48,8 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     var soloSilenced = false
     private var ducks: [Duck] = []
     private var fadeCompletion: (@Sendable () -> Void)?
+    /// The bus's id in the capture that last saw it (Bus+Capture.swift), under the engine lock.
+    var captureTag = CaptureTag()
     // The state the update step and the voices read, under the engine lock.
     // A debug build reaches it through properties that check the lock; a
     // release build stores it plainly, so that readers in other modules
@@ -275,6 +278,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         level = min(max(newValue, 0), 1)
         fade = nil
         fadeCompletion = nil
+        recordLocked(.busVolume) { $0.append(newValue) }
     }
 
     /// ``volume`` with the engine lock held.
@@ -305,13 +309,18 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
             fade = Fade(from: from, to: to, startFrame: now, frames: frames, curve: curve)
             level = to
             fadeCompletion = completion
+            recordLocked(.busFade) { encoder in
+                encoder.append(target)
+                EngineCaptureValues.encode(duration, into: &encoder)
+                EngineCaptureValues.encode(curve, into: &encoder)
+            }
         }
     }
 
     /// Silences the bus without stopping time; ramps, so it does not click.
     public var isMuted: Bool {
         get { locked { muted } }
-        set { locked { muted = newValue } }
+        set { locked { isMutedLocked = newValue } }
     }
 
     /// ``isMuted`` with the engine lock held.
@@ -323,6 +332,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         set {
             preconditionEngineLocked()
             muted = newValue
+            recordLocked(.busMute) { $0.append(newValue) }
         }
     }
 
@@ -336,7 +346,12 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
     /// them where they were.
     public var isPaused: Bool {
         get { locked { paused } }
-        set { locked { paused = newValue } }
+        set {
+            locked {
+                paused = newValue
+                recordLocked(.busPause) { $0.append(newValue) }
+            }
+        }
     }
 
     /// Lowers the bus by `decibels` (a negative number, such as -12) with an
@@ -369,6 +384,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         locked {
             duck.begin(at: frame)
             ducks.append(duck)
+            if trigger == nil { recordDuckLocked(duck, decibels: decibels, attack: attack, release: release) }
         }
         return duck
     }

@@ -1,3 +1,5 @@
+import BackbeatCapture
+
 /// A bus lowered for a while, such as music under a voice line. Release it to
 /// bring the bus back up over the release time.
 public final class Duck: @unchecked Sendable {
@@ -12,6 +14,8 @@ public final class Duck: @unchecked Sendable {
     private let releaseAt: Int64?
     private var fade: Fade?
     private var released = false
+    /// The duck's id in the capture that recorded it, under the engine lock.
+    var captureTag = CaptureTag()
 
     init(
         bus: Bus, target: Float, attackFrames: Int64, releaseFrames: Int64, trigger: (any DuckReleaseTrigger)?,
@@ -43,7 +47,13 @@ public final class Duck: @unchecked Sendable {
     /// Brings the bus back up over the release time. Idempotent.
     public func release() {
         guard let engine = bus?.engine else { return }
-        engine.withLock { releaseLocked(at: engine.currentFrameLocked) }
+        engine.withLock {
+            if captureTag.generation == engine.captureRecorder?.generation {
+                let id = captureTag.id
+                engine.recordLocked(.duckRelease) { $0.append(id) }
+            }
+            releaseLocked(at: engine.currentFrameLocked)
+        }
     }
 
     private func releaseLocked(at frame: Int64) {

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatMedia
 import BackbeatSupport
 
@@ -17,8 +18,8 @@ import Foundation
 public struct ParameterCurve: Sendable, Hashable, Codable {
     /// The points (parameter value, output), in increasing parameter order; nil for ``linear(from:to:)``.
     public let points: [Point]?
-    private let from: Float
-    private let to: Float
+    let from: Float
+    let to: Float
 
     /// One point of a curve.
     public struct Point: Sendable, Hashable, Codable {
@@ -110,6 +111,8 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
     private var drivers: [(Float) -> Bool] = []
     /// Whether the heard value had reached the value set at the last update step.
     private var restedAtLastStep = true
+    /// The parameter's id in the capture that last saw it, under the engine lock.
+    private var captureTag = CaptureTag()
 
     /// A parameter on `engine`, starting at `initialValue` (default: the range's bottom).
     ///
@@ -142,7 +145,10 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
         self.engine = engine
         target = start
         heard = start
-        engine.withLock { engine.registerLocked(self) }
+        engine.withLock {
+            engine.registerLocked(self)
+            _ = captureIDLocked()
+        }
     }
 
     /// The value the game set (clamped to the range; NaN ignored). The heard value follows it.
@@ -160,6 +166,30 @@ public final class GameParameter: @unchecked Sendable, EngineComponent {
         preconditionEngineLocked()
         guard !newValue.isNaN else { return }
         target = min(max(newValue, range.lowerBound), range.upperBound)
+        if let engine, engine.captureRecorder != nil, let id = captureIDLocked() {
+            engine.recordLocked(.parameterValue) { encoder in
+                encoder.append(id)
+                encoder.append(newValue)
+            }
+        }
+    }
+
+    /// This parameter's id in the capture being written, declaring it (with
+    /// its value set and heard now) the first time the capture sees it; nil
+    /// when no capture is on. Other modules name a parameter a binding follows with it.
+    ///
+    /// - Returns: The parameter's capture id, or nil.
+    package func captureIDLocked() -> UInt32? {
+        guard let engine, engine.captureRecorder != nil else { return nil }
+        preconditionEngineLocked()
+        return engine.captureIDLocked(&captureTag, declaring: .parameterDeclare) { encoder in
+            encoder.append(name)
+            encoder.append(range.lowerBound)
+            encoder.append(range.upperBound)
+            encoder.append(target)
+            encoder.append(heard)
+            encoder.appendOptional(slewPerSecond) { $0.append($1) }
+        }
     }
 
     /// ``value`` with the engine lock held.

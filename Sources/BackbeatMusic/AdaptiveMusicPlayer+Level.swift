@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSupport
@@ -7,7 +8,7 @@ extension AdaptiveMusicPlayer {
     /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
     public var volume: Float {
         get { core.volume }
-        set { core.volume = newValue }
+        set { locked { applyVolumeLocked(newValue) } }
     }
 
     /// Underruns so far, of every stream the player has played (always zero on offline outputs).
@@ -20,7 +21,7 @@ extension AdaptiveMusicPlayer {
     ///   - duration: How long the fade takes, in engine time.
     ///   - curve: The fade's shape; equal-power by default.
     public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
-        core.fade(to: target, duration: duration, curve: curve)
+        locked { applyFadeLocked(to: target, duration: duration, curve: curve) }
     }
 
     /// Peak power of a channel in dB at the last ``updateMeters()``: the peaks of
@@ -71,6 +72,11 @@ extension AdaptiveMusicPlayer {
         guard !gain.isNaN else { return }
         locked {
             guard let engine else { return }
+            record(.adaptiveLayerGain) { encoder in
+                encoder.append(layer)
+                encoder.append(gain)
+                EngineCaptureValues.encode(duration, into: &encoder)
+            }
             setLayerGainLocked(layer, to: min(max(gain, 0), 1), duration: duration, engine: engine)
         }
     }
@@ -85,7 +91,7 @@ extension AdaptiveMusicPlayer {
     ///   - curve: How the parameter's value maps to the gain; linear over its range by default.
     public func bindLayer(_ layer: String, to parameter: GameParameter, curve: ParameterCurve = .linear) {
         let range = parameter.range
-        bind(parameter) { player, value, now, interval in
+        bind(parameter, recording: .adaptiveBindLayer, curve, layer: layer) { player, value, now, interval in
             let gain = min(max(curve.output(for: value, in: range), 0), 1)
             let from = player.layerGains[layer]?.value(at: now) ?? 1
             player.layerGains[layer] = Ramp(from: from, to: gain, startFrame: now, frames: interval, curve: .linear)
@@ -100,17 +106,18 @@ extension AdaptiveMusicPlayer {
     ///   - curve: How the parameter's value maps to the volume; linear over its range by default.
     public func bindVolume(to parameter: GameParameter, curve: ParameterCurve = .linear) {
         let range = parameter.range
-        bind(parameter) { player, value, _, _ in
+        bind(parameter, recording: .adaptiveBindVolume, curve, layer: nil) { player, value, _, _ in
             _ = player.core.level.setVolume(min(max(curve.output(for: value, in: range), 0), 1))
         }
     }
 
     private func bind(
-        _ parameter: GameParameter,
+        _ parameter: GameParameter, recording kind: CaptureKind, _ curve: ParameterCurve, layer: String?,
         _ apply: @escaping (AdaptiveMusicPlayer, Float, _ now: Int64, _ interval: Int64) -> Void
     ) {
         locked {
             guard let engine else { return }
+            recordBindingLocked(kind, parameter: parameter, curve: curve, layer: layer)
             let interval = Int64(engine.updateInterval)
             parameter.driveLocked { [weak self, weak engine] value in
                 guard let self, let engine else { return false }

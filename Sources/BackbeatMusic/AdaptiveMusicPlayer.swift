@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSession
@@ -93,6 +94,8 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     var interrupted = false
     /// The state and section last reported in events.
     var reported: (state: PlaybackState, section: String?) = (.stopped, nil)
+    /// The player's id in the capture that last saw it (AdaptiveMusicPlayer+Capture.swift).
+    var captureTag = CaptureTag()
 
     /// A player of `sections` on `engine`; nothing plays until ``play(section:)``.
     /// Each stem is opened once now, to learn its length, rate and loop points.
@@ -107,6 +110,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
         guard !sections.isEmpty else {
             throw BackbeatError(.invalidArgument, operation: "AdaptiveMusicPlayer", reason: "no sections")
         }
+        MusicAssetFingerprints.prefetch(sections.flatMap { $0.stems.map(\.asset) }, engine: engine)
         var resolved: [String: Resolved] = [:]
         for section in sections {
             guard let first = section.stems.first else {
@@ -145,6 +149,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
             engine.registerLocked(component)
             engine.registerMusicPlayerLocked(self)
             engine.addTelemetryContributorLocked(self)
+            _ = captureIDLocked()
         }
     }
 
@@ -202,6 +207,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     /// stingers and a change not yet heard are dropped. Nothing when nothing plays.
     public func pause() {
         changing {
+            record(.musicPause)
             guard let engine else { return }
             suspendLocked(engine: engine)
         }
@@ -212,6 +218,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     public func resume() {
         engine?.session.playRequested(by: sessionPlayerID)
         changing {
+            record(.adaptiveResume)
             guard let engine else { return }
             resumeLocked(engine: engine)
         }
@@ -245,6 +252,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
             return MediaTime(frames: info.frameCount, sampleRate: info.format.sampleRate).frames(
                 atSampleRate: engine?.sampleRate ?? info.format.sampleRate)
         }
+        MusicAssetFingerprints.prefetch(transitionSegment.map { [$0] } ?? [], engine: engine)
         engine?.session.playRequested(by: sessionPlayerID)
         return try changing {
             guard let engine else { throw BackbeatError(.engineShutDown, operation: "AdaptiveMusicPlayer.transition") }
@@ -283,6 +291,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
                     engine: engine)
             }
             pending = (section, start, generation)
+            recordTransitionLocked(to: section, quantization: quantization, style: style, via: transitionSegment)
             return MediaTime(frames: boundary, sampleRate: engine.sampleRate)
         }
     }
@@ -298,6 +307,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     @discardableResult
     public func playStinger(_ asset: AudioAsset, quantization: MusicQuantization = .beat) throws -> MediaTime {
         _ = try asset.schedulingInfo()
+        MusicAssetFingerprints.prefetch([asset], engine: engine)
         return try changing {
             guard let engine else { throw BackbeatError(.engineShutDown, operation: "AdaptiveMusicPlayer.playStinger") }
             // Right after play(section:), before the section is heard, on its beats.
@@ -305,6 +315,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
             try startStreamLocked(
                 asset: asset, looping: .once, layer: nil, kind: .stinger, at: boundary,
                 fade: .constant(1), engine: engine)
+            recordStingerLocked(asset, quantization: quantization)
             return MediaTime(frames: boundary, sampleRate: engine.sampleRate)
         }
     }
@@ -327,6 +338,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     /// - Parameter time: Where to go in the section, clamped to its length.
     public func seek(to time: MediaTime) {
         changing {
+            record(.musicSeek) { EngineCaptureValues.encode(time, into: &$0) }
             guard let engine, let now = heardNow(), let resolved = sections[now.name] else { return }
             let boundary = boundaryLocked(.immediate, engine: engine)
             let offset = min(max(0, time.frames(atSampleRate: engine.sampleRate)), resolved.frames)
@@ -346,6 +358,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     /// Stops the music on the next update step (a short ramp).
     public func stop() {
         changing {
+            record(.musicStop)
             guard let engine else { return }
             suspended = nil
             interrupted = false
@@ -365,6 +378,7 @@ public final class AdaptiveMusicPlayer: @unchecked Sendable, SessionMusicPlayer,
     /// - Parameter duration: How long the fade takes, in engine time.
     public func fadeOut(duration: MediaTime) {
         changing {
+            record(.musicFadeOut) { EngineCaptureValues.encode(duration, into: &$0) }
             guard let engine else { return }
             let start = engine.currentFrameLocked
             let frames = max(1, duration.frames(atSampleRate: engine.sampleRate))

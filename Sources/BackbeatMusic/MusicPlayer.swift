@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSession
@@ -108,6 +109,8 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Seeking: the next frame a slice ends and the jump per slice.
     private var seekJumpFrame: Int64 = 0
     private var stateBeforeSeeking: PlaybackState = .playing
+    /// The player's id in the capture that last saw it (MusicPlayer+Capture.swift).
+    var captureTag = CaptureTag()
 
     /// Engine frames a scanning slice plays, and stream frames each slice jumps.
     static let seekSliceSeconds = 0.2
@@ -128,6 +131,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
             let player = try MusicPlayer(engine: engine)
             engine.registerMusicPlayerLocked(player)
             engine.addTelemetryContributorLocked(player)
+            _ = player.captureIDLocked()
             return player
         }
     }
@@ -169,7 +173,9 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     /// ``setQueue(items:)``, recording plays and skips in `history`.
     package func setQueue(items: [any MusicItem], history: (any MusicPlayHistory)?) {
+        MusicAssetFingerprints.prefetch(items.map(\.asset), engine: engine)
         locked {
+            recordQueueLocked(items)
             let before = nowPlayingLocked
             queue = items
             self.history = history
@@ -195,21 +201,34 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Repeat mode; default ``RepeatMode/none``.
     public var repeatMode: RepeatMode {
         get { locked { machine.repeatMode } }
-        set { locked { perform(machine.setRepeatMode(newValue)) } }
+        set {
+            locked {
+                perform(machine.setRepeatMode(newValue))
+                record(.musicRepeatMode) { $0.append(newValue.rawValue) }
+            }
+        }
     }
 
     /// Shuffle mode; default ``ShuffleMode/off``. Changing it keeps the
     /// now-playing item and reorders the rest.
     public var shuffleMode: ShuffleMode {
         get { locked { machine.shuffleMode } }
-        set { locked { perform(machine.setShuffleMode(newValue)) } }
+        set {
+            locked {
+                perform(machine.setShuffleMode(newValue))
+                record(.musicShuffleMode) { $0.append(newValue.rawValue) }
+            }
+        }
     }
 
     /// Seeds the shuffle, so an order can be reproduced (tests, replays).
     ///
     /// - Parameter seed: The seed; the same seed gives the same order.
     public func seedShuffle(_ seed: UInt64) {
-        locked { perform(machine.seedShuffle(seed)) }
+        locked {
+            perform(machine.seedShuffle(seed))
+            record(.musicSeedShuffle) { $0.append(seed) }
+        }
     }
 
     // MARK: Transport
@@ -223,6 +242,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
                 throw BackbeatError(.emptyQueue, operation: "MusicPlayer.prepareToPlay", reason: "set a queue first")
             }
             if machine.current == nil { perform(machine.start(at: 0)) }
+            record(.musicPrepare)
         }
     }
 
@@ -233,6 +253,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
         // asking to play ends it (the session decides; it is a no-op otherwise).
         engine?.session.playRequested(by: core.sessionPlayerID)
         locked {
+            record(.musicPlay)
             guard machine.position != nil else { return }
             if machine.current == nil { perform(machine.start(at: 0)) }
             stream.setPlaying(true)
@@ -243,6 +264,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Pauses where it is.
     public func pause() {
         locked {
+            record(.musicPause)
             guard state != .stopped, state != .paused else { return }
             stream.setPlaying(false)
             setState(.paused)
@@ -252,6 +274,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Stops; the now-playing item stays, and the next ``play()`` starts it from its beginning.
     public func stop() {
         locked {
+            record(.musicStop)
             guard state != .stopped else { return }
             perform(machine.stop())
             setState(.stopped)
@@ -276,6 +299,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// - Parameter time: The position in the now-playing item.
     public func seek(to time: MediaTime) {
         locked {
+            record(.musicSeek) { EngineCaptureValues.encode(time, into: &$0) }
             guard machine.position != nil else { return }
             // The conversion saturates, so a huge time seeks to the end, never traps.
             perform(machine.start(at: max(0, time.frames(atSampleRate: stream.feed.sampleRate))))
@@ -290,6 +314,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     private func beginSeeking(_ direction: PlaybackState) {
         locked {
+            record(.musicBeginSeeking) { $0.append(direction == .seekingForward) }
             guard let engine, machine.position != nil, state != direction else { return }
             if !isSeeking { stateBeforeSeeking = state == .playing ? .playing : .paused }
             if machine.current == nil { perform(machine.start(at: 0)) }
@@ -302,6 +327,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Ends scanning and returns to playing (or paused, if it was paused).
     public func endSeeking() {
         locked {
+            record(.musicEndSeeking)
             guard isSeeking else { return }
             if stateBeforeSeeking != .playing { stream.setPlaying(false) }
             setState(stateBeforeSeeking)
@@ -312,6 +338,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// without repeat, the player stops at the first item.
     public func skipToNextItem() {
         locked {
+            record(.musicSkipNext)
             guard let skipped = nowPlayingLocked else { return }
             recordSkip(of: skipped)
             let before = nowPlayingLocked
@@ -324,6 +351,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Moves to the previous item, or restarts the now-playing item when more than 3 s in.
     public func skipToPreviousItem() {
         locked {
+            record(.musicSkipPrevious)
             guard machine.position != nil else { return }
             if let frame = core.frame(in: machine.current), frame > Int64(3 * stream.feed.sampleRate) {
                 perform(machine.start(at: 0))
@@ -337,7 +365,10 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
 
     /// Restarts the now-playing item.
     public func skipToBeginning() {
-        locked { if machine.position != nil { perform(machine.start(at: 0)) } }
+        locked {
+            record(.musicSkipToBeginning)
+            if machine.position != nil { perform(machine.start(at: 0)) }
+        }
     }
 
     // MARK: Notifications
@@ -365,7 +396,7 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
     public var volume: Float {
         get { core.volume }
-        set { core.volume = newValue }
+        set { locked { applyVolumeLocked(newValue) } }
     }
 
     /// Fades the volume to `target` over `duration` of engine time.
@@ -375,14 +406,14 @@ public final class MusicPlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     ///   - duration: How long the fade takes, in engine time.
     ///   - curve: The fade's shape; equal-power by default.
     public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
-        core.fade(to: target, duration: duration, curve: curve)
+        locked { applyFadeLocked(to: target, duration: duration, curve: curve) }
     }
 
     /// Fades to silence, equal-power, over `duration`: what engine shutdown
     /// does. The player keeps its state; the fade lasts until shutdown.
     ///
     /// - Parameter duration: How long the fade takes, in engine time; 1 s by default.
-    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) { core.fadeOut(duration: duration) }
+    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) { locked { applyFadeOutLocked(duration) } }
 
     /// Whether ``updateMeters()`` measures levels. Default false.
     public var isMeteringEnabled: Bool {

@@ -1,3 +1,5 @@
+import BackbeatCapture
+import BackbeatEngine
 import BackbeatMedia
 import BackbeatSupport
 
@@ -29,6 +31,9 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
     /// The item's asset.
     public let asset: AudioAsset
     private let state = LockedValueBox<(status: Status, duration: MediaTime?)>((.loading, nil))
+    /// The item's id in the capture that last saw it. Unchecked: read and
+    /// written only under the engine lock of the player that queues it.
+    nonisolated(unsafe) var captureTag = CaptureTag()
 
     /// An item for an asset.
     ///

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSupport
@@ -72,6 +73,8 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     private var action: ActionAtItemEnd = .advance
     /// An item that ended with action `.none`: the player rests at its end.
     private var restingAtEnd = false
+    /// The player's id in the capture that last saw it (QueuePlayer+Capture.swift).
+    var captureTag = CaptureTag()
 
     /// A player for `items`, on `engine`'s music bus.
     ///
@@ -82,6 +85,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     ///   device has no source left for a stream, or
     ///   ``BackbeatError/Code/engineShutDown``.
     public init(engine: AudioEngine, items: [PlayerItem] = []) throws {
+        MusicAssetFingerprints.prefetch(items.map(\.asset), engine: engine)
         let stream = try engine.withLock {
             try engine.checkUsable("QueuePlayer.init")
             return try AudioStream(engine: engine)
@@ -93,6 +97,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
             configure(stream)
             engine.registerMusicPlayerLocked(self)
             engine.addTelemetryContributorLocked(self)
+            _ = captureIDLocked()
         }
     }
 
@@ -174,6 +179,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// - Throws: ``BackbeatError/Code/invalidArgument`` when `item` is already
     ///   in the queue or `afterItem` is not.
     public func insert(_ item: PlayerItem, after afterItem: PlayerItem?) throws {
+        MusicAssetFingerprints.prefetch([item.asset], engine: engine)
         try locked {
             guard canInsertLocked(item, after: afterItem) else {
                 let reason =
@@ -182,6 +188,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
                 throw BackbeatError(.invalidArgument, operation: "QueuePlayer.insert", url: item.url, reason: reason)
             }
             perform(machine.insert(item, after: afterItem))
+            recordInsertLocked(item, after: afterItem)
         }
     }
 
@@ -191,6 +198,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// - Parameter item: The item to remove.
     public func remove(_ item: PlayerItem) {
         locked {
+            recordItemLocked(.queueRemove, item)
             let wasCurrent = item == machine.currentKey
             let next = machine.remove(item)
             if wasCurrent { currentChanged() }
@@ -201,6 +209,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Empties the queue and stops.
     public func removeAllItems() {
         locked {
+            record(.queueRemoveAll)
             guard !machine.keys.isEmpty else { return }
             let next = machine.setQueue([])
             currentChanged()
@@ -212,6 +221,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// the current item goes to the back of the queue).
     public func skipToNextItem() {
         locked {
+            record(.musicSkipNext)
             guard machine.currentKey != nil else { return }
             let next = machine.advance(skipping: true, reusePlan: false)
             currentChanged()
@@ -226,6 +236,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
             locked {
                 action = newValue
                 planAhead()
+                recordActionLocked(newValue)
             }
         }
     }
@@ -234,7 +245,12 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// leaving it, so the queue plays round and round. Default false.
     public var loopsQueue: Bool {
         get { locked { machine.repeatMode == .all } }
-        set { locked { perform(machine.setRepeatMode(newValue ? .all : .none)) } }
+        set {
+            locked {
+                perform(machine.setRepeatMode(newValue ? .all : .none))
+                record(.queueLoops) { $0.append(newValue) }
+            }
+        }
     }
 
     // MARK: Transport
@@ -246,6 +262,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
         // asking to play ends it (the session decides; it is a no-op otherwise).
         engine?.session.playRequested(by: core.sessionPlayerID)
         locked {
+            record(.musicPlay)
             guard !machine.keys.isEmpty else { return }
             if restingAtEnd {
                 // Action `.none` left it at the end of an item: play the next.
@@ -260,6 +277,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Pauses where it is.
     public func pause() {
         locked {
+            record(.musicPause)
             setStreamsPlaying(false)
             setStatus(.paused)
         }
@@ -284,6 +302,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// - Parameter time: The position in the current item.
     public func seek(to time: MediaTime) {
         locked {
+            record(.musicSeek) { EngineCaptureValues.encode(time, into: &$0) }
             guard let engine, !machine.keys.isEmpty else { return }
             perform(machine.start(at: max(0, time.frames(atSampleRate: engine.sampleRate, rounding: .nearest))))
         }
@@ -294,7 +313,12 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// Silences the player without stopping time.
     public var isMuted: Bool {
         get { locked { core.userMuted } }
-        set { locked { core.userMuted = newValue } }
+        set {
+            locked {
+                core.userMuted = newValue
+                record(.queueMute) { $0.append(newValue) }
+            }
+        }
     }
 
     /// Bytes of PCM the player's stream holds now (audio queued on OpenAL and
@@ -330,7 +354,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     /// does. The player keeps its state; the fade lasts until shutdown.
     ///
     /// - Parameter duration: How long the fade takes, in engine time; 1 s by default.
-    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) { core.fadeOut(duration: duration) }
+    public func fadeOut(duration: MediaTime = MediaTime(seconds: 1)) { locked { applyFadeOutLocked(duration) } }
 
     /// Fades the volume to `target` over `duration` of engine time.
     ///
@@ -339,13 +363,13 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
     ///   - duration: How long the fade takes, in engine time.
     ///   - curve: The fade's shape; equal-power by default.
     public func fade(to target: Float, duration: MediaTime, curve: FadeCurve = .equalPower) {
-        core.fade(to: target, duration: duration, curve: curve)
+        locked { applyFadeLocked(to: target, duration: duration, curve: curve) }
     }
 
     /// The player's volume, 0...1 (clamped; NaN ignored); setting it cancels a fade.
     public var volume: Float {
         get { core.volume }
-        set { core.volume = newValue }
+        set { locked { applyVolumeLocked(newValue) } }
     }
 
     // MARK: Internals (under the engine lock)
@@ -472,6 +496,7 @@ public final class QueuePlayer: @unchecked Sendable, MusicPlaying, SessionMusicP
             }
             crossfadeFrames = frames
             planAhead()
+            record(.queueCrossfade) { EngineCaptureValues.encode(duration, into: &$0) }
         }
     }
 

@@ -42,6 +42,7 @@ extension AudioSession {
         guard hold > .zero else { throw invalid("hold must be positive, got \(hold.seconds)s") }
         guard attack >= .zero else { throw invalid("attack must not be negative, got \(attack.seconds)s") }
         guard release >= .zero else { throw invalid("release must not be negative, got \(release.seconds)s") }
+        captured(.duck(hold: hold, decibels: decibels, attack: attack, release: release))
         let duck = MusicDuck(start: clock(), decibels: decibels, attack: attack, hold: hold, release: release)
         submit { s in
             Work(

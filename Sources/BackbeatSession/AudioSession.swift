@@ -51,6 +51,8 @@ public final class AudioSession: Sendable {
         var otherAudioController: (any OtherAudioController)?
         /// Where updates are delivered (see ``setUpdateDelivery(_:)``); nil: inline.
         var updateDelivery: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+        /// Where accepted calls go while the engine captures (see ``setCaptureHook(_:)``).
+        var captureHook: (@Sendable (SessionCaptureCall) -> Void)?
     }
 
     /// Actions to apply and the update that reports them.
@@ -121,6 +123,7 @@ public final class AudioSession: Sendable {
     ///   set with a category other than ``Category/playback``; the session is unchanged.
     public func setCategory(_ category: Category, options: CategoryOptions = []) throws {
         try SessionPolicy.validate(category: category, options: options)
+        captured(.category(category, options))
         let time = clock()
         submit { s in
             let before = s.decision
@@ -146,6 +149,7 @@ public final class AudioSession: Sendable {
     ///
     /// - Parameter active: True to activate, false to deactivate.
     public func setActive(_ active: Bool) {
+        captured(.active(active))
         let time = clock()
         submit { s in
             let wasActive = s.isActive
@@ -181,6 +185,7 @@ public final class AudioSession: Sendable {
 
     /// Reports an event from `source` that happened at engine time `time`.
     package func post(_ event: SessionEvent, source: SessionEventSource, at time: MediaTime) {
+        captured(.event(event, source: source))
         submit { s in
             let transition = SessionPolicy.transition(event, from: s.environment)
             let cause = SessionUpdate.Cause.event(event, source: source)
@@ -235,6 +240,20 @@ public final class AudioSession: Sendable {
     }
 
     // MARK: Engine side
+
+    /// Sets what hears every call that changes the session (nil: nothing),
+    /// before the call is applied and outside the session's lock: the engine
+    /// writes them into its capture, stamped with the engine frame.
+    ///
+    /// - Parameter hook: Called with each call; must not call the session.
+    package func setCaptureHook(_ hook: (@Sendable (SessionCaptureCall) -> Void)?) {
+        state.withLockedValue { $0.captureHook = hook }
+    }
+
+    /// Hands `call` to the capture hook, if one is set.
+    func captured(_ call: SessionCaptureCall) {
+        state.withLockedValue { $0.captureHook }?(call)
+    }
 
     /// Sets the engine side that applies decisions and brings it up to date.
     package func attach(target: any SessionTarget) {
