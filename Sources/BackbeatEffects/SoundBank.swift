@@ -104,8 +104,6 @@ public final class SoundBank: @unchecked Sendable {
     let broadcast = EventBroadcast<Event>()
     /// Where its definition came from, for a capture.
     let captureSource: BankCaptureSource
-    /// The names of the buses the game gave it.
-    let givenBusNames: [String]
     /// Its id in the capture that last saw it (under the engine lock).
     var captureTag = CaptureTag()
 
@@ -190,7 +188,6 @@ public final class SoundBank: @unchecked Sendable {
         self.engine = engine
         self.isFile = file
         captureSource = source
-        givenBusNames = buses.map(\.name)
         var busByName: [String: Bus] = [
             engine.masterBus.name: engine.masterBus, engine.musicBus.name: engine.musicBus,
             engine.effectsBus.name: engine.effectsBus,

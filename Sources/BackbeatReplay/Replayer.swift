@@ -178,13 +178,21 @@ package final class Replayer {
             try writer?.finish()
         } catch {
             writer?.cancel()
-            engine.shutdown()
+            shutDownEngine()
             throw error
         }
-        engine.shutdown()
+        shutDownEngine()
         return Result(
             framesWritten: sink.framesWritten, framesRendered: sink.renderedTo - startFrame, damage: damage,
             ended: ended)
+    }
+
+    /// Shuts the replay's engine down once the sound loads under way have
+    /// ended: a replay stopped by damage just after a play would otherwise
+    /// shut the engine under its load, which logs a failed load for nothing.
+    private func shutDownEngine() {
+        engine.backgroundLoads.waitUntilIdle()
+        engine.shutdown()
     }
 
     /// The names of every bus the replay knows: the engine's and those the capture made.
