@@ -37,8 +37,8 @@ extension CaptureKind {
     /// order, as the previous batch, so their ids are left out), else the
     /// count and the ids as zigzag deltas; then per voice and axis the
     /// position's bit pattern less the one predicted from the voice's last
-    /// two (wrapping 32-bit arithmetic, zigzag varint), so steady motion
-    /// costs about a byte an axis and the replay gets the exact bits.
+    /// three (wrapping 32-bit arithmetic, zigzag varint), so smooth motion
+    /// costs a byte or two an axis and the replay gets the exact bits.
     package static let effectsVoiceMoveBatch = CaptureKind(0x105)
     /// A sound event was seen for the first time: its id, then `0` and a
     /// definition made in code (name, sound ids, mode, weights, seed) or `1`
@@ -58,8 +58,10 @@ extension CaptureKind {
     /// file (``FileFingerprint``), `1` a bank from bytes (its name, its JSON
     /// text and the folder its sounds are found in), `2` a bank in a zip
     /// archive (the archive's ``FileFingerprint`` and the path inside), or
-    /// `3` one whose sounds come from the game's own resolver (its name and
-    /// text; it cannot be replayed); then the names of the buses the game gave it.
+    /// `3` one a replay cannot make (its name and why: its sounds come from
+    /// the game's own resolver); then the names of the buses it declares (a
+    /// replay passes it the buses by those names that records made, so the
+    /// bank makes only the rest).
     package static let effectsBankDeclared = CaptureKind(0x10A)
     /// A listener setting: a ``ListenerChange`` tag and its value.
     package static let effectsListener = CaptureKind(0x10B)

@@ -102,7 +102,9 @@ extension SoundBank {
         guard let recorder = engine.captureRecorder else { return nil }
         if captureTag.generation == recorder.generation { return captureTag.id }
         let origin = captureOrigin
-        let buses = givenBusNames
+        // Every bus it declares, given or made: a replay finds the ones the
+        // capture made again (`makeBus` records itself) instead of making more.
+        let buses = self.buses.map(\.name)
         return engine.captureIDLocked(&captureTag, declaring: .effectsBankDeclared) { encoder in
             origin.encode(into: &encoder)
             encoder.append(UInt64(buses.count))

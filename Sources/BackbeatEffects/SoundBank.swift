@@ -81,8 +81,6 @@ public final class SoundBank: @unchecked Sendable {
     private let byName: [String: SoundEvent]
     /// Where its definition came from, for a capture.
     let captureSource: BankCaptureSource
-    /// The names of the buses the game gave it.
-    let givenBusNames: [String]
     /// Its id in the capture that last saw it (under the engine lock).
     var captureTag = CaptureTag()
 
@@ -160,7 +158,6 @@ public final class SoundBank: @unchecked Sendable {
         let budget = engine.effectCacheBudget
         self.url = url
         captureSource = source
-        givenBusNames = buses.map(\.name)
         var busByName: [String: Bus] = [
             engine.masterBus.name: engine.masterBus, engine.musicBus.name: engine.musicBus,
             engine.effectsBus.name: engine.effectsBus,
