@@ -242,7 +242,7 @@ let package = Package(
             name: "DrumpadTests",
             dependencies: [
                 "DrumpadCore", "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting",
-                "BackbeatTestFixtures", "BackbeatTelemetry",
+                "BackbeatTestFixtures", "BackbeatTelemetry", "BackbeatReplay",
             ]),
         .testTarget(
             name: "BackbeatBenchTests",

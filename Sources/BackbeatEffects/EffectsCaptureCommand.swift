@@ -37,8 +37,8 @@ extension CaptureKind {
     /// order, as the previous batch, so their ids are left out), else the
     /// count and the ids as zigzag deltas; then per voice and axis the
     /// position's bit pattern less the one predicted from the voice's last
-    /// two (wrapping 32-bit arithmetic, zigzag varint), so steady motion
-    /// costs about a byte an axis and the replay gets the exact bits.
+    /// three (wrapping 32-bit arithmetic, zigzag varint), so smooth motion
+    /// costs a byte or two an axis and the replay gets the exact bits.
     package static let effectsVoiceMoveBatch = CaptureKind(0x105)
     /// A sound event was seen for the first time: its id, then `0` and a
     /// definition made in code (name, sound ids, mode, weights, seed) or `1`

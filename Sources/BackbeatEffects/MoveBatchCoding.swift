@@ -6,18 +6,21 @@ import BackbeatCapture
 ///
 /// A batch of the same voices in the same order as the one before leaves
 /// their ids out. Each coordinate is written as the difference between its
-/// bit pattern and the one predicted from the voice's last two (the last
-/// plus the last step), in wrapping 32-bit arithmetic, zigzag-coded as a
-/// varint: steady motion costs a byte or two an axis, and the reader gets
-/// back exactly the bits the game passed (NaN payloads included). Writer
-/// and reader keep the same state, so both must see every batch, in order.
+/// bit pattern and the one predicted from the voice's last three (the last,
+/// plus the last step, plus the step's last change), in wrapping 32-bit
+/// arithmetic, zigzag-coded as a varint: smooth motion (a line, a circle)
+/// costs a byte or two an axis, and the reader gets back exactly the bits
+/// the game passed (NaN payloads included). Writer and reader keep the same
+/// state, so both must see every batch, in order.
 package struct MoveBatchCoding: Sendable {
     private var ids: [UInt64] = []
-    /// Per voice and axis: the last bit pattern, and the last step.
+    /// Per voice and axis: the last bit pattern, the last step and the step's last change.
     private var last: [UInt32] = []
     private var step: [UInt32] = []
-    /// Per voice: no position seen yet (its first step is taken as zero).
-    private var fresh: [Bool] = []
+    private var turn: [UInt32] = []
+    /// Per voice: how many positions it has had, up to 2 (a step, and a
+    /// change of step, count from the second and third).
+    private var age: [UInt8] = []
 
     /// A coder that has seen no batch.
     package init() {}
@@ -37,7 +40,8 @@ package struct MoveBatchCoding: Sendable {
         var newIDs = [UInt64](repeating: 0, count: count)
         var newLast = [UInt32](repeating: 0, count: count * 3)
         var newStep = [UInt32](repeating: 0, count: count * 3)
-        var newFresh = [Bool](repeating: true, count: count)
+        var newTurn = [UInt32](repeating: 0, count: count * 3)
+        var newAge = [UInt8](repeating: 0, count: count)
         for index in 0..<count {
             let voice = id(index)
             newIDs[index] = voice
@@ -45,10 +49,11 @@ package struct MoveBatchCoding: Sendable {
             for axis in 0..<3 {
                 newLast[index * 3 + axis] = last[old * 3 + axis]
                 newStep[index * 3 + axis] = step[old * 3 + axis]
+                newTurn[index * 3 + axis] = turn[old * 3 + axis]
             }
-            newFresh[index] = fresh[old]
+            newAge[index] = age[old]
         }
-        (ids, last, step, fresh) = (newIDs, newLast, newStep, newFresh)
+        (ids, last, step, turn, age) = (newIDs, newLast, newStep, newTurn, newAge)
     }
 
     /// Writes one batch.
@@ -74,17 +79,15 @@ package struct MoveBatchCoding: Sendable {
         }
         for index in 0..<count {
             let p = position(index)
-            let isFresh = fresh[index]
+            let voiceAge = age[index]
             func put(_ value: UInt32, _ slot: Int) {
-                let residual = value &- (last[slot] &+ step[slot])
-                encoder.append(UInt64(Self.zigzag(residual)))
-                step[slot] = isFresh ? 0 : value &- last[slot]
-                last[slot] = value
+                encoder.append(UInt64(Self.zigzag(value &- predicted(slot))))
+                advance(slot, to: value, age: voiceAge)
             }
             put(p.x.bitPattern, index * 3)
             put(p.y.bitPattern, index * 3 + 1)
             put(p.z.bitPattern, index * 3 + 2)
-            fresh[index] = false
+            age[index] = min(voiceAge + 1, 2)
         }
     }
 
@@ -121,20 +124,30 @@ package struct MoveBatchCoding: Sendable {
                 let slot = index * 3 + axis
                 let raw = try decoder.uint64()
                 guard let residual = UInt32(exactly: raw) else { throw .malformed("a coordinate of \(raw)") }
-                let value = (last[slot] &+ step[slot]) &+ Self.unzigzag(residual)
-                step[slot] = fresh[index] ? 0 : value &- last[slot]
-                last[slot] = value
+                let value = predicted(slot) &+ Self.unzigzag(residual)
+                advance(slot, to: value, age: age[index])
                 switch axis {
                 case 0: axes.0 = value
                 case 1: axes.1 = value
                 default: axes.2 = value
                 }
             }
-            fresh[index] = false
+            age[index] = min(age[index] + 1, 2)
             positions.append(
                 Audio3DPoint(x: Float(bitPattern: axes.0), y: Float(bitPattern: axes.1), z: Float(bitPattern: axes.2)))
         }
         return (changed, positions)
+    }
+
+    /// The bit pattern expected next in `slot`: the last, plus its step, plus the step's change.
+    private func predicted(_ slot: Int) -> UInt32 { last[slot] &+ step[slot] &+ turn[slot] }
+
+    /// Takes `value` as the slot's newest; `age` is how many the voice had before it.
+    private mutating func advance(_ slot: Int, to value: UInt32, age: UInt8) {
+        let newStep = age >= 1 ? value &- last[slot] : 0
+        turn[slot] = age >= 2 ? newStep &- step[slot] : 0
+        step[slot] = newStep
+        last[slot] = value
     }
 
     private static func zigzag(_ value: UInt32) -> UInt32 {

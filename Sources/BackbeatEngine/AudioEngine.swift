@@ -397,9 +397,7 @@ public final class AudioEngine: @unchecked Sendable {
             }
         }
         try renderSteps(frames: frames, into: &samples)
-        withLock(waking: false) {
-            if framesRendered != nextUpdateFrame { recordLocked(.renderSplit) { _ in } }
-        }
+        recordRenderSplit()
     }
 
     /// Renders `frames` frames, stepping out of the lock before each update

@@ -36,17 +36,18 @@ struct EmitterCaptureTests {
     }
 
     /// Issue 32, item 4: 1,000 emitters moved 50 times a second through
-    /// `moveVoices`, random sound events and a snapshot, captured and
-    /// replayed sample for sample. Renders 3 s (the least that holds a
-    /// snapshot's attack and release among the moves) and prints the
-    /// capture's size per minute.
+    /// `moveVoices`, random sound events, a snapshot, adaptive music
+    /// transitions and a session interruption, captured and replayed
+    /// sample for sample. Renders 3 s (the least that holds a snapshot's
+    /// attack and release and two quantized transitions among the moves)
+    /// and prints the capture's size per minute.
     @Test func aThousandMovingEmittersReplayBitForBit() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("emitters-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let capture = directory.appendingPathComponent("emitters.bbcap")
         let seconds = 3
-        let original = try renderEmitters(seconds: seconds, capture: capture)
+        let original = try renderEmitters(seconds: seconds, capture: capture, directory: directory)
         let bytes = try FileManager.default.attributesOfItem(atPath: capture.path)[.size] as? Int ?? 0
         // The sounds are PCM made in code, kept whole in the capture once;
         // what grows with time is the rest (moves above all).
@@ -68,7 +69,7 @@ struct EmitterCaptureTests {
         #expect(original.contains { abs($0) > 0.01 })
     }
 
-    private func renderEmitters(seconds: Int, capture: URL) throws -> [Float] {
+    private func renderEmitters(seconds: Int, capture: URL, directory: URL) throws -> [Float] {
         let rate = 48_000
         let engine = try AudioEngine(output: .offline(sampleRate: rate, channels: 2), maximumVoices: 1_100)
         defer { engine.shutdown() }
@@ -89,6 +90,20 @@ struct EmitterCaptureTests {
         muffle.buses["effects"] = .init(volume: 0.5, filter: .lowPass(cutoff: 1_000))
         var active: ActiveMixSnapshot?
 
+        func stem(_ name: String, _ frequency: Double) throws -> MusicStem {
+            let url = directory.appendingPathComponent(name)
+            try Songs.write(Songs.sineFrames(0..<(2 * rate), frequency: frequency, amplitude: 0.15), to: url)
+            return MusicStem(layer: "base", asset: AudioAsset(url: url))
+        }
+        let tempo = try TempoMap(beatsPerMinute: 150)
+        let music = try AdaptiveMusicPlayer(
+            engine: engine,
+            sections: [
+                MusicSection(name: "explore", stems: [try stem("explore.wav", 196)], tempo: tempo),
+                MusicSection(name: "combat", stems: [try stem("combat.wav", 294)], tempo: tempo),
+            ])
+        try music.play(section: "explore")
+
         let perMove = rate / 50
         var samples: [Float] = []
         var positions = centres
@@ -103,6 +118,18 @@ struct EmitterCaptureTests {
             if move % 7 == 3 { hits.play(volume: 0.5) }
             if move == 40 { active = try engine.activate(muffle, over: MediaTime(seconds: 0.3), curve: .exponential) }
             if move == 100 { try active?.release(over: MediaTime(seconds: 0.4)) }
+            if move == 30 {
+                try music.transition(to: "combat", quantization: .beat, style: .crossfade(MediaTime(seconds: 0.2)))
+            }
+            if move == 110 {
+                try engine.session.setCategory(.playback)
+                engine.session.setActive(true)
+                engine.session.post(.interruptionBegan)
+            }
+            if move == 120 {
+                engine.session.post(.interruptionEnded(shouldResume: true))
+                try music.transition(to: "explore", quantization: .beat)
+            }
             samples += try engine.render(frames: perMove)
         }
         try session.stop()
