@@ -28,6 +28,10 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
 
     /// The item's asset.
     public let asset: AudioAsset
+    /// The file's name, as a monitor shows the item: worked out once, since
+    /// a `URL` parses its path again on each `lastPathComponent`, and a
+    /// monitor asks at every snapshot.
+    package let fileName: String
     private let state = LockedValueBox<(status: Status, duration: MediaTime?)>((.loading, nil))
 
     /// An item for an asset.
@@ -35,6 +39,7 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
     /// - Parameter asset: The song's asset (its loop points are honoured).
     public init(asset: AudioAsset) {
         self.asset = asset
+        fileName = asset.url.lastPathComponent
     }
 
     /// An item for the file at `url`.
