@@ -90,12 +90,13 @@ package struct MonitorCycles: Sendable {
     static func run(engine: AudioEngine, seconds: Int) throws -> MonitorCycles {
         let order: [State] = [.off, .on, .client, .control, .control, .client, .on, .off]
         let cycle = UInt64(order.count) * (segmentMicroseconds + settleMicroseconds)
-        let cycles = max(1, Int((UInt64(seconds) * 1_000_000 - 1_000_000) / cycle))
+        let cycles = max(1, Int((UInt64(max(seconds, 3)) * 1_000_000 - 3_000_000) / cycle))
         var cpu = Array(repeating: [Double](), count: State.allCases.count)
         var client: InProcessClient?
         var snapshots = 0
-        // The scene settles first: the stream fills.
-        DeviceScene.sleepMicroseconds(1_000_000)
+        // The scene settles first: the stream fills, and the first
+        // segment (always off) would otherwise carry the start's leftovers.
+        DeviceScene.sleepMicroseconds(3_000_000)
         for _ in 0..<cycles {
             for state in order {
                 switch state {
