@@ -57,19 +57,25 @@ package struct MonitorCycles: Sendable {
         self.init(cpu: cpu, snapshots: snapshots)
     }
 
-    /// Each state's CPU in all over the sum of `off`'s.
+    /// This run's ``ratio(_:over:)``.
     package func ratio(_ state: State) -> Double {
         Self.ratio(state, over: [self])
     }
 
-    /// A state's CPU over `off`'s, summed over every segment of `children`.
+    /// A state's CPU over monitoring off's, summed over every segment of
+    /// `children`. Monitoring off is both `off` and `control`: their
+    /// segments sit at both ends and in the middle of each cycle, around the
+    /// others, so drift within a cycle weighs on them as on the states
+    /// measured, and there are twice as many. `control` itself is measured
+    /// over `off` alone: what noise makes of a ratio.
     ///
     /// - Parameters:
     ///   - state: the state measured.
     ///   - children: the runs.
     package static func ratio(_ state: State, over children: [MonitorCycles]) -> Double {
         let sum = { (state: State) in children.reduce(0) { $0 + $1.cpu[state.rawValue].reduce(0, +) } }
-        return sum(state) / sum(.off)
+        if state == .control || state == .off { return sum(state) / sum(.off) }
+        return sum(state) / ((sum(.off) + sum(.control)) / 2)
     }
 
     /// The length of one measured segment, and the time each change of state is given to settle first.

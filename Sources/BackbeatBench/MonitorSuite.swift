@@ -24,7 +24,8 @@ import Glibc
 ///   over the same scene with monitoring off: the process's CPU time (every
 ///   thread, `CLOCK_PROCESS_CPUTIME_ID`) in one-second segments of each
 ///   state, turned on and off in a mirrored order within each child
-///   (``MonitorCycles``), summed over every child. Goal ≤ 1.01.
+///   (``MonitorCycles``), summed over every child; monitoring off is the
+///   first, last and middle segments of each cycle. Goal ≤ 1.01.
 /// - `cpu_ratio_on`: the same with one client attached, reading 10
 ///   snapshots a second (a thread of the child whose own CPU is left out, as
 ///   a monitor's process would be), over monitoring off. Goal ≤ 1.05.
@@ -109,9 +110,10 @@ package struct MonitorSuite: BenchSuite {
     /// order, its own CPU counted in nanoseconds, so that the drift between
     /// runs and within one falls on every state alike. A round runs two
     /// children at once; a figure is a state's CPU summed over every
-    /// segment of every child over the off segments', reported with the
-    /// smallest and largest of the children's own ratios. `cpu_ratio_null` is a second set of
-    /// off segments over the first: what noise alone makes of a ratio.
+    /// segment of every child over the monitoring-off segments' (off and
+    /// control: ``MonitorCycles/ratio(_:over:)``), reported with the
+    /// smallest and largest of the children's own ratios. `cpu_ratio_null`
+    /// is the control segments over the off ones: what noise alone makes of a ratio.
     private func cpuRatios(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let executable = try selfPath()
         let total =
