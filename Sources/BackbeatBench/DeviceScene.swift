@@ -13,10 +13,11 @@ import Glibc
 /// What one `backbeat bench device-scene` child plays, and what it reports.
 package enum DeviceScene {
     /// Which side the child plays: Backbeat, raw OpenAL, only opens an
-    /// engine to measure its latency, or triggers clicks with `play()` for
-    /// the trigger-to-sound figure.
+    /// engine to measure its latency, triggers clicks with `play()` for
+    /// the trigger-to-sound figure, or plays Backbeat's side while it turns
+    /// monitoring off and on (``MonitorCycles``, the `monitor` suite's).
     package enum Side: String, Sendable, CaseIterable {
-        case backbeat, raw, latency, trigger
+        case backbeat, raw, latency, trigger, monitor
     }
 
     /// The child's report, one line: `underruns latency_ms`.
@@ -60,6 +61,14 @@ package enum DeviceScene {
         case .trigger:
             let triggers = try playTriggers(count: max(10, seconds * 8), latency: latency)
             try Data(triggers.line.utf8).write(to: result)
+            return
+        case .monitor:
+            let engine = try AudioEngine(output: .device(latency: latency))
+            defer { engine.shutdown() }
+            let scene = try playScene(on: engine, song: song)
+            let cycles = try MonitorCycles.run(engine: engine, seconds: seconds)
+            withExtendedLifetime(scene) {}
+            try Data(cycles.line.utf8).write(to: result)
             return
         case .backbeat: report = try playBackbeat(seconds: seconds, latency: latency, song: song)
         case .raw: report = try playRaw(seconds: seconds, latency: latency, song: song)
@@ -242,6 +251,21 @@ package enum DeviceScene {
     private static func playBackbeat(seconds: Int, latency: AudioEngine.OutputLatency, song: URL) throws -> Result {
         let engine = try AudioEngine(output: .device(latency: latency))
         defer { engine.shutdown() }
+        let (sounds, player) = try playScene(on: engine, song: song)
+        sleep(UInt32(seconds))
+        withExtendedLifetime(sounds) {}
+        return Result(underruns: player.underrunCount, latencyMilliseconds: .nan)
+    }
+
+    /// Starts the scene on `engine`: 64 looping voices and `song` streamed.
+    ///
+    /// - Parameters:
+    ///   - engine: a device engine.
+    ///   - song: the song to stream.
+    /// - Returns: the sounds and the player, to keep for as long as the scene plays.
+    private static func playScene(on engine: AudioEngine, song: URL) throws -> (
+        sounds: [SoundEffect], player: QueuePlayer
+    ) {
         let scene = MixScene(voiceCount: 64)
         let sounds = try scene.sounds.enumerated().map {
             try SoundEffect(buffer: $0.element, name: "sound\($0.offset)", engine: engine)
@@ -252,8 +276,14 @@ package enum DeviceScene {
         for voice in scene.voices {
             sounds[voice.sound].play(volume: voice.gain * 0.1, pan: voice.pan, looping: .forever)
         }
-        sleep(UInt32(seconds))
-        return Result(underruns: player.underrunCount, latencyMilliseconds: .nan)
+        return (sounds, player)
+    }
+
+    /// Sleeps `microseconds` of real time, however long (usleep takes less than a second's worth on some systems).
+    static func sleepMicroseconds(_ microseconds: UInt64) {
+        var request = timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1_000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
     /// Raw OpenAL, as a game without Backbeat would drive it: the same

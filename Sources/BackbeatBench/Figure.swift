@@ -28,6 +28,18 @@ package struct Figure: Sendable {
         self.rounds = rounds
     }
 
+    /// A figure named `key` whose value is worked out over all its rounds
+    /// together (a ratio of sums, steadier than the median of the rounds'
+    /// ratios when each round is noisy), reported with the rounds' `key_min`
+    /// and `key_max`.
+    package init(key: String, value: Double, rounds: [Double], unit: String) {
+        precondition(!rounds.isEmpty, "a figure over rounds needs at least one round")
+        self.key = key
+        self.value = value
+        self.unit = unit
+        self.rounds = rounds
+    }
+
     /// The smallest round's value (the value itself for a single measurement).
     package var minimum: Double { rounds.min() ?? value }
     /// The largest round's value (the value itself for a single measurement).

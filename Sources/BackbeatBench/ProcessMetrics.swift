@@ -19,6 +19,22 @@ private func residentField(_ field: String) -> Double {
     return 0
 }
 
+/// This process's CPU time so far, every thread's, user and system, in
+/// seconds: `CLOCK_PROCESS_CPUTIME_ID`, which the kernel keeps in
+/// nanoseconds (not in scheduler ticks, as `/proc/PID/stat` reports it).
+package func processCPUSeconds() -> Double {
+    var time = timespec()
+    guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return .nan }
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The calling thread's CPU time so far, in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
+package func threadCPUNanoseconds() -> UInt64 {
+    var time = timespec()
+    guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
 /// Monotonic nanoseconds, for timing benchmarks only (never behaviour).
 package func monotonicNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 

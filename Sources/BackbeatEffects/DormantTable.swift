@@ -131,19 +131,82 @@ struct DormantTable<Element: AnyObject> {
         asleep[row] = false
     }
 
-    /// Calls `body` with every sleeping row, the level its reach was worked
-    /// out for and its squared distance from a listener at `l`, reading only
-    /// the table's flat arrays (a monitor's snapshot ranks thousands so).
+    /// Appends to `rows` every sleeping row with its level times the gain
+    /// of `curve` at its distance from a listener at `l` (no attenuation
+    /// within the reference distance, nor for a NaN distance), reading only
+    /// the table's flat arrays: a monitor's snapshot ranks thousands so.
+    ///
+    /// Two passes: the first works out every row's gain without a branch
+    /// (a select where the curve starts, the model chosen once), which the
+    /// compiler turns into vector code, into `scratch`; the second keeps the
+    /// sleeping rows. The gains are those of
+    /// ``AudioDistanceAttenuationParameters/gain(atDistance:)``, operation for operation.
     ///
     /// - Parameters:
     ///   - l: the listener's position.
-    ///   - body: takes the row, its level and its squared distance.
-    func forEachSleeping(from l: Audio3DPoint, _ body: (Int, Float, Float) -> Void) {
-        for row in 0..<asleep.count where asleep[row] {
-            let tx = l.x - xs[row]
-            let ty = l.y - ys[row]
-            let tz = l.z - zs[row]
-            body(row, levels[row], tx * tx + ty * ty + tz * tz)
+    ///   - curve: the listener's distance curve.
+    ///   - rows: the rows so far; the sleeping ones are appended.
+    ///   - scratch: a buffer kept between calls, so that no call allocates once it is big enough.
+    func appendSleepingGains(
+        from l: Audio3DPoint, curve: AudioDistanceAttenuationParameters, to rows: inout [VoicePool.TelemetryRow],
+        scratch: inout [Float]
+    ) {
+        let count = asleep.count
+        if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
+        let r = curve.referenceDistance
+        let reference = r * r
+        let farthest = curve.maximumDistance
+        let f = curve.rolloffFactor
+        let model = f > 0 ? curve.distanceAttenuationModel : nil
+        xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+                zs.withUnsafeBufferPointer { zs in
+                    levels.withUnsafeBufferPointer { levels in
+                        scratch.withUnsafeMutableBufferPointer { gains in
+                            func squared(_ row: Int) -> Float {
+                                let tx = l.x - xs[row]
+                                let ty = l.y - ys[row]
+                                let tz = l.z - zs[row]
+                                return tx * tx + ty * ty + tz * tz
+                            }
+                            switch model {
+                            case nil:
+                                for row in 0..<count { gains[row] = levels[row] }
+                            case .inverse:
+                                for row in 0..<count {
+                                    let s = squared(row)
+                                    let d = min(max(s.squareRoot(), r), farthest)
+                                    let gain = levels[row] * (r / (r + f * (d - r)))
+                                    gains[row] = s > reference ? gain : levels[row]
+                                }
+                            case .linear:
+                                let span = farthest - r
+                                for row in 0..<count {
+                                    let s = squared(row)
+                                    let d = min(max(s.squareRoot(), r), farthest)
+                                    let gain = levels[row] * (farthest > r ? max(0, 1 - f * (d - r) / span) : 1)
+                                    gains[row] = s > reference ? gain : levels[row]
+                                }
+                            case .exponential:
+                                // pow does not vectorize: the sleeping rows alone, as before.
+                                for row in 0..<count where asleep[row] {
+                                    let s = squared(row)
+                                    gains[row] =
+                                        s > reference
+                                        ? levels[row] * curve.gain(atDistance: s.squareRoot()) : levels[row]
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        asleep.withUnsafeBufferPointer { asleep in
+            scratch.withUnsafeBufferPointer { gains in
+                for row in 0..<count where asleep[row] {
+                    rows.append(VoicePool.TelemetryRow(gain: gains[row], row: Int32(truncatingIfNeeded: row)))
+                }
+            }
         }
     }
 

@@ -54,15 +54,9 @@ extension VoicePool {
         let awake = rows.count
         if dormantCount > 0 {
             counts.dormant += dormantCount
-            let curve = listener.distanceParameters
-            let reference = curve.referenceDistance * curve.referenceDistance
-            table.forEachSleeping(from: listener.position) { row, level, squared in
-                var gain = level
-                if curve.rolloffFactor > 0 && squared > reference {
-                    gain *= curve.gain(atDistance: squared.squareRoot())
-                }
-                rows.append(TelemetryRow(gain: gain, row: Int32(truncatingIfNeeded: row)))
-            }
+            rows.reserveCapacity(awake + dormantCount)
+            table.appendSleepingGains(
+                from: listener.position, curve: listener.distanceParameters, to: &rows, scratch: &telemetryGains)
         }
         let listed = Self.selectLoudest(&rows, count: TelemetryProtocol.maximumListedVoices)
         if rows.count > awake {
@@ -199,7 +193,8 @@ extension VoicePool {
     // MARK: Event lines
 
     /// Sends a monitor an event line about `voice`; one nil check, and no
-    /// string built, while nobody monitors.
+    /// string built, while nobody monitors (and one atomic load more, still
+    /// nothing built, while monitoring is on but no monitor is attached).
     ///
     /// - Parameters:
     ///   - engine: the pool's engine (the caller holds it, and its lock).
@@ -210,7 +205,7 @@ extension VoicePool {
     func postTelemetry(
         _ engine: AudioEngine, _ kind: TelemetryEvent.Kind, _ voice: Voice, _ message: @autoclosure () -> String? = nil
     ) {
-        guard engine.telemetryServer != nil else { return }
+        guard let server = engine.telemetryServer, server.clientCount > 0 else { return }
         engine.postTelemetryLocked(
             TelemetryEvent(
                 time: Double(engine.currentFrameLocked) / Double(engine.sampleRate), event: kind, voice: voice.id.raw,

@@ -85,6 +85,8 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     var holding: [Voice] = []
     /// Reused by each monitor snapshot (``contributeLocked(to:)``); empty while nobody monitors.
     var telemetryRows: [TelemetryRow] = []
+    /// Every table row's gain as a snapshot ranks them, kept between snapshots.
+    var telemetryGains: [Float] = []
     /// A voice holding a source keeps it against a virtual one unless that one
     /// is this much more audible (2 dB), so voices near the cut do not trade places every step.
     static let hysteresis: Float = 1.26

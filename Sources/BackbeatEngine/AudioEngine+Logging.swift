@@ -29,7 +29,7 @@ extension AudioEngine {
     package func logLocked(_ level: Logger.Level, _ message: String, key: String, problem: String) {
         preconditionLocked()
         // A monitor hears of every problem, not one a 5 s: its client drops lines it cannot keep up with.
-        if telemetryServer != nil, let kind = Self.telemetryKind(ofProblem: problem) {
+        if let server = telemetryServer, server.clientCount > 0, let kind = Self.telemetryKind(ofProblem: problem) {
             let subject = key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) }
             postTelemetryLocked(
                 TelemetryEvent(time: telemetryTimeLocked, event: kind, name: subject, message: message))

@@ -159,11 +159,12 @@ extension AudioEngine {
     }
 
     /// Sends an event line to attached monitors; does nothing (one nil
-    /// check) when monitoring is off.
+    /// check) when monitoring is off, and builds no event (one atomic load
+    /// more) while no monitor is attached.
     ///
     /// - Parameter event: what happened, stamped by the caller in engine time.
     package func postTelemetryLocked(_ event: @autoclosure () -> TelemetryEvent) {
-        guard let server = telemetryServer else { return }
+        guard let server = telemetryServer, server.clientCount > 0 else { return }
         server.publish(event())
     }
 

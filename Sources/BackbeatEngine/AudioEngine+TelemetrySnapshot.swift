@@ -55,20 +55,24 @@ extension AudioEngine {
     }
 
     /// Every bus's level: its own signals plus its children's, at any depth.
+    /// Buses are few: each level is carried up its chain by index, with no dictionary.
     private func foldLevelsLocked(of builder: TelemetrySnapshotBuilder) {
         guard !builder.levels.isEmpty else { return }
-        var totals = [ObjectIdentifier: (meanSquare: Double, peak: Double)](minimumCapacity: buses.count)
-        for bus in buses {
-            guard let level = builder.levels[ObjectIdentifier(bus)] else { continue }
-            var reached: Bus? = bus
-            while let b = reached {
-                let old = totals[ObjectIdentifier(b)] ?? (0, 0)
-                totals[ObjectIdentifier(b)] = (old.meanSquare + level.meanSquare, old.peak + level.peak)
-                reached = b.parent
+        var totals = [(meanSquare: Double, peak: Double)](repeating: (0, 0), count: buses.count)
+        var reached = [Bool](repeating: false, count: buses.count)
+        for entry in builder.levels {
+            var bus: Bus? = buses.first { ObjectIdentifier($0) == entry.bus }
+            while let b = bus {
+                if let index = buses.firstIndex(where: { $0 === b }) {
+                    totals[index].meanSquare += entry.meanSquare
+                    totals[index].peak += entry.peak
+                    reached[index] = true
+                }
+                bus = b.parent
             }
         }
-        for (index, bus) in buses.enumerated() {
-            guard let total = totals[ObjectIdentifier(bus)], index < builder.snapshot.buses.count else { continue }
+        for index in buses.indices where reached[index] && index < builder.snapshot.buses.count {
+            let total = totals[index]
             builder.snapshot.buses[index].rmsDB = TelemetryLevel.decibels(meanSquare: total.meanSquare)
             builder.snapshot.buses[index].peakDB = TelemetryLevel.decibels(
                 peak: TelemetryLevel.peak(summed: total.peak, meanSquare: total.meanSquare))
@@ -137,6 +141,24 @@ extension AudioEngine {
     var nextTelemetryFrameLocked: Int64? {
         guard let server = telemetryServer, server.requestedRate > 0 else { return nil }
         return monitoring.nextSnapshotFrame
+    }
+
+    /// The frame an update step must come by for the next snapshot, while a
+    /// client asks for them; nil otherwise. Off a device, the frame it is due.
+    /// On a device, later by the mixer's buffer (at most half a snapshot
+    /// period): a device's clock moves a mix at a time, so a loop woken at
+    /// the due frame itself finds the clock short of it about half the time
+    /// and wakes again, each time for a whole update step (three wakeups a
+    /// snapshot, measured). A step that comes between anyway builds it, and
+    /// the next is due a period after the due frame, not after the step, so
+    /// the rate holds.
+    var nextTelemetryWakeFrameLocked: Int64? {
+        guard let server = telemetryServer else { return nil }
+        let rate = server.requestedRate
+        guard rate > 0 else { return nil }
+        guard case .device(_, let latency) = output else { return monitoring.nextSnapshotFrame }
+        let period = Int64(max(1, sampleRate / min(rate, TelemetryProtocol.maximumRate)))
+        return monitoring.nextSnapshotFrame + min(Int64(latency.periodSize * latency.periods), period / 2)
     }
 }
 

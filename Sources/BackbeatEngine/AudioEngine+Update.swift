@@ -127,7 +127,7 @@ extension AudioEngine {
     private func earliestFrameLocked(after frame: Int64, _ ask: (any EngineComponent) -> Int64?) -> Int64? {
         if !stepObservers.isEmpty { return frame }
         for bus in buses where bus.isChangingLocked(at: frame) { return frame }
-        var due = nextTelemetryFrameLocked
+        var due = nextTelemetryWakeFrameLocked
         if let snapshot = due, snapshot <= frame { return frame }
         for entry in components {
             guard let component = entry.component, let next = ask(component) else { continue }

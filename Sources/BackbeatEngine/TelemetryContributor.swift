@@ -34,9 +34,12 @@ package final class TelemetrySnapshotBuilder {
     package let frame: Int64
     /// Frames since the previous snapshot: the window levels cover.
     package let window: Int64
-    /// Per bus (by identity): summed mean square and peak of what its own
-    /// voices play, as heard (after every gain).
-    package var levels: [ObjectIdentifier: (meanSquare: Double, peak: Double)] = [:]
+    /// Per bus that has a level (by identity, in the order first added):
+    /// summed mean square and peak of what its own voices play, as heard
+    /// (after every gain). A short array searched from the end, not a
+    /// dictionary: a game has a handful of buses, and a voice's bus is most
+    /// often the previous voice's, so no key is hashed per voice.
+    package private(set) var levels: [(bus: ObjectIdentifier, meanSquare: Double, peak: Double)] = []
 
     package init(snapshot: TelemetrySnapshot, frame: Int64, window: Int64) {
         self.snapshot = snapshot
@@ -55,7 +58,21 @@ package final class TelemetrySnapshotBuilder {
     ///   - peak: its largest absolute sample over the window, as heard.
     package func addLevel(on bus: Bus, meanSquare: Double, peak: Double) {
         let key = ObjectIdentifier(bus)
-        let old = levels[key] ?? (0, 0)
-        levels[key] = (old.meanSquare + meanSquare, old.peak + peak)
+        var index = levels.count - 1
+        while index >= 0 && levels[index].bus != key { index -= 1 }
+        if index < 0 {
+            levels.append((key, meanSquare, peak))
+        } else {
+            levels[index].meanSquare += meanSquare
+            levels[index].peak += peak
+        }
+    }
+
+    /// The summed level of `bus`'s own voices, nil when none added one.
+    ///
+    /// - Parameter bus: the bus, by identity.
+    package func level(of bus: ObjectIdentifier) -> (meanSquare: Double, peak: Double)? {
+        for entry in levels where entry.bus == bus { return (entry.meanSquare, entry.peak) }
+        return nil
     }
 }

@@ -30,6 +30,10 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
 
     /// The item's asset.
     public let asset: AudioAsset
+    /// The file's name, as a monitor shows the item: worked out once, since
+    /// a `URL` parses its path again on each `lastPathComponent`, and a
+    /// monitor asks at every snapshot.
+    package let fileName: String
     private let state = LockedValueBox<(status: Status, duration: MediaTime?)>((.loading, nil))
     /// The item's id in the capture that last saw it. Unchecked: read and
     /// written only under the engine lock of the player that queues it.
@@ -40,6 +44,7 @@ public final class PlayerItem: Sendable, Hashable, Identifiable, CustomStringCon
     /// - Parameter asset: The song's asset (its loop points are honoured).
     public init(asset: AudioAsset) {
         self.asset = asset
+        fileName = asset.url.lastPathComponent
     }
 
     /// An item for the file at `url`.

@@ -126,6 +126,58 @@ struct TelemetryJSONWriter {
         endArray()
     }
 
+    // MARK: Fields: a key and its value, in one call
+
+    /// Writes `"name":` and a string (escaped), or `null` for nil.
+    ///
+    /// - Parameters:
+    ///   - name: the key, plain ASCII.
+    ///   - value: the string or nil.
+    mutating func field(_ name: StaticString, _ value: String?) {
+        key(name)
+        string(value)
+    }
+
+    /// Writes `"name":` and a number (NaN and infinities as ``number(_:)`` writes them).
+    ///
+    /// - Parameters:
+    ///   - name: the key, plain ASCII.
+    ///   - value: the number.
+    mutating func field(_ name: StaticString, _ value: Double) {
+        key(name)
+        number(value)
+    }
+
+    /// Writes `"name":` and a whole number, or `null` for nil.
+    ///
+    /// - Parameters:
+    ///   - name: the key, plain ASCII.
+    ///   - value: the number or nil.
+    mutating func field(_ name: StaticString, _ value: (some BinaryInteger)?) {
+        key(name)
+        if let value { integer(value) } else { null() }
+    }
+
+    /// Writes `"name":` and `true` or `false`.
+    ///
+    /// - Parameters:
+    ///   - name: the key, plain ASCII.
+    ///   - value: the flag.
+    mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    /// Writes `"name":` and an array of numbers, or `null` for nil.
+    ///
+    /// - Parameters:
+    ///   - name: the key, plain ASCII.
+    ///   - values: the numbers or nil.
+    mutating func field(_ name: StaticString, _ values: [Double]?) {
+        key(name)
+        numbers(values)
+    }
+
     /// Appends ASCII text as it is.
     private mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }

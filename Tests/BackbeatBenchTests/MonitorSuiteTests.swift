@@ -13,3 +13,22 @@ struct MonitorSuiteTests {
         #expect(counted == 1_000)
     }
 }
+
+@Suite("Monitor cycles")
+struct MonitorCyclesTests {
+    @Test("A child's line reads back, and its ratios sum every segment over the monitoring-off ones")
+    func lineAndRatios() throws {
+        let first = try #require(MonitorCycles(line: "0.03,0.01 0.033,0.011 0.04,0.02 0.02,0.04 12"))
+        #expect(first.snapshots == 12)
+        // Over the mean of off (0.04) and control (0.06) in all: 0.05.
+        #expect(abs(first.ratio(.on) - 0.88) < 1e-9)
+        #expect(abs(first.ratio(.client) - 1.2) < 1e-9)
+        // The control over off alone.
+        #expect(abs(first.ratio(.control) - 1.5) < 1e-9)
+        let second = try #require(MonitorCycles(line: "0.06 0.06 0.06 0.06 3"))
+        // (0.044 + 0.06) / ((0.04 + 0.06 + 0.06 + 0.06) / 2): the segments pooled, not the children's ratios averaged.
+        #expect(abs(MonitorCycles.ratio(.on, over: [first, second]) - 0.104 / 0.11) < 1e-9)
+        #expect(MonitorCycles(line: "0.03 0.03 0.03 7") == nil)
+        #expect(MonitorCycles(line: "0.03,0.01 0.03 0.03 0.03 7") == nil)
+    }
+}

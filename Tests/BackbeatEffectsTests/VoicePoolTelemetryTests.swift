@@ -206,7 +206,7 @@ struct VoicePoolTelemetryTests {
             let built = Self.snapshot(engine, window: 4_800)
             var levels: [String: Double] = [:]
             for bus in [engine.effectsBus, child] {
-                levels[bus.name] = built.levels[ObjectIdentifier(bus)]?.meanSquare ?? 0
+                levels[bus.name] = built.level(of: ObjectIdentifier(bus))?.meanSquare ?? 0
             }
             let snapshot = engine.withLock { engine.telemetrySnapshotLocked() }
             return (out, levels, Dictionary(uniqueKeysWithValues: snapshot.buses.map { ($0.name, $0) }))

@@ -32,6 +32,22 @@ struct MonitoringSocketTests {
         { line in if case .reply(let reply) = line, reply.id == id { reply } else { nil } }
     }
 
+    /// Runs `body` with an offline engine monitoring on a socket in a
+    /// temporary folder, and a client connected to it (closed afterwards).
+    ///
+    /// - Parameter body: takes the engine, the folder and the client.
+    private func withMonitoredEngine(_ body: (AudioEngine, URL, TelemetryClient) throws -> Void) throws {
+        try withTemporaryDirectory { dir in
+            try withOfflineEngine { engine in
+                let path = dir.appendingPathComponent("m.sock")
+                try engine.startMonitoring(socketPath: path)
+                let client = try TelemetryClient(path: path.path)
+                defer { client.close() }
+                try body(engine, dir, client)
+            }
+        }
+    }
+
     /// A full-scale sine song (3 s) played by a queue player on the music bus.
     private func playSong(on engine: AudioEngine, in dir: URL) throws -> QueuePlayer {
         let url = dir.appendingPathComponent("song.wav")
@@ -92,40 +108,28 @@ struct MonitoringSocketTests {
 
     @Test("An unknown bus gets one error line naming the buses; the sound is unchanged")
     func errorReply() throws {
-        try withTemporaryDirectory { dir in
-            try withOfflineEngine { engine in
-                let path = dir.appendingPathComponent("m.sock")
-                try engine.startMonitoring(socketPath: path)
-                let client = try TelemetryClient(path: path.path)
-                defer { client.close() }
-                try client.send(TelemetryCommand(id: 7, action: .set(.busMute(bus: "drums", muted: true))))
-                #expect(
-                    try next(client, reply(7))
-                        == .error("no bus named \"drums\" (master, music, effects)", id: 7))
-                #expect(!engine.masterBus.isMuted && !engine.musicBus.isMuted && !engine.effectsBus.isMuted)
-            }
+        try withMonitoredEngine { engine, _, client in
+            try client.send(TelemetryCommand(id: 7, action: .set(.busMute(bus: "drums", muted: true))))
+            #expect(
+                try next(client, reply(7))
+                    == .error("no bus named \"drums\" (master, music, effects)", id: 7))
+            #expect(!engine.masterBus.isMuted && !engine.musicBus.isMuted && !engine.effectsBus.isMuted)
         }
     }
 
     @Test("A sound that fails to load is an event line")
     func loadFailedEvent() throws {
-        try withTemporaryDirectory { dir in
-            try withOfflineEngine { engine in
-                let path = dir.appendingPathComponent("m.sock")
-                try engine.startMonitoring(socketPath: path)
-                let client = try TelemetryClient(path: path.path)
-                defer { client.close() }
-                try client.send(TelemetryCommand(id: 1, action: .rate(10)))
-                _ = try next(client, reply(1))
-                let missing = SoundEffect(contentsOf: dir.appendingPathComponent("nope.wav"), engine: engine)
-                missing.play()
-                _ = try engine.render(frames: 4_800)
-                let event = try next(client) { line in
-                    if case .event(let event) = line, event.event == .loadFailed { event } else { nil }
-                }
-                #expect(event.name == "nope.wav")
-                #expect(event.message?.contains("nope.wav") == true)
+        try withMonitoredEngine { engine, dir, client in
+            try client.send(TelemetryCommand(id: 1, action: .rate(10)))
+            _ = try next(client, reply(1))
+            let missing = SoundEffect(contentsOf: dir.appendingPathComponent("nope.wav"), engine: engine)
+            missing.play()
+            _ = try engine.render(frames: 4_800)
+            let event = try next(client) { line in
+                if case .event(let event) = line, event.event == .loadFailed { event } else { nil }
             }
+            #expect(event.name == "nope.wav")
+            #expect(event.message?.contains("nope.wav") == true)
         }
     }
 
@@ -211,19 +215,13 @@ struct MonitoringSocketTests {
 
     @Test("A lost output device is a deviceLost event line")
     func deviceLostEvent() throws {
-        try withTemporaryDirectory { dir in
-            try withOfflineEngine { engine in
-                let path = dir.appendingPathComponent("m.sock")
-                try engine.startMonitoring(socketPath: path)
-                let client = try TelemetryClient(path: path.path)
-                defer { client.close() }
-                _ = try next(client) { if case .hello(let hello) = $0 { hello } else { nil } }
-                engine.simulateDeviceLoss()
-                let event = try next(client) { line in
-                    if case .event(let event) = line, event.event == .deviceLost { event } else { nil }
-                }
-                #expect(event.message?.contains("lost") == true)
+        try withMonitoredEngine { engine, _, client in
+            _ = try next(client) { if case .hello(let hello) = $0 { hello } else { nil } }
+            engine.simulateDeviceLoss()
+            let event = try next(client) { line in
+                if case .event(let event) = line, event.event == .deviceLost { event } else { nil }
             }
+            #expect(event.message?.contains("lost") == true)
         }
     }
 }

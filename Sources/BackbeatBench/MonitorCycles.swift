@@ -1,0 +1,192 @@
+import BackbeatEngine
+import BackbeatTelemetry
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `monitor` suite's child: one process plays the device scene and turns
+/// monitoring off and on under it, so that each state is measured side by
+/// side with the others in the same process, on the same sound-server
+/// stream, a second at a time.
+///
+/// Two runs of the same scene differ by several percent in CPU (how the
+/// sound server's stream happens to be clocked, what else the machine
+/// does), and so do two seconds of one run: far more than the 1% the suite
+/// measures. Short segments in a mirrored order (off, on, with a client,
+/// off again as the control; then the same backwards) make slow drift fall
+/// on every state alike; the suite sums many of them.
+package struct MonitorCycles: Sendable {
+    /// The states a segment measures.
+    package enum State: Int, Sendable, CaseIterable {
+        /// Monitoring off.
+        case off
+        /// Monitoring on, no client.
+        case on
+        /// Monitoring on, a client reading 10 snapshots a second.
+        case client
+        /// Monitoring off again: against `off`, what noise alone makes of a ratio.
+        case control
+    }
+
+    /// The process's CPU seconds in each segment of each state, in the order measured.
+    package var cpu: [[Double]]
+    /// Snapshots the client read in all.
+    package var snapshots: Int
+
+    /// One line: a comma-separated list per state, then the snapshots read.
+    var line: String {
+        cpu.map { $0.map { String($0) }.joined(separator: ",") }.joined(separator: " ") + " \(snapshots)"
+    }
+
+    init(cpu: [[Double]], snapshots: Int) {
+        self.cpu = cpu
+        self.snapshots = snapshots
+    }
+
+    /// Reads a child's line back; nil unless every state has as many segments, and at least one.
+    package init?(line: String) {
+        let parts = line.split(separator: " ")
+        guard parts.count == State.allCases.count + 1, let snapshots = Int(parts[State.allCases.count]) else {
+            return nil
+        }
+        let cpu = parts.prefix(State.allCases.count).map { $0.split(separator: ",").compactMap { Double($0) } }
+        guard let first = cpu.first, !first.isEmpty, cpu.allSatisfy({ $0.count == first.count }) else { return nil }
+        self.init(cpu: cpu, snapshots: snapshots)
+    }
+
+    /// This run's ``ratio(_:over:)``.
+    package func ratio(_ state: State) -> Double {
+        Self.ratio(state, over: [self])
+    }
+
+    /// A state's CPU over monitoring off's, summed over every segment of
+    /// `children`. Monitoring off is both `off` and `control`: their
+    /// segments sit at both ends and in the middle of each cycle, around the
+    /// others, so drift within a cycle weighs on them as on the states
+    /// measured, and there are twice as many. `control` itself is measured
+    /// over `off` alone: what noise makes of a ratio.
+    ///
+    /// - Parameters:
+    ///   - state: the state measured.
+    ///   - children: the runs.
+    package static func ratio(_ state: State, over children: [MonitorCycles]) -> Double {
+        let sum = { (state: State) in children.reduce(0) { $0 + $1.cpu[state.rawValue].reduce(0, +) } }
+        if state == .control || state == .off { return sum(state) / sum(.off) }
+        return sum(state) / ((sum(.off) + sum(.control)) / 2)
+    }
+
+    /// The length of one measured segment, and the time each change of state is given to settle first.
+    static let segmentMicroseconds: UInt64 = 1_000_000
+    static let settleMicroseconds: UInt64 = 150_000
+
+    /// Cycles through the states on `engine` (playing the scene) for about
+    /// `seconds`, each cycle mirrored (off, on, client, control, control,
+    /// client, on, off), and returns the CPU of every segment.
+    ///
+    /// The process's CPU is `CLOCK_PROCESS_CPUTIME_ID` (every thread, in
+    /// nanoseconds), less the client thread's own, since a monitor runs in
+    /// another process.
+    ///
+    /// - Parameters:
+    ///   - engine: the device engine playing the scene, monitoring off.
+    ///   - seconds: the run's length; at least one cycle is measured.
+    static func run(engine: AudioEngine, seconds: Int) throws -> MonitorCycles {
+        let order: [State] = [.off, .on, .client, .control, .control, .client, .on, .off]
+        let cycle = UInt64(order.count) * (segmentMicroseconds + settleMicroseconds)
+        let cycles = max(1, Int((UInt64(max(seconds, 3)) * 1_000_000 - 3_000_000) / cycle))
+        var cpu = Array(repeating: [Double](), count: State.allCases.count)
+        var client: InProcessClient?
+        var snapshots = 0
+        // The scene settles first: the stream fills, and the first
+        // segment (always off) would otherwise carry the start's leftovers.
+        DeviceScene.sleepMicroseconds(3_000_000)
+        for _ in 0..<cycles {
+            for state in order {
+                switch state {
+                case .off, .control:
+                    if let reader = client { snapshots += reader.stop() }
+                    client = nil
+                    engine.stopMonitoring()
+                case .on:
+                    if let reader = client { snapshots += reader.stop() }
+                    client = nil
+                    try engine.startMonitoring()
+                case .client:
+                    let socket = try engine.startMonitoring()
+                    if client == nil { client = try InProcessClient(socket: socket.path) }
+                }
+                DeviceScene.sleepMicroseconds(settleMicroseconds)
+                let start = processCPUSeconds() - (client?.cpuSeconds ?? 0)
+                DeviceScene.sleepMicroseconds(segmentMicroseconds)
+                let end = processCPUSeconds() - (client?.cpuSeconds ?? 0)
+                cpu[state.rawValue].append(end - start)
+            }
+        }
+        if let reader = client { snapshots += reader.stop() }
+        engine.stopMonitoring()
+        return MonitorCycles(cpu: cpu, snapshots: snapshots)
+    }
+}
+
+/// A monitor client on a thread of the child's own, reading 10 snapshots a
+/// second; its thread's CPU is known, so that it can be left out.
+private final class InProcessClient: @unchecked Sendable {
+    // @unchecked: `thread` and `failure` are set before `ready` is signalled and read after;
+    // `lines` is written by the thread before `done` is signalled and read after.
+    private let stopping = Atomic<Bool>(false)
+    private let ready = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private var thread = pthread_t()
+    private var lines = 0
+    private var failure: String?
+
+    /// Connects to `socket` and asks for 10 snapshots a second, on a new thread.
+    init(socket: String) throws {
+        Thread { [self] in
+            thread = pthread_self()
+            defer { done.signal() }
+            let client: TelemetryClient
+            do {
+                client = try TelemetryClient(path: socket)
+                try client.send(TelemetryCommand(action: .rate(TelemetryProtocol.defaultRate)))
+            } catch {
+                failure = "\(error)"
+                ready.signal()
+                return
+            }
+            ready.signal()
+            defer { client.close() }
+            while !stopping.load(ordering: .relaxed) {
+                do {
+                    guard try client.nextRawLine(timeout: 0.05) != nil else { return }
+                    lines += 1
+                } catch {
+                    // A timeout: look at the flag again.
+                }
+            }
+        }.start()
+        ready.wait()
+        if let failure {
+            done.wait()
+            throw BenchError("the monitor client could not connect: \(failure)")
+        }
+    }
+
+    /// The client thread's CPU so far, in seconds.
+    var cpuSeconds: Double {
+        var clock = clockid_t()
+        var time = timespec()
+        guard pthread_getcpuclockid(thread, &clock) == 0, clock_gettime(clock, &time) == 0 else { return 0 }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Stops reading and waits for the thread; returns the lines read.
+    func stop() -> Int {
+        stopping.store(true, ordering: .relaxed)
+        done.wait()
+        return lines
+    }
+}
