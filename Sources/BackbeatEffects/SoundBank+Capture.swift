@@ -104,7 +104,7 @@ extension SoundBank {
         let origin = captureOrigin
         // Every bus it declares, given or made: a replay finds the ones the
         // capture made again (`makeBus` records itself) instead of making more.
-        let buses = self.buses.map(\.name)
+        let buses = state.buses.map(\.name)
         return engine.captureIDLocked(&captureTag, declaring: .effectsBankDeclared) { encoder in
             origin.encode(into: &encoder)
             encoder.append(UInt64(buses.count))
