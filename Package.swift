@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "BackbeatDesktop", targets: ["BackbeatDesktop"]),
         // For a game's own tests: offline engine helpers, scripted environments, sample analysis.
         .library(name: "BackbeatTesting", targets: ["BackbeatTesting"]),
+        // Acoustics from a level's geometry (Embree ray casts): a product of its own, so that a
+        // game without geometry links no ray tracer.
+        .library(name: "BackbeatAcoustics", targets: ["BackbeatAcoustics"]),
         .executable(name: "backbeat", targets: ["backbeat"]),
         .executable(name: "drumpad", targets: ["drumpad"]),
     ],
@@ -59,6 +62,9 @@ let package = Package(
         .systemLibrary(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
+        // Debian's libembree-dev ships no embree3.pc (only CMake files), so no pkgConfig: the
+        // header and the library are on the default paths.
+        .systemLibrary(name: "CEmbree", providers: [.apt(["libembree-dev"])]),
         // Layers, bottom up: each target uses only those above it in this list.
         .target(name: "BackbeatSupport"),
         // Routes the ALSA library's (variadic) error handler to Swift; the one door is ALLog.
@@ -99,6 +105,12 @@ let package = Package(
         .target(
             name: "BackbeatDesktop",
             dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatMusic", "CDBus"]),
+        // Above Backbeat, beside BackbeatLibrary: the one door to Embree is its RayScene.
+        .target(
+            name: "BackbeatAcoustics",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatEngine", "BackbeatOpenAL", "CEmbree",
+            ]),
         .target(
             name: "BackbeatTesting",
             dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatEngine"]),
@@ -192,6 +204,11 @@ let package = Package(
         .testTarget(
             name: "BackbeatDesktopTests",
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "BackbeatTestFixtures"]),
+        .testTarget(
+            name: "BackbeatAcousticsTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatEngine", "BackbeatAcoustics", "BackbeatTesting", "CEmbree",
+            ]),
         .testTarget(name: "BackbeatTestingTests", dependencies: ["Backbeat", "BackbeatTesting"]),
         .testTarget(
             name: "BackbeatIntegrationTests",
