@@ -119,7 +119,7 @@ let package = Package(
             name: "BackbeatBench",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatEngine", "BackbeatEffects", "BackbeatLibrary",
-                "BackbeatTesting", "COpenAL",
+                "BackbeatTesting", "BackbeatAcoustics", "COpenAL", "CEmbree",
             ]),
         .executableTarget(
             name: "backbeat",
@@ -221,7 +221,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "BackbeatBenchTests",
-            dependencies: ["Backbeat", "BackbeatBench", "BackbeatTesting"]),
+            dependencies: ["Backbeat", "BackbeatBench", "BackbeatTesting", "BackbeatAcoustics"]),
     ],
     swiftLanguageModes: [.v6]
 )
