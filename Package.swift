@@ -109,7 +109,8 @@ let package = Package(
         .target(
             name: "BackbeatAcoustics",
             dependencies: [
-                "Backbeat", "BackbeatSupport", "BackbeatEngine", "BackbeatOpenAL", "CEmbree",
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects", "BackbeatOpenAL",
+                "CEmbree",
             ]),
         .target(
             name: "BackbeatTesting",
@@ -207,7 +208,9 @@ let package = Package(
         .testTarget(
             name: "BackbeatAcousticsTests",
             dependencies: [
-                "Backbeat", "BackbeatSupport", "BackbeatEngine", "BackbeatAcoustics", "BackbeatTesting", "CEmbree",
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects",
+                "BackbeatAcoustics",
+                "BackbeatTesting", "CEmbree",
             ]),
         .testTarget(name: "BackbeatTestingTests", dependencies: ["Backbeat", "BackbeatTesting"]),
         .testTarget(
