@@ -127,7 +127,7 @@ bench-micro-baseline: deps
 # (one only: make fuzz FUZZERS=FuzzLibraryScan)
 # Fuzz/Corpus (new inputs go to .build-fuzz/corpus; crashes to .build-fuzz/artifacts).
 FUZZERS := FuzzVorbisComments FuzzPictureBlock FuzzOggAsset FuzzWAVAsset FuzzArchive FuzzPlaylist FuzzDrumpadCommand \
-	FuzzAudioAsset FuzzSoundEffect FuzzLibraryScan FuzzMPRISDispatch
+	FuzzAudioAsset FuzzSoundEffect FuzzLibraryScan FuzzMPRISDispatch FuzzAcousticsOBJ
 FUZZ_TIME ?= 60
 FUZZ_BUILD := BACKBEAT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 fuzz-build: deps

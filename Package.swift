@@ -247,6 +247,7 @@ if Context.environment["BACKBEAT_FUZZ"] == "1" {
         ("FuzzSoundEffect", ["Backbeat", "FuzzDriver", "FuzzOggMutator"]),
         ("FuzzLibraryScan", ["Backbeat", "BackbeatLibrary", "FuzzDriver", "FuzzOggMutator"]),
         ("FuzzMPRISDispatch", ["Backbeat", "BackbeatDesktop", "FuzzDriver", "FuzzSupport"]),
+        ("FuzzAcousticsOBJ", ["BackbeatAcoustics"]),
     ]
     for (name, dependencies) in fuzzers {
         package.targets.append(
