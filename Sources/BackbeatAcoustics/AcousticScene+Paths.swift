@@ -50,7 +50,7 @@ extension AcousticScene {
             : [source]
         var energy = AcousticBands(0)
         var visible = 0
-        var blockers: [Int] = []
+        var blockers: [Blocker] = []
         for point in points {
             let crossed = crossingLocked(from: listener, to: point)
             if crossed.solids.isEmpty { visible += 1 }
@@ -78,19 +78,19 @@ extension AcousticScene {
 
     /// What the segment crosses: the product of the transmissions, and the
     /// geometries of the solid surfaces crossed (portals pass, by their openness).
-    private func crossingLocked(from a: SIMD3<Float>, to b: SIMD3<Float>) -> (gains: AcousticBands, solids: [Int]) {
+    private func crossingLocked(from a: SIMD3<Float>, to b: SIMD3<Float>) -> (gains: AcousticBands, solids: [Blocker]) {
         var gains = AcousticBands(1)
-        var solid: [Int] = []
+        var solid: [Blocker] = []
         for hit in rays.hits(from: a, to: b) {
             switch geometries[hit.geometry] {
             case .staticMesh(let index):
                 gains = gains * level.staticMeshes[index].material(ofTriangle: hit.triangle).transmission
-                solid.append(hit.geometry)
+                solid.append(Blocker(geometry: hit.geometry, piece: staticEdges[index].pieceOfTriangle[hit.triangle]))
             case .portal(let index):
                 gains = gains * portals[index].transmission
             case .movableMesh(let index):
                 gains = gains * level.movableMeshes[index].material(ofTriangle: hit.triangle).transmission
-                solid.append(hit.geometry)
+                solid.append(Blocker(geometry: hit.geometry, piece: movableEdges[index].pieceOfTriangle[hit.triangle]))
             }
         }
         return (gains, solid)
@@ -147,13 +147,20 @@ extension AcousticScene {
         return u >= -1e-4 && v >= -1e-4 && u + v <= 1 + 1e-4
     }
 
-    /// The edges of the solid geometries `blockers`, in level coordinates.
-    private func edgesLocked(of blockers: [Int]) -> [DiffractionEdge] {
-        blockers.flatMap { geometry -> [DiffractionEdge] in
-            switch geometries[geometry] {
-            case .staticMesh(let index): staticEdges[index]
+    /// A solid piece a ray crossed: a geometry and its connected piece.
+    struct Blocker: Equatable {
+        var geometry: Int
+        var piece: Int32
+    }
+
+    /// The edges of the pieces `blockers`, in level coordinates.
+    private func edgesLocked(of blockers: [Blocker]) -> [DiffractionEdge] {
+        blockers.flatMap { blocker -> [DiffractionEdge] in
+            switch geometries[blocker.geometry] {
+            case .staticMesh(let index): staticEdges[index].pieces[Int(blocker.piece)]
             case .portal: []
-            case .movableMesh(let index): movableEdges[index].map { $0.transformed(by: transforms[index]) }
+            case .movableMesh(let index):
+                movableEdges[index].pieces[Int(blocker.piece)].map { $0.transformed(by: transforms[index]) }
             }
         }
     }
@@ -162,7 +169,7 @@ extension AcousticScene {
     /// failing that two, of the geometries that block the direct path,
     /// among the nearest edges; nil if every one tried is blocked too.
     private func aroundLocked(
-        from listener: SIMD3<Float>, to source: SIMD3<Float>, blockers: [Int]
+        from listener: SIMD3<Float>, to source: SIMD3<Float>, blockers: [Blocker]
     ) -> AcousticPath.DiffractedPath? {
         let distance = length(source - listener)
         let edges = edgesLocked(of: blockers)

@@ -28,8 +28,8 @@ public final class AcousticScene: @unchecked Sendable {
     let rays: RayScene
     let geometries: [Geometry]
     /// Edges of each static mesh and (in their own coordinates) each movable mesh.
-    let staticEdges: [[DiffractionEdge]]
-    let movableEdges: [[DiffractionEdge]]
+    let staticEdges: [MeshEdges]
+    let movableEdges: [MeshEdges]
     /// The rooms on either side of each portal.
     let portalRooms: [[Int]]
     /// With the lock held.
@@ -58,8 +58,8 @@ public final class AcousticScene: @unchecked Sendable {
         geometries =
             valid.staticMeshes.indices.map { .staticMesh($0) } + valid.portals.indices.map { .portal($0) }
             + valid.movableMeshes.indices.map { .movableMesh($0) }
-        staticEdges = valid.staticMeshes.map(DiffractionEdge.edges(of:))
-        movableEdges = valid.movableMeshes.map(DiffractionEdge.edges(of:))
+        staticEdges = valid.staticMeshes.map(MeshEdges.init(mesh:))
+        movableEdges = valid.movableMeshes.map(MeshEdges.init(mesh:))
         portalRooms = valid.portals.map { valid.rooms(besidePortal: $0) }
     }
 
