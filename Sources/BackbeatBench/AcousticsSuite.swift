@@ -8,6 +8,9 @@ import Foundation
 ///   scene's lock, then Embree through the door) over raw `rtcOccluded1`
 ///   casting the same rays one by one, side by side in interleaved rounds.
 /// - `embree_rays_per_s`: the raw side's rays per second, for scale.
+/// - `frame_us_p99`: the 99th percentile, over the frames of a listener
+///   walking through that level, of the time ``AcousticScene/path(from:to:radius:)``
+///   takes for 256 sources (one game frame's acoustics, one thread), in µs.
 /// - `load_1m_mib`: how much the resident memory grew to load a
 ///   1,000,000-triangle level (the most a level may have), in MiB.
 package struct AcousticsSuite: BenchSuite {
@@ -45,6 +48,28 @@ package struct AcousticsSuite: BenchSuite {
             figures.append(
                 Figure(key: "embree_ratio", rounds: Rounds.ratios(values[0], values[1]), unit: "× raw rtcOccluded1"))
             figures.append(Figure(key: "embree_rays_per_s", rounds: values[1], unit: "rays/s, raw rtcOccluded1"))
+        }
+        if options.only == nil || options.only == "frame_us_p99" {
+            let scene = try AcousticScene(level: AcousticsLevelGenerator.level(triangles: triangles, seed: 33))
+            let sources = Self.segments(count: 256, seed: 36).map(\.1)
+            let frames = options.quick ? 5 : 200
+            var times: [Double] = []
+            var heard: Float = 0
+            for frame in 0..<frames {
+                // The listener walks the level's diagonal, 1.4 m/s at 50 frames a second.
+                let t = Float(frame) / Float(frames)
+                let listener: SIMD3<Float> = [
+                    1 + t * (Float(AcousticsLevelGenerator.columns) * AcousticsLevelGenerator.roomSize - 2), 1.7,
+                    1 + t * (Float(AcousticsLevelGenerator.rows) * AcousticsLevelGenerator.roomSize - 2),
+                ]
+                let start = monotonicNanoseconds()
+                for source in sources { heard += scene.path(from: listener, to: source).gains.mid }
+                times.append(Double(monotonicNanoseconds() - start) / 1e3)
+            }
+            log(
+                "\(frames) frames of 256 paths: median \(Int(median(times))) µs, mean gain \(heard / Float(frames * 256))"
+            )
+            figures.append(Figure(key: "frame_us_p99", value: percentile(times, 0.99), unit: "µs per 256 paths"))
         }
         if !options.quick, options.only == nil || options.only == "load_1m_mib" {
             let before = residentMiB()

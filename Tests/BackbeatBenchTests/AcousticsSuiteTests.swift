@@ -5,11 +5,11 @@ import Testing
 
 @Suite("Acoustics benchmark suite")
 struct AcousticsSuiteTests {
-    @Test("A quick run reports the Embree ratio and rate, positive and finite")
+    @Test("A quick run reports the Embree ratio and rate and the frame cost, positive and finite")
     func quickRunFigures() throws {
         let figures = try AcousticsSuite().run(BenchOptions(quick: true, rounds: 1), log: { _ in })
         let byKey = Dictionary(figures.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-        for key in ["embree_ratio", "embree_rays_per_s"] {
+        for key in ["embree_ratio", "embree_rays_per_s", "frame_us_p99"] {
             let value = try #require(byKey[key], "figure \(key)")
             #expect(value.isFinite && value > 0, "\(key) = \(value)")
         }
