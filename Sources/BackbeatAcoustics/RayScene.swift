@@ -116,6 +116,12 @@ final class RayScene: @unchecked Sendable {
     }
 
     private func makeGeometry(_ mesh: Mesh) throws(BackbeatError) -> RTCGeometry {
+        // Embree gives no buffer of 0 elements; a mesh left empty (every
+        // triangle degenerate) keeps its geometry index with one point-sized
+        // triangle, which no ray can hit.
+        guard !mesh.vertices.isEmpty, !mesh.triangles.isEmpty else {
+            return try makeGeometry(Mesh(vertices: [.zero], triangles: [.zero]))
+        }
         guard let geometry = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE) else {
             try check("rtcNewGeometry")
             throw BackbeatError(.rayTracer, operation: "rtcNewGeometry")

@@ -81,3 +81,14 @@ import Testing
         } throws: { ($0 as? BackbeatError)?.code == .levelTooLarge }
     }
 }
+
+@Suite struct EmptyLevelTests {
+    @Test func aMeshLeftWithNoTrianglesStillMakesAScene() throws {
+        let flat = AcousticMesh(name: "flat", vertices: [[0, 0, 0], [1, 0, 0], [2, 0, 0]], triangles: [[0, 1, 2]])
+        let empty = AcousticMesh(name: "empty", vertices: [], triangles: [])
+        let scene = try AcousticScene(level: AcousticLevel(staticMeshes: [flat, empty], movableMeshes: [empty]))
+        #expect(scene.triangleCount == 0)
+        #expect(scene.path(from: [0, 0, -1], to: [0, 0, 1]).visibleFraction == 1)
+        #expect(try AcousticScene(level: AcousticLevel()).path(from: .zero, to: [1, 1, 1]).gains == AcousticBands(1))
+    }
+}
