@@ -10,6 +10,8 @@ struct VoiceMix {
     var obstruction: Float = 0
     var occlusion: Float = 0
     var filter: AudioFilter?
+    /// What the level's geometry does to the direct path (set by BackbeatAcoustics).
+    var acoustic = FilterGains.open
     /// Whether anything was ever set: untouched voices cost nothing.
     var isUsed = false
     /// The next change glides over this many frames (nil: the de-zipper).
@@ -33,7 +35,7 @@ struct VoiceMix {
         let own = filter?.gains(sampleRate: sampleRate) ?? .open
         var send = occluded
         send.gain *= reverbBlend
-        return (own.then(obstructed).then(occluded), send)
+        return (own.then(obstructed).then(occluded).then(acoustic), send)
     }
 }
 
@@ -137,6 +139,17 @@ extension Voice {
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     public func setFilter(_ filter: AudioFilter?, over duration: MediaTime?) {
         changeMix(over: duration) { $0.filter = filter }
+    }
+
+    /// The hook BackbeatAcoustics sets a voice's direct path through: what
+    /// the level's walls and edges do to it, in series with the voice's own
+    /// filter, obstruction and occlusion, gliding like them.
+    ///
+    /// - Parameters:
+    ///   - gains: The direct path's broadband, low and high shelf gains.
+    ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
+    package func setAcousticFilter(_ gains: FilterGains, over duration: MediaTime?) {
+        changeMix(over: duration) { $0.acoustic = gains }
     }
 }
 
