@@ -6,10 +6,7 @@ extension AcousticScene {
     /// - Parameter segments: Pairs of points.
     package func countBlocked(_ segments: [(SIMD3<Float>, SIMD3<Float>)]) -> Int {
         lock.withLock {
-            if needsCommit {
-                try? rays.commit()
-                needsCommit = false
-            }
+            commitIfNeededLocked()
             return segments.reduce(0) { $0 + (rays.isBlocked(from: $1.0, to: $1.1) ? 1 : 0) }
         }
     }

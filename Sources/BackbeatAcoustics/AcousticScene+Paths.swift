@@ -10,15 +10,20 @@ extension AcousticScene {
     static let raysPerSource = 16
     /// How many of the nearest edges are tried for a path around one edge,
     /// and (the nearest of them) for a path around two.
-    static let singleEdgeCandidates = 12
-    static let doubleEdgeCandidates = 6
+    static let singleEdgeCandidates = 8
+    static let doubleEdgeCandidates = 4
     /// How far a bend point is moved off its edge, in metres, so the paths
     /// to it leave the surface instead of grazing it.
     static let bendOffset: Float = 0.01
 
+    /// An amplitude below which a ray's gains stop mattering (-100 dB in
+    /// every band): casting on past more walls would change nothing heard.
+    static let inaudible: Float = 1e-5
+
     /// What the listener hears of a source: the rays between them, what they
-    /// cross, and, when the direct path is blocked, the shortest path around
-    /// one or two edges of what blocks it, mixed by energy.
+    /// cross, and, when the direct path is blocked, the way around: through
+    /// the open portals between their rooms when they are in two rooms, or
+    /// around one or two edges of what blocks it; mixed by energy.
     ///
     /// - Parameters:
     ///   - listener: Where the listener is, in level coordinates (metres).
@@ -28,16 +33,39 @@ extension AcousticScene {
     /// - Returns: An open path when a point is not finite or both coincide.
     public func path(from listener: SIMD3<Float>, to source: SIMD3<Float>, radius: Float = 0) -> AcousticPath {
         lock.withLock {
-            if needsCommit {
-                // A failed commit (out of memory) leaves the last committed scene: still a scene.
-                try? rays.commit()
-                needsCommit = false
-            }
-            return pathLocked(from: listener, to: source, radius: radius)
+            commitIfNeededLocked()
+            return pathLocked(
+                from: listener, in: roomIndex(containing: listener), to: source, radius: radius)
         }
     }
 
-    private func pathLocked(from listener: SIMD3<Float>, to source: SIMD3<Float>, radius: Float) -> AcousticPath {
+    /// What the listener hears of each source, as ``path(from:to:radius:)``
+    /// says, with the lock taken once and the listener's room found once: a
+    /// frame's work.
+    ///
+    /// - Parameters:
+    ///   - listener: Where the listener is.
+    ///   - sources: Each source's position and radius.
+    package func paths(
+        from listener: SIMD3<Float>, to sources: [(position: SIMD3<Float>, radius: Float)]
+    ) -> [AcousticPath] {
+        lock.withLock {
+            commitIfNeededLocked()
+            let room = roomIndex(containing: listener)
+            return sources.map { pathLocked(from: listener, in: room, to: $0.position, radius: $0.radius) }
+        }
+    }
+
+    func commitIfNeededLocked() {
+        guard needsCommit else { return }
+        // A failed commit (out of memory) leaves the last committed scene: still a scene.
+        try? rays.commit()
+        needsCommit = false
+    }
+
+    private func pathLocked(
+        from listener: SIMD3<Float>, in listenerRoom: Int?, to source: SIMD3<Float>, radius: Float
+    ) -> AcousticPath {
         let toSource = source - listener
         let distance = length(toSource)
         let open = AcousticPath(
@@ -62,8 +90,16 @@ extension AcousticScene {
         var path = AcousticPath(
             gains: energy.map { $0.squareRoot() }, direction: open.direction,
             transmission: energy.map { $0.squareRoot() }, visibleFraction: visibleFraction, diffraction: nil)
-        guard visible < points.count, let around = aroundLocked(from: listener, to: source, blockers: blockers)
-        else { return path }
+        guard visible < points.count else { return path }
+        // Two rooms: the way is through their portals, never a search of edges.
+        let sourceRoom = listenerRoom == nil ? nil : roomIndex(containing: source)
+        let way: AcousticPath.DiffractedPath?
+        if let listenerRoom, let sourceRoom, listenerRoom != sourceRoom {
+            way = portalPathLocked(from: listener, in: listenerRoom, to: source, in: sourceRoom)
+        } else {
+            way = aroundLocked(from: listener, to: source, blockers: blockers)
+        }
+        guard let around = way else { return path }
         // The blocked share of the source is heard around, at the longer path's distance (1/r).
         let weight = (1 - visibleFraction) * (distance / around.length) * (distance / around.length)
         let aroundEnergy = around.gains.map { $0 * $0 * weight }
@@ -77,11 +113,23 @@ extension AcousticScene {
     }
 
     /// What the segment crosses: the product of the transmissions, and the
-    /// geometries of the solid surfaces crossed (portals pass, by their openness).
+    /// geometries of the solid surfaces crossed (portals pass, by their
+    /// openness). It stops once every band is below ``inaudible``.
     private func crossingLocked(from a: SIMD3<Float>, to b: SIMD3<Float>) -> (gains: AcousticBands, solids: [Blocker]) {
         var gains = AcousticBands(1)
         var solid: [Blocker] = []
-        for hit in rays.hits(from: a, to: b) {
+        let margin: Float = 1e-4
+        let d = b - a
+        let segment = length(d)
+        guard segment > 2 * margin else { return (gains, solid) }
+        let direction = d / segment
+        var near = margin
+        var count = 0
+        while count < 128,
+            let hit = rays.nearestHit(from: a, direction: direction, near: near, far: segment - margin)
+        {
+            near = hit.distance + margin
+            count += 1
             switch geometries[hit.geometry] {
             case .staticMesh(let index):
                 gains = gains * level.staticMeshes[index].material(ofTriangle: hit.triangle).transmission
@@ -92,6 +140,7 @@ extension AcousticScene {
                 gains = gains * level.movableMeshes[index].material(ofTriangle: hit.triangle).transmission
                 solid.append(Blocker(geometry: hit.geometry, piece: movableEdges[index].pieceOfTriangle[hit.triangle]))
             }
+            if max(gains.low, gains.mid, gains.high) < Self.inaudible { break }
         }
         return (gains, solid)
     }

@@ -36,6 +36,14 @@ public final class AcousticScene: @unchecked Sendable {
     var portals: [AcousticPortal]
     var transforms: [AcousticTransform]
     var needsCommit = false
+    /// Each room's bounding box, tried before its triangles.
+    let roomBounds: [(low: SIMD3<Float>, high: SIMD3<Float>)]
+    /// The portal graph (with the lock held), and the openness it was worked out for.
+    var portalGraph: PortalGraph
+    var graphGeneration = 0
+    /// Counts changes of openness; ``geometryGeneration`` counts those and moves.
+    var opennessGeneration = 0
+    var movesGeneration = 0
 
     /// What validating and reading the level worked around.
     public let warnings: [AcousticWarning]
@@ -61,7 +69,19 @@ public final class AcousticScene: @unchecked Sendable {
         staticEdges = valid.staticMeshes.map(MeshEdges.init(mesh:))
         movableEdges = valid.movableMeshes.map(MeshEdges.init(mesh:))
         portalRooms = valid.portals.map { valid.rooms(besidePortal: $0) }
+        roomBounds = valid.rooms.map { room in
+            room.mesh.vertices.reduce(
+                (low: SIMD3<Float>(repeating: .infinity), high: SIMD3<Float>(repeating: -.infinity))
+            ) {
+                (pointwiseMin($0.low, $1), pointwiseMax($0.high, $1))
+            }
+        }
+        portalGraph = PortalGraph(portals: valid.portals, portalRooms: portalRooms, roomCount: valid.rooms.count)
     }
+
+    /// Changes to the geometry so far (a movable mesh moved, a portal's
+    /// openness changed): a path worked out at one generation holds until the next.
+    public var geometryGeneration: Int { lock.withLock { opennessGeneration + movesGeneration } }
 
     /// Triangles in the level (meshes and rooms, after validation).
     public var triangleCount: Int { level.triangleCount }
@@ -90,6 +110,7 @@ public final class AcousticScene: @unchecked Sendable {
         transforms[index] = transform
         try rays.setTransform(transform, ofMovable: index)
         needsCommit = true
+        movesGeneration += 1
     }
 
     /// Sets how open a portal is.
@@ -107,7 +128,12 @@ public final class AcousticScene: @unchecked Sendable {
         guard !openness.isNaN else {
             throw BackbeatError(.invalidArgument, operation: "setOpenness", reason: "openness is NaN")
         }
-        lock.withLock { portals[index].openness = min(max(openness, 0), 1) }
+        let clamped = min(max(openness, 0), 1)
+        lock.withLock {
+            guard portals[index].openness != clamped else { return }
+            portals[index].openness = clamped
+            opennessGeneration += 1
+        }
     }
 
     /// The openness of a portal, or nil if the level has none by that name.
@@ -122,7 +148,7 @@ public final class AcousticScene: @unchecked Sendable {
     ///
     /// - Parameter point: A point in level coordinates.
     public func room(containing point: SIMD3<Float>) -> String? {
-        level.rooms.first { $0.contains(point) }?.name
+        roomIndex(containing: point).map { level.rooms[$0].name }
     }
 
     /// A room's acoustics from its shape, materials and open portals now.

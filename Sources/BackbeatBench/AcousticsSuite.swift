@@ -51,7 +51,7 @@ package struct AcousticsSuite: BenchSuite {
         }
         if options.only == nil || options.only == "frame_us_p99" {
             let scene = try AcousticScene(level: AcousticsLevelGenerator.level(triangles: triangles, seed: 33))
-            let sources = Self.segments(count: 256, seed: 36).map(\.1)
+            let sources = Self.segments(count: 256, seed: 36).map { (position: $0.1, radius: Float(0)) }
             let frames = options.quick ? 5 : 200
             var times: [Double] = []
             var heard: Float = 0
@@ -63,7 +63,7 @@ package struct AcousticsSuite: BenchSuite {
                     1 + t * (Float(AcousticsLevelGenerator.rows) * AcousticsLevelGenerator.roomSize - 2),
                 ]
                 let start = monotonicNanoseconds()
-                for source in sources { heard += scene.path(from: listener, to: source).gains.mid }
+                for path in scene.paths(from: listener, to: sources) { heard += path.gains.mid }
                 times.append(Double(monotonicNanoseconds() - start) / 1e3)
             }
             log(
