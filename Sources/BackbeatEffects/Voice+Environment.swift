@@ -10,8 +10,10 @@ struct VoiceMix {
     var obstruction: Float = 0
     var occlusion: Float = 0
     var filter: AudioFilter?
-    /// What the level's geometry does to the direct path (set by BackbeatAcoustics).
+    /// What the level's geometry does to the direct path and to the reverb
+    /// send (set by BackbeatAcoustics).
     var acoustic = FilterGains.open
+    var acousticSend = FilterGains.open
     /// Whether anything was ever set: untouched voices cost nothing.
     var isUsed = false
     /// The next change glides over this many frames (nil: the de-zipper).
@@ -33,7 +35,7 @@ struct VoiceMix {
         let occluded = FilterGains(decibels: occlusion, lowFrequencyRatio: 0.25)
         let obstructed = FilterGains(decibels: obstruction, lowFrequencyRatio: 0)
         let own = filter?.gains(sampleRate: sampleRate) ?? .open
-        var send = occluded
+        var send = occluded.then(acousticSend)
         send.gain *= reverbBlend
         return (own.then(obstructed).then(occluded).then(acoustic), send)
     }
@@ -46,16 +48,19 @@ extension Voice {
             mix.isUsed = true
             return
         }
-        engine.withLock {
-            body(&mix)
-            mix.isUsed = true
-            if let duration { mix.nextGlideFrames = duration.frames(atSampleRate: engine.sampleRate) }
-            isSettled = false
-            // A voice that has not sounded yet starts with its settings: nothing to glide from.
-            if let source = record.source, phase == .playing, engine.currentFrameLocked <= record.startFrame {
-                _ = try? engine.device.withContext {
-                    stepMix(source: source, at: engine.currentFrameLocked, attaching: true, engine: engine)
-                }
+        engine.withLock { changeMixLocked(over: duration, engine: engine, body) }
+    }
+
+    /// ``changeMix(over:_:)`` with the engine lock held.
+    func changeMixLocked(over duration: MediaTime?, engine: AudioEngine, _ body: (inout VoiceMix) -> Void) {
+        body(&mix)
+        mix.isUsed = true
+        if let duration { mix.nextGlideFrames = duration.frames(atSampleRate: engine.sampleRate) }
+        isSettled = false
+        // A voice that has not sounded yet starts with its settings: nothing to glide from.
+        if let source = record.source, phase == .playing, engine.currentFrameLocked <= record.startFrame {
+            _ = try? engine.device.withContext {
+                stepMix(source: source, at: engine.currentFrameLocked, attaching: true, engine: engine)
             }
         }
     }
