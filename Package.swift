@@ -149,7 +149,7 @@ let package = Package(
             ]),
         .target(
             name: "DrumpadCore",
-            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop"],
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatAcoustics"],
             path: "Demo/DrumpadCore"),
         .executableTarget(
             name: "drumpad",
@@ -180,7 +180,7 @@ let package = Package(
             name: "DocSnippets",
             dependencies: [
                 "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "DrumpadCore",
-                .product(name: "Logging", package: "swift-log"),
+                "BackbeatAcoustics", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Snippets",
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),

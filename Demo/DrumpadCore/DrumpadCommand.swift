@@ -67,6 +67,13 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     case section(String)
     /// `stinger`: the level music's stinger on the next beat.
     case stinger
+    /// `geometry FILE.obj`: loads a level from a Wavefront OBJ file and hears
+    /// the placed pads through it; `geometry off` (nil) removes it.
+    case geometry(String?)
+    /// `door NAME open|close|AMOUNT`: sets a portal's openness, 0 (closed) to 1 (open).
+    case door(String, Float)
+    /// `listener X Y Z`: moves the listener, in metres (the axes `place` uses).
+    case listener(Audio3DPoint)
     /// Fades the music out and ends the demo.
     case quit
 
@@ -103,6 +110,10 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
         case let .intensity(value): "intensity \(Self.number(value))"
         case let .section(name): "section \(name)"
         case .stinger: "stinger"
+        case let .geometry(file): "geometry \(file ?? "off")"
+        case let .door(name, amount): "door \(name) \(Self.number(amount))"
+        case let .listener(point):
+            "listener \(Self.number(point.x)) \(Self.number(point.y)) \(Self.number(point.z))"
         case .quit: "quit"
         }
     }
