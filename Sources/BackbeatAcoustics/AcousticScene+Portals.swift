@@ -27,13 +27,11 @@ extension AcousticScene {
     func portalPathLocked(
         from listener: SIMD3<Float>, in listenerRoom: Int, to source: SIMD3<Float>, in sourceRoom: Int
     ) -> AcousticPath.DiffractedPath? {
-        guard
-            let chain = portalGraphLocked().way(
-                from: listener, in: listenerRoom, to: source, in: sourceRoom, portals: portals)
-        else { return nil }
+        let graph = portalGraphLocked()
+        guard let chain = graph.way(from: listener, in: listenerRoom, to: source, in: sourceRoom) else { return nil }
         // The bend points: the portals' centres, then each moved to where the
         // line between its neighbours crosses it (a few rounds settle it).
-        var points = chain.map { portals[$0].centre }
+        var points = chain.map { graph.centres[$0] }
         for _ in 0..<3 {
             for (k, portal) in chain.enumerated() {
                 let before = k == 0 ? listener : points[k - 1]

@@ -18,6 +18,8 @@ struct PortalGraph {
 
     /// The portals of each room.
     let portalsOfRoom: [[Int]]
+    /// Each portal's centre (portals do not move).
+    let centres: [SIMD3<Float>]
     /// The cheapest cost from portal i to portal j (both included), or infinity.
     private(set) var cost: [[Float]]
     /// The portal after i on the cheapest way from i to j (j when they are neighbours).
@@ -35,6 +37,7 @@ struct PortalGraph {
             for room in rooms { ofRoom[room].append(portal) }
         }
         portalsOfRoom = ofRoom
+        centres = portals.map(\.centre)
         cost = []
         next = []
         update(portals: portals, portalRooms: portalRooms)
@@ -114,15 +117,12 @@ struct PortalGraph {
     ///   - from: The listener's room.
     ///   - source: Where the source is.
     ///   - to: The source's room.
-    ///   - portals: The level's portals.
-    func way(
-        from listener: SIMD3<Float>, in from: Int, to source: SIMD3<Float>, in to: Int, portals: [AcousticPortal]
-    ) -> [Int]? {
+    func way(from listener: SIMD3<Float>, in from: Int, to source: SIMD3<Float>, in to: Int) -> [Int]? {
         var best: (cost: Float, first: Int, last: Int)?
         for p in portalsOfRoom[from] {
-            let toP = length(portals[p].centre - listener)
+            let toP = length(centres[p] - listener)
             for q in portalsOfRoom[to] where cost[p][q] < .infinity {
-                let c = toP + cost[p][q] + length(source - portals[q].centre)
+                let c = toP + cost[p][q] + length(source - centres[q])
                 if c < best?.cost ?? .infinity { best = (c, p, q) }
             }
         }
