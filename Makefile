@@ -4,7 +4,7 @@ APT_PACKAGES := pkg-config libopenal-dev libvorbis-dev libsndfile1-dev libsample
                 libstb-dev libebur128-dev libzip-dev zip vorbis-tools sox \
                 libdbus-1-dev dbus-daemon mpv mpv-mpris playerctl strace \
                 pulseaudio pulseaudio-utils tmux opus-tools mpg123 lame \
-                chromium chromium-driver python3-selenium
+                chromium chromium-driver python3-selenium libembree-dev
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SWIFT ?= swift
@@ -67,12 +67,13 @@ test-monitor-web: deps
 
 # A game that links only the Backbeat product (Demo/HelloGame, a package of
 # its own): it must link neither libdbus nor libsqlite3, and the WAV it
-# renders (music with a snare over it) must not be silent.
+# renders (music with a snare over it) must not be silent. Nor Embree: the ray
+# tracer is BackbeatAcoustics', a product of its own.
 HELLO_GAME := Demo/HelloGame/.build/debug/HelloGame
 hello-game: deps
 	cd Demo/HelloGame && $(SWIFT) build
-	@if ldd $(HELLO_GAME) | grep -E "libdbus|libsqlite3"; then \
-		echo "HelloGame links libdbus or libsqlite3: the Backbeat product must not"; exit 1; fi
+	@if ldd $(HELLO_GAME) | grep -E "libdbus|libsqlite3|libembree"; then \
+		echo "HelloGame links libdbus, libsqlite3 or libembree: the Backbeat product must not"; exit 1; fi
 	@mkdir -p out && rm -f out/hello-game.wav
 	$(HELLO_GAME) out/hello-game.wav
 	@rms=$$(sox out/hello-game.wav -n stat 2>&1 | awk '/^RMS +amplitude/ {print $$3}'); \
@@ -140,7 +141,7 @@ bench-micro-baseline: deps
 # (one only: make fuzz FUZZERS=FuzzLibraryScan)
 # Fuzz/Corpus (new inputs go to .build-fuzz/corpus; crashes to .build-fuzz/artifacts).
 FUZZERS := FuzzVorbisComments FuzzPictureBlock FuzzOggAsset FuzzWAVAsset FuzzArchive FuzzPlaylist FuzzDrumpadCommand \
-	FuzzAudioAsset FuzzSoundEffect FuzzLibraryScan FuzzMPRISDispatch FuzzCapture
+	FuzzAudioAsset FuzzSoundEffect FuzzLibraryScan FuzzMPRISDispatch FuzzCapture FuzzAcousticsOBJ
 FUZZ_TIME ?= 60
 FUZZ_BUILD := BACKBEAT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 fuzz-build: deps

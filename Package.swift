@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "BackbeatDesktop", targets: ["BackbeatDesktop"]),
         // For a game's own tests: offline engine helpers, scripted environments, sample analysis.
         .library(name: "BackbeatTesting", targets: ["BackbeatTesting"]),
+        // Acoustics from a level's geometry (Embree ray casts): a product of its own, so that a
+        // game without geometry links no ray tracer.
+        .library(name: "BackbeatAcoustics", targets: ["BackbeatAcoustics"]),
         .executable(name: "backbeat", targets: ["backbeat"]),
         .executable(name: "drumpad", targets: ["drumpad"]),
     ],
@@ -62,6 +65,9 @@ let package = Package(
         .systemLibrary(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
+        // Debian's libembree-dev ships no embree3.pc (only CMake files), so no pkgConfig: the
+        // header and the library are on the default paths.
+        .systemLibrary(name: "CEmbree", providers: [.apt(["libembree-dev"])]),
         // Layers, bottom up: each target uses only those above it in this list.
         .target(name: "BackbeatSupport"),
         // The monitor protocol (snapshots, events, commands as JSON lines), the
@@ -121,6 +127,13 @@ let package = Package(
         .target(
             name: "BackbeatDesktop",
             dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatMusic", "CDBus"]),
+        // Above Backbeat, beside BackbeatLibrary: the one door to Embree is its RayScene.
+        .target(
+            name: "BackbeatAcoustics",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects", "BackbeatOpenAL",
+                "CEmbree",
+            ]),
         .target(
             name: "BackbeatTesting",
             dependencies: ["Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatSession", "BackbeatEngine"]),
@@ -129,7 +142,8 @@ let package = Package(
             name: "BackbeatBench",
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatOpenAL", "BackbeatEngine", "BackbeatEffects", "BackbeatLibrary",
-                "BackbeatTesting", "BackbeatTelemetry", "BackbeatCapture", "BackbeatReplay", "COpenAL",
+                "BackbeatTesting", "BackbeatTelemetry", "BackbeatCapture", "BackbeatReplay", "BackbeatAcoustics",
+                "COpenAL", "CEmbree",
             ]),
         .executableTarget(
             name: "backbeat",
@@ -151,7 +165,7 @@ let package = Package(
             ]),
         .target(
             name: "DrumpadCore",
-            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop"],
+            dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatAcoustics"],
             path: "Demo/DrumpadCore"),
         .executableTarget(
             name: "drumpad",
@@ -182,7 +196,7 @@ let package = Package(
             name: "DocSnippets",
             dependencies: [
                 "Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "DrumpadCore",
-                .product(name: "Logging", package: "swift-log"),
+                "BackbeatAcoustics", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Snippets",
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
@@ -231,6 +245,13 @@ let package = Package(
         .testTarget(
             name: "BackbeatDesktopTests",
             dependencies: ["Backbeat", "BackbeatLibrary", "BackbeatDesktop", "BackbeatTesting", "BackbeatTestFixtures"]),
+        .testTarget(
+            name: "BackbeatAcousticsTests",
+            dependencies: [
+                "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects",
+                "BackbeatAcoustics",
+                "BackbeatTesting", "CEmbree",
+            ]),
         .testTarget(name: "BackbeatTestingTests", dependencies: ["Backbeat", "BackbeatTesting"]),
         .testTarget(
             name: "BackbeatIntegrationTests",
@@ -246,7 +267,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "BackbeatBenchTests",
-            dependencies: ["Backbeat", "BackbeatBench", "BackbeatTesting"]),
+            dependencies: ["Backbeat", "BackbeatBench", "BackbeatTesting", "BackbeatAcoustics"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -269,6 +290,7 @@ if Context.environment["BACKBEAT_FUZZ"] == "1" {
         ("FuzzSoundEffect", ["Backbeat", "FuzzDriver", "FuzzOggMutator"]),
         ("FuzzLibraryScan", ["Backbeat", "BackbeatLibrary", "FuzzDriver", "FuzzOggMutator"]),
         ("FuzzMPRISDispatch", ["Backbeat", "BackbeatDesktop", "FuzzDriver", "FuzzSupport"]),
+        ("FuzzAcousticsOBJ", ["BackbeatAcoustics"]),
     ]
     for (name, dependencies) in fuzzers {
         package.targets.append(

@@ -53,6 +53,8 @@ public final class Drumpad: @unchecked Sendable {
     var occlusions: [DrumpadCommand.Pad: Float] = [:]
     /// Whether `reverb` set a preset: pad hits then send to it.
     var reverbOn = false
+    /// The level `geometry` loaded, if any.
+    var acoustics: DrumpadAcoustics?
     /// The pause menu's snapshot while it is on.
     var menu: ActiveMixSnapshot?
     var tempoCache: [UInt64: Int] = [:]
@@ -228,6 +230,7 @@ public final class Drumpad: @unchecked Sendable {
         case let .place(pad, point):
             placements[pad] = point
             updateStatus { $0.placements[pad] = point }
+            refreshLevelMap()
             report(
                 point.map {
                     "\(pad.rawValue): placed at x \(DrumpadCommand.number($0.x)) y \(DrumpadCommand.number($0.y)) "
@@ -260,6 +263,9 @@ public final class Drumpad: @unchecked Sendable {
         case let .bank(path): loadBank(path)
         case let .event(name): playEvent(name)
         case let .mapPad(pad, name): mapPad(pad, to: name)
+        case let .geometry(file): loadGeometry(file)
+        case let .door(name, amount): setDoor(name, amount)
+        case let .listener(point): moveListener(to: point)
         case .quit:
             finishLocked()
             return false
@@ -425,6 +431,8 @@ public final class Drumpad: @unchecked Sendable {
         let gain = DrumpadCommand.Pad.gain(forVelocity: velocity)
         let position = placements[pad]
         let scripted = scriptedTime()
+        // The level hears the new voices before they sound.
+        defer { acoustics?.simulation.update() }
         guard grid != .off else {
             for voice in event.play(at: scripted, volume: gain, position: position) { placeInEnvironment(voice, pad) }
             return

@@ -22,7 +22,7 @@ extension DrumpadCommand {
     public static let commandWords = [
         "play", "pause", "toggle", "next", "prev", "seek", "stop", "repeat", "shuffle", "random", "pick", "now",
         "quantize", "session", "env", "place", "turn", "hrtf", "reverb", "occlude", "menu", "intensity", "section",
-        "stinger", "bank", "event", "pad", "wait", "quit",
+        "stinger", "bank", "event", "pad", "geometry", "door", "listener", "wait", "quit",
     ]
 
     /// Other spellings of a command word, mapped to the word in ``commandWords``.
@@ -43,6 +43,7 @@ extension DrumpadCommand {
     ///     reverb PRESET|off     occlude PAD DB     menu on|off
     ///     intensity 0…1         section NAME       stinger
     ///     bank FILE             event NAME         pad N EVENT
+    ///     geometry FILE.obj|off      door NAME open|close|AMOUNT      listener X Y Z
     ///     wait DURATION
     ///
     /// `place` puts a pad (by name or number) at a point in metres, each
@@ -168,6 +169,27 @@ extension DrumpadCommand {
                 let z = decimal(arguments[3], within: maximumPlacement)
             else { throw bad(expected) }
             return .place(pad, Audio3DPoint(x: x, y: y, z: z))
+        case "geometry":
+            let expected = "an OBJ file's path (no spaces), or off"
+            guard arguments.count == 1, arguments[0].unicodeScalars.allSatisfy(isPrintable) else { throw bad(expected) }
+            return .geometry(asciiLowercased(arguments[0]) == "off" ? nil : arguments[0])
+        case "door":
+            let expected = "a door's name and open, close or an amount from 0 to 1"
+            guard arguments.count == 2, arguments[0].unicodeScalars.allSatisfy(isPrintable) else { throw bad(expected) }
+            switch asciiLowercased(arguments[1]) {
+            case "open": return .door(arguments[0], 1)
+            case "close", "closed": return .door(arguments[0], 0)
+            default:
+                guard let amount = decimal(arguments[1], within: 1), amount >= 0 else { throw bad(expected) }
+                return .door(arguments[0], amount)
+            }
+        case "listener":
+            let expected = "X Y Z in metres within ±\(Self.number(maximumPlacement))"
+            guard arguments.count == 3, let x = decimal(arguments[0], within: maximumPlacement),
+                let y = decimal(arguments[1], within: maximumPlacement),
+                let z = decimal(arguments[2], within: maximumPlacement)
+            else { throw bad(expected) }
+            return .listener(Audio3DPoint(x: x, y: y, z: z))
         case "turn":
             let expected = "a heading in degrees within ±\(Self.number(maximumTurn)), like 90 or -45"
             guard arguments.count == 1, let degrees = decimal(arguments[0], within: maximumTurn)

@@ -74,6 +74,13 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     case event(String)
     /// `pad N EVENT`: pad N plays the bank's event from now on.
     case mapPad(Pad, event: String)
+    /// `geometry FILE.obj`: loads a level from a Wavefront OBJ file and hears
+    /// the placed pads through it; `geometry off` (nil) removes it.
+    case geometry(String?)
+    /// `door NAME open|close|AMOUNT`: sets a portal's openness, 0 (closed) to 1 (open).
+    case door(String, Float)
+    /// `listener X Y Z`: moves the listener, in metres (the axes `place` uses).
+    case listener(Audio3DPoint)
     /// Fades the music out and ends the demo.
     case quit
 
@@ -113,6 +120,10 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
         case let .bank(path): "bank \(path)"
         case let .event(name): "event \(name)"
         case let .mapPad(pad, event): "pad \(pad.number) \(event)"
+        case let .geometry(file): "geometry \(file ?? "off")"
+        case let .door(name, amount): "door \(name) \(Self.number(amount))"
+        case let .listener(point):
+            "listener \(Self.number(point.x)) \(Self.number(point.y)) \(Self.number(point.z))"
         case .quit: "quit"
         }
     }

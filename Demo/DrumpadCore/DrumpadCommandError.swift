@@ -26,7 +26,7 @@ public struct DrumpadCommandError: Error, Sendable, Hashable, CustomStringConver
     public var description: String {
         switch reason {
         case let .unknownCommand(word):
-            // Every command, so under 300 characters only with the typed word cut to 12 (the parser does).
+            // Every command, so under 360 characters only with the typed word cut to 12 (the parser does).
             "unknown command \"\(word)\"; expected a pad (1-\(DrumpadCommand.Pad.allCases.count), "
                 + DrumpadCommand.Pad.allCases.map(\.rawValue).joined(separator: ", ") + "), "
                 + DrumpadCommand.commandWords.dropLast().joined(separator: ", ") + " or "

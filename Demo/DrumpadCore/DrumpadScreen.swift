@@ -41,7 +41,11 @@ public enum DrumpadScreen {
             lines.append("  now playing: nothing")
         }
         lines.append("  level: " + meter(status.level, width: min(40, width - 20)))
-        if !status.placements.isEmpty { lines += map(status.placements, heading: status.heading) }
+        if !status.levelMap.isEmpty {
+            lines += status.levelMap.map(fit)
+        } else if !status.placements.isEmpty {
+            lines += map(status.placements, heading: status.heading)
+        }
         lines.append("")
         for message in status.messages { lines.append(fit("  " + DrumpadCommand.excerpt(message, limit: width))) }
         for _ in status.messages.count..<DrumpadStatus.maximumMessages { lines.append("") }

@@ -24,6 +24,8 @@ public struct DrumpadStatus: Sendable, Equatable {
     public var messages: [String] = []
     /// Where `place` put each pad (a pad not here plays 2D).
     public var placements: [DrumpadCommand.Pad: Audio3DPoint] = [:]
+    /// The map of the level `geometry` loaded (empty: none).
+    public var levelMap: [String] = []
     /// The listener's heading from `turn`, in degrees right of -Z.
     public var heading: Float = 0
     /// The level music's section asked for last (nil: not started).

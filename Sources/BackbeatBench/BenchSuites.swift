@@ -3,6 +3,6 @@ package enum BenchSuites {
     /// All suites. The stream and soak suites run in real time (10 minutes each by default).
     package static let all: [any BenchSuite] = [
         MixSuite(), TriggerSuite(), DecodeSuite(), StreamSuite(), LibrarySuite(), SoakSuite(), DeviceSuite(),
-        SpatialSuite(), MonitorSuite(), CaptureSuite(),
+        SpatialSuite(), MonitorSuite(), CaptureSuite(), AcousticsSuite(),
     ]
 }

@@ -11,6 +11,10 @@ struct VoiceMix {
     var obstruction: Float = 0
     var occlusion: Float = 0
     var filter: AudioFilter?
+    /// What the level's geometry does to the direct path and to the reverb
+    /// send (set by BackbeatAcoustics).
+    var acoustic = FilterGains.open
+    var acousticSend = FilterGains.open
     /// Whether anything was ever set: untouched voices cost nothing.
     var isUsed = false
     /// The next change glides over this many frames (nil: the de-zipper).
@@ -32,9 +36,9 @@ struct VoiceMix {
         let occluded = FilterGains(decibels: occlusion, lowFrequencyRatio: 0.25)
         let obstructed = FilterGains(decibels: obstruction, lowFrequencyRatio: 0)
         let own = filter?.gains(sampleRate: sampleRate) ?? .open
-        var send = occluded
+        var send = occluded.then(acousticSend)
         send.gain *= reverbBlend
-        return (own.then(obstructed).then(occluded), send)
+        return (own.then(obstructed).then(occluded).then(acoustic), send)
     }
 }
 
@@ -53,15 +57,31 @@ extension Voice {
                 value(&encoder)
                 EffectsCaptureCoding.encode(duration, into: &encoder)
             }
+            changeMixLocked(over: duration, engine: engine, body)
+        }
+    }
+
+    /// Changes the mix without a capture record: what the acoustics work out
+    /// from the level (a capture holds the game's calls, not the simulation's results).
+    private func changeMix(over duration: MediaTime?, _ body: (inout VoiceMix) -> Void) {
+        guard let engine = sound.engine else {
             body(&mix)
             mix.isUsed = true
-            if let duration { mix.nextGlideFrames = duration.frames(atSampleRate: engine.sampleRate) }
-            isSettled = false
-            // A voice that has not sounded yet starts with its settings: nothing to glide from.
-            if let source = record.source, phase == .playing, engine.currentFrameLocked <= record.startFrame {
-                _ = try? engine.device.withContext {
-                    stepMix(source: source, at: engine.currentFrameLocked, attaching: true, engine: engine)
-                }
+            return
+        }
+        engine.withLock { changeMixLocked(over: duration, engine: engine, body) }
+    }
+
+    /// ``changeMix(over:recording:_:_:)`` with the engine lock held, unrecorded.
+    func changeMixLocked(over duration: MediaTime?, engine: AudioEngine, _ body: (inout VoiceMix) -> Void) {
+        body(&mix)
+        mix.isUsed = true
+        if let duration { mix.nextGlideFrames = duration.frames(atSampleRate: engine.sampleRate) }
+        isSettled = false
+        // A voice that has not sounded yet starts with its settings: nothing to glide from.
+        if let source = record.source, phase == .playing, engine.currentFrameLocked <= record.startFrame {
+            _ = try? engine.device.withContext {
+                stepMix(source: source, at: engine.currentFrameLocked, attaching: true, engine: engine)
             }
         }
     }
@@ -153,6 +173,17 @@ extension Voice {
             e.appendOptional(filter) { EffectsCaptureCoding.encode($1, into: &$0) }
         }
         changeMix(over: duration, recording: .filter, record, { $0.filter = filter })
+    }
+
+    /// The hook BackbeatAcoustics sets a voice's direct path through: what
+    /// the level's walls and edges do to it, in series with the voice's own
+    /// filter, obstruction and occlusion, gliding like them.
+    ///
+    /// - Parameters:
+    ///   - gains: The direct path's broadband, low and high shelf gains.
+    ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
+    package func setAcousticFilter(_ gains: FilterGains, over duration: MediaTime?) {
+        changeMix(over: duration) { $0.acoustic = gains }
     }
 }
 

@@ -1,0 +1,150 @@
+import BackbeatEffects
+import BackbeatEngine
+import BackbeatMedia
+import BackbeatSupport
+
+/// Hears a level on an engine's voices: once a game frame, ``update()``
+/// works out what the listener hears of every positioned voice through the
+/// ``scene`` and sets it on the voice's direct filter and reverb send,
+/// gliding over ``glide``.
+///
+/// The game calls ``update()`` from its own frame loop, on its own thread
+/// (never the engine's): the casting runs there, outside the engine lock,
+/// which is taken twice, briefly, to read where the voices are and to hand
+/// over the results. The engine's update thread never waits for a ray. A
+/// call rather than a thread of its own keeps an offline render exact (the
+/// same frames hear the same results every run) and lets the game choose
+/// when and on which core the work runs.
+///
+/// A voice keeps its last result while neither it, the listener nor the
+/// geometry moved (``AcousticScene/geometryGeneration``): a still scene costs
+/// a lookup per voice.
+///
+/// ```swift
+/// let acoustics = AcousticSimulation(engine: engine, scene: try AcousticScene(level: level))
+/// // each game frame:
+/// acoustics.update()
+/// ```
+public final class AcousticSimulation: @unchecked Sendable {
+    // @unchecked: every mutable member is read and written with `lock` held.
+
+    /// How long a change of path glides: a bit over a game frame, so the
+    /// next frame's result continues it without a step.
+    public static let glide = MediaTime(value: 40, timescale: 1_000)
+
+    /// A voice's last result, and what it was worked out for.
+    private struct Cached {
+        var listener: SIMD3<Float>
+        var position: SIMD3<Float>
+        var radius: Float
+        var generation: Int
+        var path: AcousticPath
+    }
+
+    /// The engine whose voices it sets.
+    public let engine: AudioEngine
+    private let lock = Lock()
+    private var sceneValue: AcousticScene?
+    private var cache: [Voice.ID: Cached] = [:]
+    private var voicesWithFilters: [Voice.ID: Voice] = [:]
+    private var workedOut = 0
+    private var roomsReverbSetting = true
+    /// The room whose reverb was set last, and the geometry it was worked out for.
+    private var reverbRoom: (name: String, generation: Int)?
+
+    /// A simulation of `scene` on `engine`'s voices.
+    ///
+    /// - Parameters:
+    ///   - engine: The engine whose positioned voices hear the level.
+    ///   - scene: The level; nil for none yet.
+    public init(engine: AudioEngine, scene: AcousticScene? = nil) {
+        self.engine = engine
+        self.sceneValue = scene
+    }
+
+    /// The level heard; setting nil (or another level) lets every voice go
+    /// back to its unfiltered sound at the next ``update()``.
+    public var scene: AcousticScene? {
+        get { lock.withLock { sceneValue } }
+        set {
+            lock.withLock {
+                sceneValue = newValue
+                cache = [:]
+                reverbRoom = nil
+            }
+        }
+    }
+
+    /// Whether ``update()`` sets the engine's reverb (``AudioEngine/reverbParameters``)
+    /// to the listener's room's (``AcousticScene/reverbParameters(ofRoom:)``)
+    /// when the listener enters a room or a door of it moves (default true).
+    /// Outside every room the reverb stays as it was.
+    public var setsRoomReverb: Bool {
+        get { lock.withLock { roomsReverbSetting } }
+        set { lock.withLock { roomsReverbSetting = newValue } }
+    }
+
+    /// How many paths ``update()`` has worked out (rather than reused) so far.
+    public var pathsWorkedOut: Int { lock.withLock { workedOut } }
+
+    /// Works out what the listener hears of every positioned voice now and
+    /// sets it on the voices: call once a game frame, from the game's thread.
+    ///
+    /// - Returns: How many voices it set.
+    @discardableResult
+    public func update() -> Int {
+        lock.withLock {
+            let (listener, voices) = engine.acousticSnapshot()
+            guard let scene = sceneValue else {
+                // No level: whatever was set goes back to open, once.
+                let reset = voicesWithFilters.values.map {
+                    AcousticVoiceFilter(voice: $0, direct: .open, send: .open)
+                }
+                voicesWithFilters = [:]
+                engine.setAcousticFilters(reset, over: Self.glide)
+                return reset.count
+            }
+            let generation = scene.geometryGeneration
+            if roomsReverbSetting, let room = scene.room(containing: listener),
+                reverbRoom.map({ $0.name != room || $0.generation != generation }) ?? true,
+                let reverb = scene.reverbParameters(ofRoom: room)
+            {
+                reverbRoom = (room, generation)
+                engine.setReverbParameters(reverb, over: Self.glide)
+            }
+            var paths = [AcousticPath?](repeating: nil, count: voices.count)
+            var missing: [Int] = []
+            for (index, state) in voices.enumerated() {
+                if let cached = cache[state.voice.id], cached.generation == generation,
+                    cached.listener == listener, cached.position == state.position, cached.radius == state.radius
+                {
+                    paths[index] = cached.path
+                } else {
+                    missing.append(index)
+                }
+            }
+            let computed = scene.paths(
+                from: listener, to: missing.map { (position: voices[$0].position, radius: voices[$0].radius) })
+            workedOut += computed.count
+            for (index, path) in zip(missing, computed) { paths[index] = path }
+            var nextCache: [Voice.ID: Cached] = [:]
+            var filters: [AcousticVoiceFilter] = []
+            nextCache.reserveCapacity(voices.count)
+            filters.reserveCapacity(voices.count)
+            for (state, path) in zip(voices, paths) {
+                guard let path else { continue }
+                nextCache[state.voice.id] = Cached(
+                    listener: listener, position: state.position, radius: state.radius, generation: generation,
+                    path: path)
+                let gains = path.gains.filterGains
+                filters.append(AcousticVoiceFilter(voice: state.voice, direct: gains, send: gains))
+                voicesWithFilters[state.voice.id] = state.voice
+            }
+            cache = nextCache
+            // Voices that ended drop out of the table with the cache.
+            voicesWithFilters = voicesWithFilters.filter { nextCache[$0.key] != nil }
+            engine.setAcousticFilters(filters, over: Self.glide)
+            return filters.count
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import BackbeatEngine
+import BackbeatMedia
+
+/// A positioned voice as BackbeatAcoustics sees it at one moment.
+package struct AcousticVoiceState: Sendable {
+    /// The voice.
+    package let voice: Voice
+    /// Where it is, in metres.
+    package let position: SIMD3<Float>
+    /// Its radius in metres (see ``Voice/sourceRadius``).
+    package let radius: Float
+}
+
+/// What BackbeatAcoustics sets on one voice: its direct path's and its
+/// reverb send's band-pass.
+package struct AcousticVoiceFilter: Sendable {
+    /// The voice.
+    package let voice: Voice
+    /// The direct path's broadband, low and high gains.
+    package let direct: FilterGains
+    /// The reverb send's.
+    package let send: FilterGains
+
+    /// A voice's filters.
+    ///
+    /// - Parameters:
+    ///   - voice: The voice.
+    ///   - direct: The direct path's gains.
+    ///   - send: The reverb send's gains.
+    package init(voice: Voice, direct: FilterGains, send: FilterGains) {
+        self.voice = voice
+        self.direct = direct
+        self.send = send
+    }
+}
+
+extension AudioEngine {
+    /// The listener's position and every positioned voice the update step
+    /// visits (not dormant, not finished), read in one short hold of the
+    /// lock: what a frame's acoustics start from.
+    package func acousticSnapshot() -> (listener: SIMD3<Float>, voices: [AcousticVoiceState]) {
+        withLock {
+            let l = listenerLocked.position
+            guard let pool = existingEffectsLocked?.pool else { return ([l.x, l.y, l.z], []) }
+            var voices: [AcousticVoiceState] = []
+            voices.reserveCapacity(pool.voices.count)
+            for voice in pool.voices where voice.phase != .finished && !voice.record.isDormant {
+                guard let p = voice.storedPosition else { continue }
+                voices.append(AcousticVoiceState(voice: voice, position: [p.x, p.y, p.z], radius: voice.radiusValue))
+            }
+            return ([l.x, l.y, l.z], voices)
+        }
+    }
+
+    /// Sets each voice's acoustic filters (see ``Voice/setAcousticFilter(_:over:)``)
+    /// in one hold of the lock, gliding over `duration`.
+    ///
+    /// - Parameters:
+    ///   - filters: The voices and their filters.
+    ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
+    package func setAcousticFilters(_ filters: [AcousticVoiceFilter], over duration: MediaTime?) {
+        withLock {
+            for filter in filters where filter.voice.phase != .finished {
+                guard filter.voice.mix.acoustic != filter.direct || filter.voice.mix.acousticSend != filter.send
+                else { continue }
+                filter.voice.changeMixLocked(over: duration, engine: self) {
+                    $0.acoustic = filter.direct
+                    $0.acousticSend = filter.send
+                }
+            }
+        }
+    }
+}
