@@ -38,14 +38,6 @@ package func threadCPUNanoseconds() -> UInt64 {
 /// Monotonic nanoseconds, for timing benchmarks only (never behaviour).
 package func monotonicNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-/// The calling thread's CPU time in nanoseconds: the work a loop did on its
-/// core, without the time other processes of a busy machine took from it.
-package func threadCPUNanoseconds() -> UInt64 {
-    var time = timespec()
-    guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
-
 /// The value at quantile `q` (0...1) of `values` by the nearest-rank rule:
 /// the smallest value with at least a fraction `q` of the values at or below
 /// it, `sorted[⌈q·n⌉ − 1]` (the smallest for `q` = 0; 0 when empty). Every
