@@ -8,6 +8,4 @@ extension BackbeatError.Code {
     /// A capture's record does not make sense (its block passed its check, but
     /// what it says cannot be replayed): a replay stops there and keeps what it rendered.
     public static let captureDamaged = Self("capture damaged")
-    /// A capture could not be started (a second capture of one engine, or the file could not be made).
-    public static let sessionCaptureUnavailable = Self("session capture unavailable")
 }
