@@ -166,6 +166,36 @@ public enum SampleAnalysis {
         return onsets
     }
 
+    /// Frames where hits start in one channel: the frame at which that
+    /// channel's |sample| first exceeds `threshold`, then nothing for
+    /// `holdOff` frames (a hit's own ring, or a bed under it, is not a new
+    /// hit). For recordings of separate hits, where the quiet between them
+    /// is not silent enough for ``onsetFrames(_:channels:threshold:minimumGap:)``.
+    ///
+    /// - Parameters:
+    ///   - samples: Interleaved samples.
+    ///   - channel: The channel to read, from 0.
+    ///   - channels: Samples per frame.
+    ///   - threshold: The absolute level a hit must cross.
+    ///   - holdOff: Frames after a hit's start before another can start.
+    /// - Returns: The hits' first frames, in order.
+    public static func hitFrames(
+        _ samples: [Float], channel: Int = 0, of channels: Int, threshold: Float, holdOff: Int
+    ) -> [Int] {
+        precondition(channels > 0 && (0..<channels).contains(channel) && holdOff >= 0)
+        var hits: [Int] = []
+        var frame = 0
+        while channels * frame + channel < samples.count {
+            if abs(samples[channels * frame + channel]) > threshold {
+                hits.append(frame)
+                frame += max(1, holdOff)
+            } else {
+                frame += 1
+            }
+        }
+        return hits
+    }
+
     /// ``onsetFrames(_:channels:threshold:minimumGap:)`` as engine times at `sampleRate`.
     ///
     /// - Parameters:

@@ -51,17 +51,7 @@ import Testing
         /// first goes over 0.3 (the bed under the clicks stays at 0.05), at
         /// least 0.1 s after the previous click.
         static func onsets(_ samples: [Float]) -> [Int] {
-            var onsets: [Int] = []
-            var frame = 0
-            while 2 * frame < samples.count {
-                if abs(samples[2 * frame]) > 0.3 {
-                    onsets.append(frame)
-                    frame += 4_800
-                } else {
-                    frame += 1
-                }
-            }
-            return onsets
+            SampleAnalysis.hitFrames(samples, of: 2, threshold: 0.3, holdOff: 4_800)
         }
     }
 

@@ -13,17 +13,7 @@ import Testing
     /// 0.05 (the sounds start at 0.2 or more within a few frames; the sink
     /// is silent between them), at least 0.2 s after the previous hit.
     static func onsets(_ samples: [Float]) -> [Int] {
-        var onsets: [Int] = []
-        var frame = 0
-        while 2 * frame < samples.count {
-            if abs(samples[2 * frame]) > 0.05 {
-                onsets.append(frame)
-                frame += 9_600
-            } else {
-                frame += 1
-            }
-        }
-        return onsets
+        SampleAnalysis.hitFrames(samples, of: 2, threshold: 0.05, holdOff: 9_600)
     }
 
     /// The RMS of the left channel over `frames` frames from `start`, in dB.

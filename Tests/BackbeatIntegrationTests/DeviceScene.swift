@@ -40,20 +40,7 @@ final class DeviceScene: Sendable {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try process.run()
-        let lines = self.lines
-        Thread.detachNewThread {
-            var pending = Data()
-            while true {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    lines.withLockedValue { $0.append(line) }
-                }
-            }
-        }
+        PipeLines.collect(from: output, into: lines)
     }
 
     /// Every line so far.

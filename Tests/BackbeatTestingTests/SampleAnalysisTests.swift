@@ -27,6 +27,24 @@ import Testing
         #expect(SampleAnalysis.onsetFrames([Float](repeating: 0, count: 100), channels: 1).isEmpty)
     }
 
+    @Test("Hits are read in one channel, a hold-off apart, over a bed that is never silent")
+    func hitsOverABed() {
+        // Stereo: a 0.05 bed in the left channel, hits of 0.5 at 1,000 and 6,000 lasting 2,000 frames,
+        // and a louder hit in the right channel only, at 3,000.
+        var samples = [Float](repeating: 0, count: 2 * 10_000)
+        for frame in 0..<10_000 { samples[2 * frame] = 0.05 }
+        for start in [1_000, 6_000] {
+            for frame in start..<(start + 2_000) { samples[2 * frame] = 0.5 }
+        }
+        samples[2 * 3_000 + 1] = 0.9
+        #expect(SampleAnalysis.hitFrames(samples, of: 2, threshold: 0.3, holdOff: 2_500) == [1_000, 6_000])
+        #expect(SampleAnalysis.hitFrames(samples, channel: 1, of: 2, threshold: 0.3, holdOff: 2_500) == [3_000])
+        // A hold-off shorter than a hit finds the hit again: the hold-off is what separates hits.
+        #expect(
+            SampleAnalysis.hitFrames(samples, of: 2, threshold: 0.3, holdOff: 1_500) == [1_000, 2_500, 6_000, 7_500])
+        #expect(SampleAnalysis.hitFrames(samples, of: 2, threshold: 0.01, holdOff: 20_000) == [0])
+    }
+
     @Test("A tone's zero-crossing frequency is its pitch, a dropout in it changes nothing, and silence has none")
     func zeroCrossingFrequency() {
         let one = TestSignal.sine(frequency: 1_000, duration: MediaTime(seconds: 0.9)).interleavedFloats
