@@ -78,8 +78,16 @@ package struct MonitorCycles: Sendable {
         return sum(state) / ((sum(.off) + sum(.control)) / 2)
     }
 
-    /// The length of one measured segment, and the time each change of state is given to settle first.
-    static let segmentMicroseconds: UInt64 = 1_000_000
+    /// The length of one measured segment: `BACKBEAT_BENCH_MONITOR_SEGMENT_MS`
+    /// milliseconds (100 to 5,000; the suite passes it on to its children),
+    /// else one second.
+    static var segmentMicroseconds: UInt64 {
+        let asked = ProcessInfo.processInfo.environment[segmentVariable].flatMap { UInt64($0) }
+        return asked.map { min(5_000, max(100, $0)) * 1_000 } ?? 1_000_000
+    }
+    /// The environment variable that sets ``segmentMicroseconds``.
+    static let segmentVariable = "BACKBEAT_BENCH_MONITOR_SEGMENT_MS"
+    /// The time each change of state is given to settle before its segment is measured.
     static let settleMicroseconds: UInt64 = 150_000
 
     /// Cycles through the states on `engine` (playing the scene) for about
@@ -95,6 +103,7 @@ package struct MonitorCycles: Sendable {
     ///   - seconds: the run's length; at least one cycle is measured.
     static func run(engine: AudioEngine, seconds: Int) throws -> MonitorCycles {
         let order: [State] = [.off, .on, .client, .control, .control, .client, .on, .off]
+        let segmentMicroseconds = Self.segmentMicroseconds
         let cycle = UInt64(order.count) * (segmentMicroseconds + settleMicroseconds)
         let cycles = max(1, Int((UInt64(max(seconds, 3)) * 1_000_000 - 3_000_000) / cycle))
         var cpu = Array(repeating: [Double](), count: State.allCases.count)

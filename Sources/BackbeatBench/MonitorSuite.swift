@@ -35,7 +35,8 @@ import Glibc
 /// The children are `backbeat bench device-scene --side monitor` (hidden), so
 /// the suite runs from the `backbeat` executable only.
 /// `BACKBEAT_BENCH_MONITOR_SECONDS` (default 120) is cut into `--rounds`
-/// rounds, each of two children at once.
+/// rounds, each of two children at once; `BACKBEAT_BENCH_MONITOR_SEGMENT_MS`
+/// sets a segment's length (``MonitorCycles/segmentMicroseconds``).
 /// `--only snapshot` measures only the snapshot time.
 package struct MonitorSuite: BenchSuite {
     package let name = "monitor"
@@ -133,6 +134,9 @@ package struct MonitorSuite: BenchSuite {
         serverEnvironment["ALSOFT_DRIVERS"] = "pulse"
         serverEnvironment["ALSOFT_CONF"] = ""
         serverEnvironment["BACKBEAT_MONITOR"] = "0"
+        if let segment = ProcessInfo.processInfo.environment[MonitorCycles.segmentVariable] {
+            serverEnvironment[MonitorCycles.segmentVariable] = segment
+        }
         let environment = serverEnvironment
 
         /// One child's segments.
@@ -152,6 +156,8 @@ package struct MonitorSuite: BenchSuite {
             return cycles
         }
 
+        // The children's segment length, which `BACKBEAT_BENCH_MONITOR_SEGMENT_MS` passes on to them.
+        let segmentSeconds = Double(MonitorCycles.segmentMicroseconds) / 1e6
         log("\(rounds) rounds of \(seconds) s, two children at once, each cycling off, on, with a client, control")
         var children: [MonitorCycles] = []
         for round in 1...rounds {
@@ -159,7 +165,7 @@ package struct MonitorSuite: BenchSuite {
             children += pair
             let described = pair.map { cycles in
                 let off = cycles.cpu[MonitorCycles.State.off.rawValue]
-                let perSecond = off.reduce(0, +) / Double(off.count) * 1_000
+                let perSecond = off.reduce(0, +) / Double(off.count) / segmentSeconds * 1_000
                 return "off \(Self.format(perSecond)) ms CPU/s, on \(Self.ratio(cycles.ratio(.on), 1)), "
                     + "with a client \(Self.ratio(cycles.ratio(.client), 1)) (\(cycles.snapshots) lines read), "
                     + "control \(Self.ratio(cycles.ratio(.control), 1))"
@@ -168,7 +174,7 @@ package struct MonitorSuite: BenchSuite {
         }
         let offPerSecond = children.map { cycles in
             let off = cycles.cpu[MonitorCycles.State.off.rawValue]
-            return off.reduce(0, +) / Double(off.count)
+            return off.reduce(0, +) / Double(off.count) / segmentSeconds
         }
         return [
             Figure(

@@ -129,14 +129,14 @@ extension VoicePool {
     /// The snapshot's entry for one voice.
     func telemetryVoice(_ voice: Voice, row: Int, gain: Float) -> TelemetrySnapshot.Voice {
         let (state, reason) = telemetryState(of: voice, gain: gain)
-        var position: [Double]?
+        var point: TelemetrySnapshot.Voice.Point?
         if voice.isPlacedInWorld || voice.record.isDormant {
             let p = voice.record.isDormant ? table.point(at: row) : voice.storedPosition ?? .zero
-            position = [Double(p.x), Double(p.y), Double(p.z)]
+            point = .init(x: Double(p.x), y: Double(p.y), z: Double(p.z))
         }
         return TelemetrySnapshot.Voice(
             id: voice.id.raw, name: voice.telemetryName, bus: voice.bus?.name ?? "effects", state: state,
-            reason: reason, gainDB: Self.decibels(gain), position: position)
+            reason: reason, gainDB: Self.decibels(gain), point: point)
     }
 
     /// A gain in dB, −120 for silence or less.

@@ -91,24 +91,37 @@ extension AudioEngine {
     /// client asks for snapshots and one is due at `frame`, builds it and
     /// hands it to the server. One nil check when monitoring is off.
     ///
+    /// The CPU figure: a device's update loop thread does nothing but step,
+    /// so its whole CPU time is read once per snapshot (reading a thread's
+    /// CPU clock is a system call, and a loop steps up to 200 times a
+    /// second); a step on any other thread (an offline render's, which
+    /// also mixes) is timed on its own, from `cpuStart`.
+    ///
     /// - Parameters:
     ///   - frame: The step's engine frame.
-    ///   - cpuStart: The thread's CPU time when the step began, nil when no client asked.
+    ///   - cpuStart: The thread's CPU time when the step began (0 on a
+    ///     device's loop thread, which is timed whole), nil when no client asked.
     func publishTelemetryLocked(at frame: Int64, cpuStart: Int64?) {
         guard let server = telemetryServer else { return }
         guard let cpuStart else {
             monitoring.clientAsked = false
+            monitoring.loopCPUStart = nil
             return
         }
         let rate = server.requestedRate
+        let onLoop = isTimedWholeLocked
         if !monitoring.clientAsked {
             // A client came: the first snapshot's CPU figure covers this step only.
             monitoring.clientAsked = true
             monitoring.lastSnapshotFrame = max(0, frame - Int64(updateInterval))
             monitoring.stepCPUNanoseconds = 0
+            monitoring.loopCPUStart = nil
+        }
+        if onLoop && monitoring.loopCPUStart == nil {
+            monitoring.loopCPUStart = EngineMonitoring.threadCPUNanoseconds()
         }
         guard rate > 0, frame >= monitoring.nextSnapshotFrame else {
-            monitoring.stepCPUNanoseconds += EngineMonitoring.threadCPUNanoseconds() - cpuStart
+            if !onLoop { monitoring.stepCPUNanoseconds += EngineMonitoring.threadCPUNanoseconds() - cpuStart }
             return
         }
         let period = Int64(max(1, sampleRate / min(rate, TelemetryProtocol.maximumRate)))
@@ -116,6 +129,13 @@ extension AudioEngine {
         if next <= frame { next = frame + period }
         monitoring.nextSnapshotFrame = next
         let buildStart = EngineMonitoring.threadCPUNanoseconds()
+        if onLoop, let start = monitoring.loopCPUStart {
+            // The loop thread's time since the last snapshot; building this one is the next window's.
+            monitoring.stepCPUNanoseconds += buildStart - start
+            monitoring.loopCPUStart = buildStart
+            server.publish(telemetrySnapshotLocked())
+            return
+        }
         monitoring.stepCPUNanoseconds += buildStart - cpuStart
         server.publish(telemetrySnapshotLocked())
         // Building it is the update thread's work too: the next window counts it.
@@ -124,9 +144,19 @@ extension AudioEngine {
 
     /// The thread's CPU time when an update step begins, while a client asks
     /// for snapshots; nil otherwise (one nil check when monitoring is off).
+    /// On a device's loop thread, 0 without reading the clock: that thread is
+    /// timed whole, once per snapshot (``publishTelemetryLocked(at:cpuStart:)``).
     var telemetryStepStartLocked: Int64? {
         guard let server = telemetryServer, server.requestedRate > 0 else { return nil }
+        if isTimedWholeLocked { return 0 }
         return EngineMonitoring.threadCPUNanoseconds()
+    }
+
+    /// Whether this step runs on a device's update loop thread, whose CPU
+    /// time is all update steps and is read once per snapshot.
+    private var isTimedWholeLocked: Bool {
+        guard case .device = output else { return false }
+        return updateLoop.isCurrentThreadLocked
     }
 
     /// The earliest frame a render must step at: the next step with work

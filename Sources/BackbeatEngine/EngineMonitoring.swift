@@ -28,6 +28,9 @@ struct EngineMonitoring {
     var clientAsked = false
     /// The update thread's CPU time in update steps since the last snapshot, in nanoseconds.
     var stepCPUNanoseconds: Int64 = 0
+    /// A device's update loop thread's CPU time at the last snapshot (it is
+    /// timed whole, not step by step), nil until a client asks.
+    var loopCPUStart: Int64?
     /// Stream underruns since the engine opened (counted whether or not monitoring is on).
     var underruns = 0
 

@@ -5,13 +5,27 @@ extension AdaptiveMusicPlayer: MonitoredMusicPlayer {
 
     /// The section heard (or paused in) and the seconds since it started.
     package var telemetryStatusLocked: (state: String, item: String?, time: Double) {
-        guard let engine else { return ("\(playbackStateLocked)", nil, 0) }
+        let state = playbackStateLocked.telemetryName
+        guard let engine else { return (state, nil, 0) }
         let rate = Double(engine.sampleRate)
         if let suspended {
-            return ("\(playbackStateLocked)", suspended.name, Double(suspended.position) / rate)
+            return (state, suspended.name, Double(suspended.position) / rate)
         }
         let heard = heardNow()
         let frames = heard.map { max(0, engine.currentFrameLocked - $0.start) } ?? 0
-        return ("\(playbackStateLocked)", heard?.name, Double(frames) / rate)
+        return (state, heard?.name, Double(frames) / rate)
+    }
+}
+
+extension AdaptiveMusicPlayer.PlaybackState {
+    /// The state as a snapshot names it (the case's name). A switch, since
+    /// interpolating the enum formats it through reflection on every snapshot.
+    var telemetryName: String {
+        switch self {
+        case .stopped: "stopped"
+        case .playing: "playing"
+        case .paused: "paused"
+        case .interrupted: "interrupted"
+        }
     }
 }

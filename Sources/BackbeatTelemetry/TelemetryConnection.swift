@@ -155,7 +155,13 @@ final class TelemetryConnection {
     /// from its shared array without a copy.
     private func fillChunk() -> Bool {
         if replies.isEmpty && droppedEvents == 0 && events.isEmpty {
-            guard let snapshot else { return false }
+            guard let snapshot else {
+                // All sent: let go of the shared snapshot line, so that the
+                // server writes the next one into its storage, not a new array.
+                chunk = []
+                chunkOffset = 0
+                return false
+            }
             chunkOffset = 0
             chunk = snapshot
             self.snapshot = nil

@@ -3,7 +3,10 @@
 /// `TelemetrySnapshot+JSON.swift`). Keys are the types' Codable names, and
 /// nil is written as `null`, so `JSONDecoder` reads every line back into an
 /// equal value.
-struct TelemetryJSONWriter {
+///
+/// It is a `TextOutputStream` only so that numbers write themselves into it
+/// from the stack (``_writeASCII(_:)``), with no `String` made per number.
+struct TelemetryJSONWriter: TextOutputStream {
     /// The line so far.
     private(set) var bytes: [UInt8] = []
 
@@ -11,6 +14,26 @@ struct TelemetryJSONWriter {
     ///
     /// - Parameter capacity: the expected length of the line.
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    /// A writer that writes into `buffer`'s storage, emptied (a line written
+    /// before, taken back with ``takeBytes()``): when nothing else holds that
+    /// storage any more, the line costs no allocation.
+    ///
+    /// - Parameters:
+    ///   - buffer: the array to reuse; left empty.
+    ///   - capacity: the expected length of the line.
+    init(reusing buffer: inout [UInt8], capacity: Int) {
+        swap(&bytes, &buffer)
+        bytes.removeAll(keepingCapacity: true)
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The line written, leaving the writer empty.
+    mutating func takeBytes() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &bytes)
+        return taken
+    }
 
     /// Opens an object (`{`), after a comma if a value came before it.
     mutating func beginObject() {
@@ -85,7 +108,8 @@ struct TelemetryJSONWriter {
         let finite =
             value.isNaN
             ? 0 : value.isInfinite ? (value < 0 ? -Double.greatestFiniteMagnitude : .greatestFiniteMagnitude) : value
-        bytes.append(contentsOf: finite.description.utf8)
+        // Through `_writeASCII(_:)`: the same digits as `description`, from a buffer on the stack.
+        finite.write(to: &self)
     }
 
     /// Writes a whole number.
@@ -176,6 +200,23 @@ struct TelemetryJSONWriter {
     mutating func field(_ name: StaticString, _ values: [Double]?) {
         key(name)
         numbers(values)
+    }
+
+    // MARK: TextOutputStream: how numbers write themselves
+
+    /// Appends text as it is (`TextOutputStream`).
+    ///
+    /// - Parameter string: the text.
+    mutating func write(_ string: String) {
+        bytes.append(contentsOf: string.utf8)
+    }
+
+    /// Appends ASCII bytes as they are: the standard library writes a
+    /// number's digits through this, from its own stack buffer.
+    ///
+    /// - Parameter buffer: the bytes.
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: buffer)
     }
 
     /// Appends ASCII text as it is.

@@ -24,6 +24,9 @@ final class TelemetryServerLoop: @unchecked Sendable {
     private let hello: [UInt8]
     private var clients: [TelemetryConnection] = []
     private var spareEvents: [TelemetryEvent] = []
+    /// The last snapshot's line: the next is written into its storage, with
+    /// no allocation once the clients have sent it (they let go of it then).
+    private var snapshotLine: [UInt8] = []
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     /// Set when accept ran out of descriptors: the listener is left out of
     /// the poll for a moment, since it would stay readable and spin.
@@ -96,10 +99,13 @@ final class TelemetryServerLoop: @unchecked Sendable {
             for client in clients { client.offerEvent(line, at: event.time) }
         }
         guard let snapshot else { return }
-        var line: [UInt8]?
+        var written = false
         for client in clients where client.isDue(at: snapshot.time) {
-            if line == nil { line = snapshot.jsonLine }
-            client.offerSnapshot(line!, at: snapshot.time)
+            if !written {
+                snapshot.writeJSONLine(into: &snapshotLine)
+                written = true
+            }
+            client.offerSnapshot(snapshotLine, at: snapshot.time)
         }
     }
 

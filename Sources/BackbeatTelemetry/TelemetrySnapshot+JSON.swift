@@ -5,7 +5,20 @@
 extension TelemetrySnapshot {
     /// The snapshot as one JSON line, ending in `\n`.
     package var jsonLine: [UInt8] {
-        var json = TelemetryJSONWriter(capacity: 1024 + voices.count * 160 + buses.count * 160)
+        var line: [UInt8] = []
+        writeJSONLine(into: &line)
+        return line
+    }
+
+    /// Writes ``jsonLine`` into `line`, replacing what it held and reusing
+    /// its storage: the server writes each snapshot into the array of the
+    /// one before, which its clients have let go of once it was sent.
+    ///
+    /// - Parameter line: the array to write into.
+    package func writeJSONLine(into line: inout [UInt8]) {
+        var json = TelemetryJSONWriter(
+            reusing: &line, capacity: 1024 + voices.count * 160 + buses.count * 160)
+        defer { line = json.takeBytes() }
         json.beginObject()
         json.field("type", type)
         json.field("version", version)
@@ -64,7 +77,6 @@ extension TelemetrySnapshot {
         Self.write(engine, to: &json)
         json.endObject()
         json.endLine()
-        return json.bytes
     }
 
     private static func write(_ voice: Voice, to json: inout TelemetryJSONWriter) {
@@ -75,7 +87,16 @@ extension TelemetrySnapshot {
         json.field("state", voice.state.rawValue)
         json.field("reason", voice.reason)
         json.field("gainDB", voice.gainDB)
-        json.field("position", voice.position)
+        json.key("position")
+        if let p = voice.point {
+            json.beginArray()
+            json.number(p.x)
+            json.number(p.y)
+            json.number(p.z)
+            json.endArray()
+        } else {
+            json.null()
+        }
         json.endObject()
     }
 

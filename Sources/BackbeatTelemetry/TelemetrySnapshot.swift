@@ -58,12 +58,38 @@ package struct TelemetrySnapshot: Sendable, Codable, Equatable {
         package var reason: String?
         /// Its gain in dB after distance, cone, occlusion and buses (−120 for silence).
         package var gainDB: Double
-        /// `[x, y, z]` in metres, or nil for a voice that is not positioned.
-        package var position: [Double]?
+        /// `[x, y, z]` in metres, or nil for a voice that is not positioned
+        /// (set to an array of any other length: nil). Kept as ``point``.
+        package var position: [Double]? {
+            get { point.map { [$0.x, $0.y, $0.z] } }
+            set { point = newValue.flatMap(Point.init) }
+        }
+        /// ``position`` without an array: a snapshot lists up to 256 voices,
+        /// ten times a second, and an array each is an allocation each.
+        package var point: Point?
 
         package init(
             id: UInt64, name: String, bus: String, state: VoiceState, reason: String? = nil, gainDB: Double,
             position: [Double]?
+        ) {
+            self.init(
+                id: id, name: name, bus: bus, state: state, reason: reason, gainDB: gainDB,
+                point: position.flatMap(Point.init))
+        }
+
+        /// A voice whose position is given as a ``Point``.
+        ///
+        /// - Parameters:
+        ///   - id: the voice's id.
+        ///   - name: its sound's file name or its event's name.
+        ///   - bus: the bus it plays on.
+        ///   - state: its state.
+        ///   - reason: why, when it is not plainly playing.
+        ///   - gainDB: its gain in dB.
+        ///   - point: where it is, nil when it is not positioned.
+        package init(
+            id: UInt64, name: String, bus: String, state: VoiceState, reason: String? = nil, gainDB: Double,
+            point: Point?
         ) {
             self.id = id
             self.name = name
@@ -71,7 +97,61 @@ package struct TelemetrySnapshot: Sendable, Codable, Equatable {
             self.state = state
             self.reason = reason
             self.gainDB = gainDB
-            self.position = position
+            self.point = point
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, name, bus, state, reason, gainDB, position
+        }
+
+        /// Reads a voice as the protocol spells it, its position as `[x, y, z]` or absent.
+        ///
+        /// - Parameter decoder: the decoder.
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try container.decode(UInt64.self, forKey: .id),
+                name: try container.decode(String.self, forKey: .name),
+                bus: try container.decode(String.self, forKey: .bus),
+                state: try container.decode(VoiceState.self, forKey: .state),
+                reason: try container.decodeIfPresent(String.self, forKey: .reason),
+                gainDB: try container.decode(Double.self, forKey: .gainDB),
+                position: try container.decodeIfPresent([Double].self, forKey: .position))
+        }
+
+        /// Writes the voice as the protocol spells it (the names the synthesized coding would use).
+        ///
+        /// - Parameter encoder: the encoder.
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(name, forKey: .name)
+            try container.encode(bus, forKey: .bus)
+            try container.encode(state, forKey: .state)
+            try container.encodeIfPresent(reason, forKey: .reason)
+            try container.encode(gainDB, forKey: .gainDB)
+            try container.encodeIfPresent(position, forKey: .position)
+        }
+
+        /// A voice's position, in metres.
+        package struct Point: Sendable, Equatable {
+            package var x: Double
+            package var y: Double
+            package var z: Double
+
+            package init(x: Double, y: Double, z: Double) {
+                self.x = x
+                self.y = y
+                self.z = z
+            }
+
+            /// The point an `[x, y, z]` array gives; nil for any other length.
+            ///
+            /// - Parameter coordinates: the array.
+            init?(_ coordinates: [Double]) {
+                guard coordinates.count == 3 else { return nil }
+                self.init(x: coordinates[0], y: coordinates[1], z: coordinates[2])
+            }
         }
     }
 

@@ -66,6 +66,12 @@ import Testing
             #expect(heard.count >= 2, "pad voices seen: \(names.sorted())")
             let musicLevels = snapshots.compactMap { MonitorGame.bus("music", in: $0)?["rmsDB"] as? Double }
             #expect(musicLevels.count == 5 && musicLevels.allSatisfy { $0 > -60 }, "\(musicLevels)")
+            // The device's update thread is timed whole, once a snapshot: each
+            // after the first reports its CPU (the first covers one step).
+            let cpu = snapshots.dropFirst().compactMap {
+                ($0["engine"] as? [String: Any])?["updateCPUPercent"] as? Double
+            }
+            #expect(cpu.count == 4 && cpu.allSatisfy { $0 > 0 && $0 < 100 }, "updateCPUPercent \(cpu)")
 
             // The music alone (the pads have rung out), recorded for about five snapshots' time.
             _ = try game.snapshot { !Self.padsPlay(in: $0) }
