@@ -126,7 +126,12 @@ package struct BenchTable: Sendable {
         Row("device.cpu_ratio_vs_raw", "CPU on a real-time device against raw OpenAL", unit: "×", goal: "≤ 1.10"),
         Row("device.underruns", "underruns on the device", decimals: 0, goal: "0"),
         Row("device.underruns_low", "music underruns at `.low`, a core busy", decimals: 0, goal: "0"),
-        Row("device.dropouts_low", "silences heard at the sink at `.low`, a core busy", decimals: 0, goal: "0"),
+        Row(
+            "device.dropouts_low", "silences heard at the sink at `.low`, a core busy (reference: pacat, same buffer)",
+            decimals: 0, reference: "device.dropouts_control_low", goal: "0"),
+        Row(
+            "device.dropouts_raw_low", "the same for raw OpenAL at `.low` (reference: pacat)", decimals: 0,
+            reference: "device.dropouts_control_low"),
         Row("device.latency_ms_low", "output latency at `.low`", unit: "ms", decimals: 1, goal: "≤ 10 ms"),
         Row("device.latency_ms_default", "output latency at `.default`", unit: "ms", decimals: 1, goal: "≤ 30 ms"),
         Row("device.trigger_to_sound_ms_p50", "`play()` to sound at the sink, median", unit: "ms", decimals: 1),

@@ -27,6 +27,13 @@ import Glibc
 ///   recording (``DeviceScene/dropouts(_:minimumFrames:)``), which are the
 ///   device's own underruns on the server. Goals 0 and 0. `cpu_s_backbeat_low`
 ///   is those children's CPU time.
+/// - `dropouts_control_low` / `dropouts_raw_low`: the controls, played in
+///   the same rounds, interleaved with Backbeat's (mirrored order), so they
+///   see the same load: a tone played by `pacat` (PulseAudio's own client,
+///   no OpenAL) with the same buffer (`--latency` and `--process-time` of
+///   the setting's frames), and raw OpenAL Soft playing the scene at the
+///   setting. A gap the control hears too is the machine's (the scheduler
+///   or the server), not Backbeat's.
 /// - `latency_ms_low` / `latency_ms_default`: the latency a playing source
 ///   sees on each setting, the mean of 20 readings of
 ///   ``AudioEngine/measuredOutputLatency``. Goals ≤ 10 and ≤ 30.
@@ -81,14 +88,14 @@ package struct DeviceSuite: BenchSuite {
         environment["ALSOFT_DRIVERS"] = "pulse"
         environment["ALSOFT_CONF"] = ""
 
-        func child(_ side: DeviceScene.Side, latency: String = "default") throws -> (
+        func child(_ side: DeviceScene.Side, latency: String = "default", length: Int? = nil) throws -> (
             cpu: Double, result: DeviceScene.Result
         ) {
             let file = directory.appendingPathComponent("result-\(UUID().uuidString)")
             let run = try spawn(
                 executable,
                 [
-                    "bench", "device-scene", "--side", side.rawValue, "--seconds", String(seconds),
+                    "bench", "device-scene", "--side", side.rawValue, "--seconds", String(length ?? seconds),
                     "--latency", latency, "--song", song.path, "--result", file.path,
                 ],
                 environment: environment)
@@ -163,23 +170,55 @@ package struct DeviceSuite: BenchSuite {
         }
 
         // The scene at .low, another core still busy, its sink recorded: the
-        // music's underruns and the device's (silences in the recording).
-        log("\(options.rounds) rounds of \(seconds) s at \(low.word) (\(low.latency)), with another core busy")
+        // music's underruns and the device's (silences in the recording),
+        // with the controls in the same rounds: pacat, then raw OpenAL.
+        log(
+            "\(options.rounds) rounds of \(seconds) s at \(low.word) (\(low.latency)), with another core busy, "
+                + "each with the controls (pacat, raw OpenAL)")
+        // The controls are shorter in a smoke run: they only have to run.
+        let controlSeconds = options.quick ? 2 : seconds
+        let control = try ControlTone(
+            directory: directory, seconds: controlSeconds, latency: low.latency, environment: environment)
         var underrunsLow = 0
         var dropoutsLow = 0
+        var dropoutsControl = 0
+        var dropoutsRaw = 0
         var cpuLow: [Double] = []
-        for round in 1...options.rounds {
+        func recorded(_ play: () throws -> Void) throws -> [Int] {
             let recording = try server.recordMonitor(of: sink)
-            let run = try child(.backbeat, latency: low.word)
-            let gaps = DeviceScene.dropouts(try recording.stop())
-            underrunsLow += run.result.underruns
-            dropoutsLow += gaps.count
-            cpuLow.append(run.cpu)
+            try play()
+            return DeviceScene.dropouts(try recording.stop())
+        }
+        func describe(_ gaps: [Int]) -> String {
             let lengths = gaps.prefix(8).map { Self.format(Double($0) * 1_000 / Double(PrivateSoundServer.sampleRate)) }
-            log(
-                "round \(round) at \(low.word): \(run.result.underruns) music underruns, \(gaps.count) dropouts"
-                    + (gaps.isEmpty ? "" : " (\(lengths.joined(separator: ", ")) ms)")
-                    + ", \(String(format: "%.2f", run.cpu)) s CPU")
+            return "\(gaps.count) dropouts" + (gaps.isEmpty ? "" : " (\(lengths.joined(separator: ", ")) ms)")
+        }
+        for round in 1...options.rounds {
+            // Mirrored order, so no side always follows the same one.
+            let sides = round % 2 == 1 ? ["control", "raw", "backbeat"] : ["backbeat", "raw", "control"]
+            for side in sides {
+                let load = Self.loadAverage()
+                switch side {
+                case "control":
+                    let gaps = try recorded { try control.play() }
+                    dropoutsControl += gaps.count
+                    log("round \(round) at \(low.word), control (pacat): \(describe(gaps)), load \(load)")
+                case "raw":
+                    let gaps = try recorded { _ = try child(.raw, latency: low.word, length: controlSeconds) }
+                    dropoutsRaw += gaps.count
+                    log("round \(round) at \(low.word), raw OpenAL: \(describe(gaps)), load \(load)")
+                default:
+                    var run: (cpu: Double, result: DeviceScene.Result)?
+                    let gaps = try recorded { run = try child(.backbeat, latency: low.word) }
+                    guard let run else { continue }
+                    underrunsLow += run.result.underruns
+                    dropoutsLow += gaps.count
+                    cpuLow.append(run.cpu)
+                    log(
+                        "round \(round) at \(low.word), Backbeat: \(run.result.underruns) music underruns, "
+                            + "\(describe(gaps)), \(String(format: "%.2f", run.cpu)) s CPU, load \(load)")
+                }
+            }
         }
         busy.stop()
 
@@ -194,6 +233,14 @@ package struct DeviceSuite: BenchSuite {
                 unit:
                     "silences of 1 ms or more heard in the sink at .low (\(low.latency)): the device underran, another core busy (goal 0)"
             ),
+            Figure(
+                key: "dropouts_control_low", value: Double(dropoutsControl),
+                unit:
+                    "the same, for a tone played by pacat (no OpenAL) with the same buffer, in the same rounds: the machine's share"
+            ),
+            Figure(
+                key: "dropouts_raw_low", value: Double(dropoutsRaw),
+                unit: "the same, for raw OpenAL Soft playing the scene at the same setting, in the same rounds"),
             Figure(key: "cpu_s_backbeat_low", rounds: cpuLow, unit: "s of CPU per \(seconds) s round at .low"),
             Figure(
                 key: "latency_ms_low", value: lowLatency,
@@ -229,6 +276,12 @@ package struct DeviceSuite: BenchSuite {
     }
 
     private static func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// The machine's load average over the last minute, as `/proc/loadavg` gives it ("?" when unreadable).
+    static func loadAverage() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "?" }
+        return text.split(separator: " ").first.map(String.init) ?? "?"
+    }
 
     private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
 }

@@ -43,7 +43,8 @@ import Testing
         let p50Low = try #require(device["trigger_to_sound_ms_p50_low"])
         let p99Low = try #require(device["trigger_to_sound_ms_p99_low"])
         #expect(p50Low > 1 && p50Low < 200 && p99Low >= p50Low && p99Low < 400, "p50 \(p50Low) ms, p99 \(p99Low) ms")
-        for key in ["underruns_low", "dropouts_low"] {
+        // The controls ran in the same rounds: pacat with the same buffer, and raw OpenAL.
+        for key in ["underruns_low", "dropouts_low", "dropouts_control_low", "dropouts_raw_low"] {
             let count = try #require(device[key], "no \(key)")
             #expect(count >= 0 && count == count.rounded(), "\(key) \(count)")
         }
@@ -64,6 +65,26 @@ import Testing
         #expect(try DeviceSuite.lowSetting([:]).latency == .low)
         #expect(try DeviceSuite.lowSetting(["BACKBEAT_BENCH_DEVICE_LOW": "192x3"]).word == "192x3")
         #expect(throws: BenchError.self) { try DeviceSuite.lowSetting(["BACKBEAT_BENCH_DEVICE_LOW": "soon"]) }
+    }
+
+    @Test("the control asks pacat for OpenAL Soft's buffer: tlength of size × count frames, minreq of one period")
+    func controlAsksForTheSameBuffer() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let control = try ControlTone(
+            directory: directory, seconds: 1, latency: AudioEngine.OutputLatency(periodSize: 128, periods: 3),
+            environment: [:])
+        // Float stereo frames: 8 bytes each.
+        #expect(control.arguments.contains("--latency=3072"), "\(control.arguments)")
+        #expect(control.arguments.contains("--process-time=1024"), "\(control.arguments)")
+        #expect(control.arguments.contains("--format=float32le") && control.arguments.contains("--rate=48000"))
+        // The tone is a second of sound with no silence in it: a gap in the recording is the server's.
+        let tone = try Data(contentsOf: directory.appendingPathComponent("control-tone.raw"))
+        let samples = tone.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(samples.count == 2 * 48_000)
+        #expect(DeviceScene.dropouts(samples).isEmpty)
+        #expect(samples.map(abs).max() ?? 0 > 0.19)
     }
 
     @Test("a dropout is a silence of 1 ms or more between a recording's first and last sound")
