@@ -202,6 +202,53 @@ struct MusicCaptureTests {
         }
     }
 
+    /// A queue player that plays a song and is let go of halfway (its last
+    /// reference dropped): 0.2 s with it, 0.2 s after.
+    static func releasedPlayerScene(_ song: URL, capturingTo capture: URL?) throws -> [Float] {
+        try withOfflineEngine(sampleRate: rate) { engine in
+            let session = try capture.map { try engine.startCapture(to: $0) }
+            var out: [Float] = []
+            do {
+                let queue = try QueuePlayer(engine: engine, items: [PlayerItem(url: song)])
+                queue.play()
+                out += try engine.render(frames: 9_600)
+            }
+            out += try engine.render(frames: 9_600)
+            try session?.stop()
+            return out
+        }
+    }
+
+    @Test("A player the game lets go of stops in the replay where it stopped in the game")
+    func releasedPlayerStops() throws {
+        try withTemporaryDirectory { dir in
+            let song = dir.appendingPathComponent("theme.wav")
+            try Songs.write(Songs.sineFrames(0..<48_000, frequency: 441, amplitude: 0.2), to: song)
+            let capture = dir.appendingPathComponent("released.bbcap")
+            let original = try Self.releasedPlayerScene(song, capturingTo: capture)
+            #expect(SampleAnalysis.rms(original[..<19_200]) > 0.05, "the song plays")
+            // Its stream closes at the engine's next entry, the next render's first step.
+            #expect(SampleAnalysis.rms(original[(19_200 + 960)...]) == 0, "and stops when the player goes")
+            let records = try CaptureFileReader(url: capture).readAll()
+            #expect(records.contains { $0.kind == .musicPlayerReleased })
+            let replayed = try Self.replay(capture, in: dir)
+            #expect(replayed.count == original.count)
+            #expect(replayed == original, "first difference at sample \(Self.firstDifference(replayed, original))")
+
+            // Without the release, the replay's player plays on.
+            let kept = dir.appendingPathComponent("kept.bbcap")
+            let writer = try CaptureFileWriter(url: kept)
+            for record in records where record.kind != .musicPlayerReleased {
+                writer.append(record.kind, frame: record.frame) { encoder in
+                    for byte in record.payload { encoder.appendFixed(byte) }
+                }
+            }
+            try writer.close()
+            let playedOn = try Self.replay(kept, in: dir)
+            #expect(SampleAnalysis.rms(playedOn[(19_200 + 960)...]) > 0.05)
+        }
+    }
+
     static func firstDifference(_ a: [Float], _ b: [Float]) -> Int {
         zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
     }
