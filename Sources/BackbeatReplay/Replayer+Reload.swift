@@ -1,6 +1,7 @@
 import BackbeatCapture
 import BackbeatEffects
 import BackbeatMedia
+import BackbeatSupport
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -25,8 +26,12 @@ extension Replayer {
                 let afterStep = try decoder.bool()
                 let file = try CapturedFile(from: &decoder)
                 let text = try content(of: file, what: "bank")
-                try bank.replayReload(text: text, path: file.fingerprint.path, afterStep: afterStep)
-                note("bank \(bank.url.lastPathComponent) reloaded")
+                do {
+                    try bank.replayReload(text: text, path: file.fingerprint.path, afterStep: afterStep)
+                    note("bank \(bank.url.lastPathComponent) reloaded")
+                } catch let error as BackbeatError where error.code == .invalidSoundBank {
+                    warnNotReloaded("bank \(file.fingerprint.path)", record, error)
+                }
             case .reloadSound:
                 let sound: SoundEffect
                 switch try decoder.fixed(UInt8.self) {
@@ -50,13 +55,25 @@ extension Replayer {
                     try checkFile(file.fingerprint, what: "sound \"\(sound.name)\"")
                     asset = AudioAsset(url: url, loopPoints: sound.explicitLoopPoints)
                 }
-                try sound.replayReload(asset, afterStep: afterStep)
-                note("sound \(sound.name) reloaded")
+                do {
+                    try sound.replayReload(asset, afterStep: afterStep)
+                    note("sound \(sound.name) reloaded")
+                } catch let error as BackbeatError where error.code != .engineShutDown {
+                    warnNotReloaded("sound \"\(sound.name)\"", record, error)
+                }
             default: skipUnknown(record)
             }
         } catch let error as CaptureFormatError {
             throw damaged(record, error)
         }
+    }
+
+    /// A reload the original took that does not load here (its file, read
+    /// now, changed since): one warning line; the old definition stays.
+    private func warnNotReloaded(_ what: String, _ record: CaptureRecord, _ error: BackbeatError) {
+        warn(
+            "\(what), reloaded at \(ReplaySummary.format(seconds: seconds(of: record.frame))) s, does not load "
+                + "here (\(error.reason ?? error.code.description)): the replay keeps the old one")
     }
 
     /// A reloaded file's content: the bytes the capture kept, or the file
@@ -68,6 +85,16 @@ extension Replayer {
     private func content(of file: CapturedFile, what: String) throws -> Data {
         if let bytes = file.bytes { return Data(bytes) }
         try checkFile(file.fingerprint, what: what)
-        return try Data(contentsOf: URL(fileURLWithPath: file.fingerprint.path))
+        // Read as a fingerprint reads: a FIFO or device named here is refused, not waited on.
+        let url = URL(fileURLWithPath: file.fingerprint.path)
+        guard let bytes = try FileFingerprint.read(url, keepingAtMost: Self.largestBank).bytes else {
+            throw BackbeatError(
+                .invalidArgument, operation: "replay", url: url,
+                reason: "\(what) at \(url.path) is over \(Self.largestBank) bytes")
+        }
+        return Data(bytes)
     }
+
+    /// The largest bank file a replay reads (a bank is 4 MiB at most).
+    private static let largestBank = 4 << 20
 }

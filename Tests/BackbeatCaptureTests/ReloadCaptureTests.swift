@@ -64,6 +64,38 @@ struct ReloadCaptureTests {
         return cut
     }
 
+    /// A copy of `capture` whose reload records keep fingerprints only, as
+    /// for files over 1 MiB.
+    static func withoutKeptBytes(_ capture: URL, in dir: URL) throws -> URL {
+        let thin = dir.appendingPathComponent("thin-\(UUID().uuidString).bbcap")
+        let writer = try CaptureFileWriter(url: thin)
+        for record in try CaptureFileReader(url: capture).readAll() {
+            var payload = record.payload
+            if CaptureKind.reloadRange.contains(record.kind.rawValue) {
+                var decoder = record.decoder
+                var encoder = CaptureEncoder()
+                if record.kind == .reloadSound {
+                    let target = try decoder.fixed(UInt8.self)
+                    encoder.appendFixed(target)
+                    encoder.append(try decoder.uint32())
+                    if target == 1 { encoder.append(try decoder.string()) }
+                } else {
+                    encoder.append(try decoder.uint32())
+                }
+                encoder.append(try decoder.bool())
+                var file = try CapturedFile(from: &decoder)
+                file.bytes = nil
+                file.encode(into: &encoder)
+                payload = encoder.bytes[...]
+            }
+            writer.append(record.kind, frame: record.frame) { encoder in
+                for byte in payload { encoder.appendFixed(byte) }
+            }
+        }
+        try writer.close()
+        return thin
+    }
+
     /// Collects a bank's reports.
     final class Reports: Sendable {
         let events = LockedValueBox<[SoundBank.Event]>([])
@@ -138,6 +170,14 @@ struct ReloadCaptureTests {
             let cut = try Self.replay(try Self.withoutReloads(capture, in: dir), in: dir)
             #expect(cut.count == original.count)
             #expect(firstDifference(cut, original) != nil, "without its reload records the replay differs")
+
+            // Reloads kept as fingerprints read the file as it is now (the broken
+            // edit): each says it changed and does not load, and the replay goes on.
+            let thinWarnings = WarningBox()
+            let thin = try Self.replay(try Self.withoutKeptBytes(capture, in: dir), in: dir, warnings: thinWarnings)
+            #expect(thin.count == original.count)
+            #expect(thinWarnings.lines.count == 4, "\(thinWarnings.lines)")
+            #expect(thinWarnings.lines.allSatisfy { $0.contains(dir.appendingPathComponent("sfx.bank.json").path) })
         }
     }
 
@@ -212,29 +252,7 @@ struct ReloadCaptureTests {
             let capture = dir.appendingPathComponent("sound.bbcap")
             let original = try Self.soundScene(in: dir, capture: capture)
             // As if the capture held fingerprints only (a file over 1 MiB).
-            let thin = dir.appendingPathComponent("thin.bbcap")
-            let writer = try CaptureFileWriter(url: thin)
-            for record in try CaptureFileReader(url: capture).readAll() {
-                var payload = record.payload
-                if record.kind == .reloadSound {
-                    var decoder = record.decoder
-                    let target = try decoder.fixed(UInt8.self)
-                    let id = try decoder.uint32()
-                    let afterStep = try decoder.bool()
-                    var file = try CapturedFile(from: &decoder)
-                    file.bytes = nil
-                    var encoder = CaptureEncoder()
-                    encoder.appendFixed(target)
-                    encoder.append(id)
-                    encoder.append(afterStep)
-                    file.encode(into: &encoder)
-                    payload = encoder.bytes[...]
-                }
-                writer.append(record.kind, frame: record.frame) { encoder in
-                    for byte in payload { encoder.appendFixed(byte) }
-                }
-            }
-            try writer.close()
+            let thin = try Self.withoutKeptBytes(capture, in: dir)
             let warnings = WarningBox()
             let replayed = try Self.replay(thin, in: dir, warnings: warnings)
             #expect(replayed.count == original.count)
