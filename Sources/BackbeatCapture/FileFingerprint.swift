@@ -40,6 +40,21 @@ package struct FileFingerprint: Sendable, Equatable {
     /// - Parameter url: The file.
     /// - Throws: ``BackbeatError/Code/fileNotFound`` or ``BackbeatError/Code/readFailed``.
     package init(of url: URL) throws {
+        self = try Self.read(url, keepingAtMost: -1).fingerprint
+    }
+
+    /// Reads the file at `url` through once: its fingerprint, and its bytes
+    /// when there are at most `limit` of them (what a capture keeps of a file
+    /// that may change while the game runs).
+    ///
+    /// - Parameters:
+    ///   - url: The file.
+    ///   - limit: The most bytes to keep; a larger file (or a negative limit) keeps none.
+    /// - Returns: The fingerprint, and the bytes or nil.
+    /// - Throws: ``BackbeatError/Code/fileNotFound`` or ``BackbeatError/Code/readFailed``.
+    package static func read(_ url: URL, keepingAtMost limit: Int) throws -> (
+        fingerprint: FileFingerprint, bytes: [UInt8]?
+    ) {
         // Non-blocking, so that a path naming a FIFO cannot hang the open; a
         // capture names files, so a device or a pipe is refused (reading
         // /dev/zero through would never end).
@@ -55,6 +70,7 @@ package struct FileFingerprint: Sendable, Equatable {
         }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         var size: Int64 = 0
+        var kept: [UInt8]? = limit >= 0 && status.st_size <= limit ? [] : nil
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
@@ -68,8 +84,14 @@ package struct FileFingerprint: Sendable, Equatable {
             chunk.withUnsafeBufferPointer { bytes in
                 for byte in bytes[0..<got] { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
             }
+            // A file that grew while it was read is kept only within the limit.
+            if kept != nil, size <= limit {
+                kept?.append(contentsOf: chunk[0..<got])
+            } else {
+                kept = nil
+            }
         }
-        self.init(path: url.path, size: size, hash: hash)
+        return (FileFingerprint(path: url.path, size: size, hash: hash), kept)
     }
 
     /// Writes it into a record.

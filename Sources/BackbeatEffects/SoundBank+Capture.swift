@@ -74,23 +74,29 @@ package enum BankCaptureOrigin: Sendable {
 }
 
 extension SoundBank {
-    /// What a replay needs to load the bank again (reads its file through to fingerprint it).
-    var captureOrigin: BankCaptureOrigin {
+    /// What a replay needs to load the bank again (reads its file through to
+    /// fingerprint it), and a bank file's text, up to 1 MiB: the file may be
+    /// edited while the game runs, and a replay then loads what the game had.
+    var captureOrigin: (origin: BankCaptureOrigin, text: [UInt8]?) {
         func fingerprint(_ url: URL) -> FileFingerprint {
             (try? FileFingerprint(of: url)) ?? FileFingerprint(path: url.path, size: 0, hash: 0)
         }
         switch captureSource {
-        case .file(let url): return .file(fingerprint(url))
-        case .archive(let url, let path): return .archive(fingerprint(url), path: path)
-        case .unreplayable(let name, let reason): return .unreplayable(name: name, reason: reason)
+        case .file(let url):
+            guard let read = try? FileFingerprint.read(url, keepingAtMost: CapturedFile.largestKept) else {
+                return (.file(FileFingerprint(path: url.path, size: 0, hash: 0)), nil)
+            }
+            return (.file(read.fingerprint), read.bytes)
+        case .archive(let url, let path): return (.archive(fingerprint(url), path: path), nil)
+        case .unreplayable(let name, let reason): return (.unreplayable(name: name, reason: reason), nil)
         case .bytes(let source, let name, let directory):
             guard let reader = try? ByteSourceReader(source: source, url: url),
                 reader.size <= Int64(SoundCaptureOrigin.largestKept),
                 let text = try? reader.bytes(at: 0, count: Int(reader.size))
             else {
-                return .unreplayable(name: name, reason: "its definition is over 1 MiB or unreadable")
+                return (.unreplayable(name: name, reason: "its definition is over 1 MiB or unreadable"), nil)
             }
-            return .bytes(name: name, text: text, directory: directory.path)
+            return (.bytes(name: name, text: text, directory: directory.path), nil)
         }
     }
 
@@ -101,7 +107,7 @@ extension SoundBank {
     func captureIDLocked(_ engine: AudioEngine) -> UInt32? {
         guard let recorder = engine.captureRecorder else { return nil }
         if captureTag.generation == recorder.generation { return captureTag.id }
-        let origin = captureOrigin
+        let (origin, text) = captureOrigin
         // Every bus it declares, given or made: a replay finds the ones the
         // capture made again (`makeBus` records itself) instead of making more.
         let buses = state.buses.map(\.name)
@@ -109,6 +115,7 @@ extension SoundBank {
             origin.encode(into: &encoder)
             encoder.append(UInt64(buses.count))
             for name in buses { encoder.append(name) }
+            encoder.appendOptional(text) { $0.append(bytes: $1) }
         }
     }
 }

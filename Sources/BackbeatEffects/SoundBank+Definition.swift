@@ -55,6 +55,14 @@ struct BankDefinition {
 
     /// Reads, parses and checks the bank at `url`, opening each sound file's header.
     static func load(_ url: URL, budget: Int, locator: BankLocator? = nil) throws -> BankDefinition {
+        try loadWithText(url, budget: budget, locator: locator).definition
+    }
+
+    /// ``load(_:budget:locator:)``, also giving the text it read (what a
+    /// capture keeps of a reload).
+    static func loadWithText(_ url: URL, budget: Int, locator: BankLocator? = nil) throws -> (
+        definition: BankDefinition, text: Data
+    ) {
         func fail(_ reason: String) -> BackbeatError {
             BackbeatError(.invalidSoundBank, operation: "SoundBank", url: url, reason: reason)
         }
@@ -65,9 +73,23 @@ struct BankDefinition {
             let missing = !FileManager.default.fileExists(atPath: url.path)
             throw fail(missing ? "the bank file does not exist" : "the bank file cannot be read")
         }
-        return try load(
+        let definition = try load(
             bytes: data, resolver: .directory(url.deletingLastPathComponent()), budget: budget, fail: fail,
             locator: locator)
+        return (definition, data)
+    }
+
+    /// Parses and checks a bank's text as a replay gives it, its sounds in `folder`.
+    ///
+    /// - Parameters:
+    ///   - text: The bank's JSON.
+    ///   - url: What errors call the bank.
+    ///   - folder: The folder its sound paths are relative to.
+    ///   - budget: The effect cache budget sounds are measured against.
+    static func load(text: Data, url: URL, folder: URL, budget: Int) throws -> BankDefinition {
+        try load(
+            bytes: text, resolver: .directory(folder), budget: budget,
+            fail: { BackbeatError(.invalidSoundBank, operation: "SoundBank", url: url, reason: $0) })
     }
 
     /// Reads the bank entry `path` of `archive`, its sounds resolved in the

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSupport
@@ -107,8 +108,11 @@ extension SoundBank: ReloadableFile {
             guard let self, let engine else { return }
             let locator = BankLocator()
             let result: Result<BankDefinition, ReloadFailure>
+            var text: Data?
             do {
-                result = .success(try BankDefinition.load(url, budget: budget, locator: locator))
+                let read = try BankDefinition.loadWithText(url, budget: budget, locator: locator)
+                result = .success(read.definition)
+                text = read.text
             } catch {
                 let wrapped =
                     error as? BackbeatError
@@ -122,7 +126,8 @@ extension SoundBank: ReloadableFile {
                     made[name] = engine.makeBus(named: name)
                 }
             }
-            engine.withLock { done(self.applyReloadLocked(result, buses: made)) }
+            let captured = text.map { Self.captured(url: url, text: $0) }
+            engine.withLock { done(self.applyReloadLocked(result, buses: made, captured: captured)) }
             engine.deliverPendingEvents()
         }
     }
@@ -138,8 +143,11 @@ extension SoundBank: ReloadableFile {
     /// - Parameters:
     ///   - result: The bank file read and checked again, or why it was not.
     ///   - buses: Buses the new definition declares that were made for it.
+    ///   - captured: The text read, for a capture's record (nil: a replay applying one).
     /// - Returns: The line the monitor's `reload` reply gives.
-    func applyReloadLocked(_ result: Result<BankDefinition, ReloadFailure>, buses made: [String: Bus])
+    func applyReloadLocked(
+        _ result: Result<BankDefinition, ReloadFailure>, buses made: [String: Bus], captured: CapturedFile?
+    )
         -> FileReloadOutcome
     {
         guard let engine else { return .failed("\(url.path): the engine has shut down") }
@@ -167,7 +175,11 @@ extension SoundBank: ReloadableFile {
         next.preloaded = []
         for file in definition.files {
             let sound = state.soundByKey[file.key] ?? SoundEffect(asset: file.asset, engine: engine)
-            if state.soundByKey[file.key] == nil { fresh.append(sound) }
+            if state.soundByKey[file.key] == nil {
+                sound.bank = self
+                sound.bankKey = file.key
+                fresh.append(sound)
+            }
             byKey[file.key] = sound
             sounds.append(sound)
             if planned + file.bytes <= engine.effectCacheLocked.budget {
@@ -198,6 +210,7 @@ extension SoundBank: ReloadableFile {
         for event in events { next.removed[event.name] = nil }
         for event in removed { next.removed[event.name] = event }
         state = next
+        if let captured { recordReloadLocked(engine, captured) }
         let cache = engine.effectCacheLocked
         for sound in fresh where next.preloaded.contains(where: { $0 === sound }) { cache.loadLocked(sound) }
         let names = events.map(\.name)

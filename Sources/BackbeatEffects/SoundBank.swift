@@ -205,6 +205,7 @@ public final class SoundBank: @unchecked Sendable {
         var planned = 0
         for file in definition.files {
             let sound = SoundEffect(asset: file.asset, engine: engine)
+            sound.bankKey = file.key
             soundByKey[file.key] = sound
             sounds.append(sound)
             if planned + file.bytes <= budget {
@@ -224,6 +225,7 @@ public final class SoundBank: @unchecked Sendable {
             events: events, sounds: sounds, preloaded: preloaded, buses: declared, busByName: busByName,
             byName: Dictionary(uniqueKeysWithValues: events.map { ($0.name, $0) }), soundByKey: soundByKey)
         for event in events { event.bank = self }
+        for sound in sounds { sound.bank = self }
         // A capture names the bank as it is made, so a replay makes its buses at the same point.
         engine.withLock { _ = captureIDLocked(engine) }
         if file {

@@ -1,7 +1,14 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatOpenAL
 import BackbeatSupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A sound whose file changed while the game runs: decoded again off the
 /// lock, then swapped in (``replaceLocked(_:with:)``) so that the next play
@@ -18,7 +25,12 @@ extension SoundCache {
     func reloadLocked(_ sound: SoundEffect, done: @escaping @Sendable (Result<Void, BackbeatError>) -> Void) {
         guard let engine else { return }
         engine.preconditionLocked()
-        guard case .loaded = sound.loadState else {
+        // A capture keeps the file as it is decoded (or, not resident, as the
+        // next play will find it), so that a replay hears the same version.
+        let captured = sound.captureTargetLocked(engine) != nil ? sound.fileURL : nil
+        let resident: Bool
+        if case .loaded = sound.loadState { resident = true } else { resident = false }
+        guard resident || captured != nil else {
             // Nothing resident: the next play decodes the file as it is then.
             if case .failed = sound.loadState { sound.loadState = .unloaded }
             done(.success(()))
@@ -31,19 +43,31 @@ extension SoundCache {
         loader.async { [weak self, weak engine] in
             defer { if let token { loads.end(token) } }
             guard let self, let engine, let sound = target.sound else { return }
-            let decoded = Result { try sound.decode(budget: budget) }.mapError {
-                $0 as? BackbeatError ?? BackbeatError(.unreadableFile, operation: "decode", reason: "\($0)")
-            }
+            let file = captured.flatMap { try? FileFingerprint.read($0, keepingAtMost: CapturedFile.largestKept) }
+            // Decoded from the bytes kept, when kept: what is heard is what the capture holds.
+            let replacement = file?.bytes.map { sound.asset(replacing: Data($0)) }
+            let decoded =
+                resident
+                ? Result { try sound.decode(budget: budget, replacement: replacement) }.mapError {
+                    $0 as? BackbeatError ?? BackbeatError(.unreadableFile, operation: "decode", reason: "\($0)")
+                }.map(Optional.some) : .success(nil)
             engine.withLock {
-                done(
-                    decoded.flatMap { decoded in
-                        do throws(BackbeatError) {
+                let outcome = decoded.flatMap { decoded -> Result<Void, BackbeatError> in
+                    do throws(BackbeatError) {
+                        if let decoded {
                             try self.replaceLocked(sound, with: decoded)
-                            return .success(())
-                        } catch {
-                            return .failure(error)
+                        } else if case .failed = sound.loadState {
+                            sound.loadState = .unloaded
                         }
-                    })
+                        return .success(())
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                if case .success = outcome, let file {
+                    sound.recordReloadLocked(engine, CapturedFile(fingerprint: file.fingerprint, bytes: file.bytes))
+                }
+                done(outcome)
             }
             engine.deliverPendingEvents()
             ALDevice.clearThreadContext()

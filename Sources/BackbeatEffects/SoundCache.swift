@@ -84,6 +84,7 @@ final class SoundCache: @unchecked Sendable {
             sound.loadState = .loading
         }
         let budget = budget
+        let replacement = sound.replayAsset
         // An offline or fast-file render waits for the load (outside the lock),
         // until its result is applied and its events delivered, so the sound is
         // heard from the frame it was played at whatever the wall clock did.
@@ -92,7 +93,7 @@ final class SoundCache: @unchecked Sendable {
         loader.async { [weak self, weak sound] in
             defer { if let token { loads.end(token) } }
             guard let sound else { return }
-            let result = Result { try sound.decode(budget: budget) }.mapError {
+            let result = Result { try sound.decode(budget: budget, replacement: replacement) }.mapError {
                 $0 as? BackbeatError ?? BackbeatError(.unreadableFile, operation: "decode", reason: "\($0)")
             }
             self?.finishLoadOnLoader(sound, result)

@@ -97,6 +97,21 @@ package enum SoundCaptureOrigin: Sendable {
 }
 
 extension SoundEffect {
+    /// How a replay makes this sound again (reads the file through to
+    /// fingerprint it), and the file's bytes, up to 1 MiB, when `keepingFile`:
+    /// a sound that follows its file may be reloaded from an edited one, and
+    /// a replay then decodes the version the game had.
+    ///
+    /// - Parameter keepingFile: Whether to keep a file's bytes.
+    func captureOrigin(keepingFile: Bool) -> (origin: SoundCaptureOrigin, bytes: [UInt8]?) {
+        if keepingFile, case .asset(let asset) = origin, asset.readsURL, asset.url.isFileURL,
+            let read = try? FileFingerprint.read(asset.url, keepingAtMost: CapturedFile.largestKept)
+        {
+            return (.file(read.fingerprint, loopPoints: asset.explicitLoopPoints), read.bytes)
+        }
+        return (captureOrigin, nil)
+    }
+
     /// How a replay makes this sound again (reads the file through to fingerprint it).
     var captureOrigin: SoundCaptureOrigin {
         switch origin {
@@ -138,10 +153,11 @@ extension SoundEffect {
         guard let recorder = engine.captureRecorder else { return nil }
         if captureTag.generation == recorder.generation { return captureTag.id }
         // Read (and hashed) before the writer's lock is taken.
-        let origin = captureOrigin
+        let (origin, bytes) = captureOrigin(keepingFile: followsFile ?? engine.isServingMonitorsLocked)
         return engine.captureIDLocked(&captureTag, declaring: .effectsSoundDeclared) { encoder in
             encoder.append(name)
             origin.encode(into: &encoder)
+            encoder.appendOptional(bytes) { $0.append(bytes: $1) }
         }
     }
 

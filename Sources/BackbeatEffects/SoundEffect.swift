@@ -143,6 +143,23 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
         }
     }
     private var _followsFile: Bool?
+    /// What a replay decodes instead of the origin, once it replayed a
+    /// reload of the sound's file (under the engine lock).
+    var replayAsset: AudioAsset? {
+        get {
+            preconditionEngineLocked()
+            return _replayAsset
+        }
+        set {
+            preconditionEngineLocked()
+            _replayAsset = newValue
+        }
+    }
+    private var _replayAsset: AudioAsset?
+    /// The bank that made the sound, and the sound's key there (set before
+    /// the sound is shared): a capture names a bank's sound by them.
+    weak var bank: SoundBank?
+    var bankKey: String?
 
     /// Traps, in a debug build, unless the engine lock is held (a sound whose
     /// engine is gone has nothing to check). A release build does nothing.
@@ -440,8 +457,12 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
     /// the frame count before anything is allocated, and again as it decodes
     /// (a count can lie), so an hour-long file fails at once, not after
     /// gigabytes.
-    func decode(budget: Int = .max) throws -> Decoded {
-        switch origin {
+    ///
+    /// - Parameters:
+    ///   - budget: The most bytes the decoded sound may take.
+    ///   - replacement: What to decode instead of the origin (``replayAsset``, or a reload's bytes).
+    func decode(budget: Int = .max, replacement: AudioAsset? = nil) throws -> Decoded {
+        switch replacement.map(Origin.asset) ?? origin {
         case .buffer(let buffer, let loop):
             return Decoded(pcm: buffer, loop: Self.meaningful(loop, frames: buffer.frameCount))
         case .asset(let asset):

@@ -54,6 +54,7 @@ extension AudioEngine {
         } else {
             try device.batch { try updateComponentsLocked(at: frame) }
         }
+        fileWatchStorage?.stepRanLocked(at: frame)
     }
 
     private func updateComponentsLocked(at frame: Int64) throws {

@@ -36,13 +36,24 @@ extension Bus {
     }
 
     /// Records a duck the game asked for, declaring it by its id.
-    func recordDuckLocked(_ duck: Duck, decibels: Float, attack: MediaTime, release: MediaTime) {
+    ///
+    /// - Parameters:
+    ///   - duck: The duck.
+    ///   - decibels: Its depth, as the game gave it.
+    ///   - attack: Its attack.
+    ///   - release: Its release.
+    ///   - trigger: What releases it when it ends (a voice), if anything.
+    func recordDuckLocked(
+        _ duck: Duck, decibels: Float, attack: MediaTime, release: MediaTime, until trigger: (any DuckReleaseTrigger)?
+    ) {
         guard let engine, engine.captureRecorder != nil, let busID = captureIDLocked() else { return }
-        _ = engine.captureIDLocked(&duck.captureTag, declaring: .busDuck) { encoder in
+        let voice = trigger?.captureIDLocked
+        _ = engine.captureIDLocked(&duck.captureTag, declaring: voice == nil ? .busDuck : .busDuckUntil) { encoder in
             encoder.append(busID)
             encoder.append(decibels)
             EngineCaptureValues.encode(attack, into: &encoder)
             EngineCaptureValues.encode(release, into: &encoder)
+            if let voice { encoder.append(voice) }
         }
     }
 }

@@ -384,7 +384,7 @@ public final class Bus: @unchecked Sendable, CustomStringConvertible {
         locked {
             duck.begin(at: frame)
             ducks.append(duck)
-            if trigger == nil { recordDuckLocked(duck, decibels: decibels, attack: attack, release: release) }
+            recordDuckLocked(duck, decibels: decibels, attack: attack, release: release, until: trigger)
         }
         return duck
     }

@@ -85,4 +85,7 @@ public final class Duck: @unchecked Sendable {
 package protocol DuckReleaseTrigger: AnyObject {
     /// Whether it has ended; a trigger that has gone away counts as ended.
     var isFinishedLocked: Bool { get }
+    /// How a capture names it (a voice's id), so a replay releases the duck
+    /// when its own copy ends.
+    var captureIDLocked: UInt64 { get }
 }

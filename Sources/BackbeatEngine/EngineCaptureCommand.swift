@@ -51,4 +51,9 @@ extension CaptureKind {
     /// is split changes samples while a ramp runs: a replay splits its own
     /// render here too. No payload.
     package static let renderSplit = CaptureKind(0x01D)
+    /// The effects layer's `Bus.duck(by:attack:release:until:)` with a voice:
+    /// a duck that also releases itself when the voice ends. Payload: bus id,
+    /// the duck's id, decibels (Float), attack (time), release (time), then
+    /// the voice's id (`UInt64`, as the effects' voice records name it).
+    package static let busDuckUntil = CaptureKind(0x01E)
 }

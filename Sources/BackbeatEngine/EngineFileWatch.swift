@@ -34,6 +34,12 @@ package final class EngineFileWatch: @unchecked Sendable {
     }
 
     private var entries: [ObjectIdentifier: Entry] = [:]
+    /// The frame of the last update step (-1: none yet): a reload applied
+    /// at that frame came after its step, which a capture says.
+    private var lastStepFrame: Int64 = -1
+    /// Work a replay asked to run right after the next update step (a reload
+    /// the original applied there).
+    private var afterStepWork: [() -> Void] = []
     private var watcher: FileWatcher?
     /// Following entries per watched folder.
     private var folderUse: [String: Int] = [:]
@@ -128,6 +134,38 @@ package final class EngineFileWatch: @unchecked Sendable {
             watcher?.close()
             watcher = nil
         }
+    }
+
+    /// Whether the update step at the current frame has run and nothing
+    /// has been mixed since: a reload taking effect now lands after that step.
+    /// Always false off an offline or file output (its steps follow a clock).
+    package var isAfterStepLocked: Bool {
+        guard let engine else { return false }
+        engine.preconditionLocked()
+        return engine.device.isLoopback && lastStepFrame == engine.currentFrameLocked
+    }
+
+    /// Runs `work` with the lock held just after the next update step (which
+    /// runs even if it had nothing else to do), before the frames after it
+    /// are mixed: where an original reload took effect.
+    ///
+    /// - Parameter work: What to do.
+    package func afterNextStepLocked(_ work: @escaping () -> Void) {
+        guard let engine else { return }
+        engine.preconditionLocked()
+        afterStepWork.append(work)
+        engine.stepRequested = true
+    }
+
+    /// The update step at `frame` has run its components: runs the work queued for after it.
+    ///
+    /// - Parameter frame: The step's frame.
+    func stepRanLocked(at frame: Int64) {
+        lastStepFrame = frame
+        guard !afterStepWork.isEmpty else { return }
+        let work = afterStepWork
+        afterStepWork = []
+        for item in work { item() }
     }
 
     /// Reads what the watcher queued and reloads each followed file that

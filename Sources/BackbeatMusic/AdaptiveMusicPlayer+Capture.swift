@@ -10,7 +10,7 @@ extension AdaptiveMusicPlayer: CapturedMusicPlayer {
         guard let engine = core.engine, engine.captureRecorder != nil else { return nil }
         if isDeclaredLocked { return captureTag.id }
         let ordered = sections.keys.sorted().compactMap { sections[$0]?.section }
-        return engine.captureIDLocked(&captureTag, declaring: .adaptivePlayerDeclare) { encoder in
+        return declareLocked(engine, .adaptivePlayerDeclare) { encoder in
             encoder.append(UInt64(ordered.count))
             for section in ordered {
                 encoder.append(section.name)

@@ -29,6 +29,23 @@ extension CapturedMusicPlayer {
         }
     }
 
+    /// Declares the player to the capture being written (its id and the
+    /// record `kind`, whose payload `declare` writes), and tells its core,
+    /// which records the player's release.
+    ///
+    /// - Parameters:
+    ///   - engine: The player's engine.
+    ///   - kind: The declaring record's kind.
+    ///   - declare: Writes the declaring record's payload after the id.
+    /// - Returns: The player's id in the capture, or nil when none is on.
+    func declareLocked(
+        _ engine: AudioEngine, _ kind: CaptureKind, _ declare: (inout CaptureEncoder) -> Void = { _ in }
+    ) -> UInt32? {
+        let id = engine.captureIDLocked(&captureTag, declaring: kind, declare)
+        core.captureTag = captureTag
+        return id
+    }
+
     /// Whether the capture being written has declared this player already
     /// (its id then is `captureTag.id`); false when no capture is on.
     var isDeclaredLocked: Bool {

@@ -87,4 +87,7 @@ extension CaptureKind {
     package static let adaptiveBindLayer = CaptureKind(0x220)
     /// ``AdaptiveMusicPlayer/bindVolume(to:curve:)``. Payload: player id, parameter id, curve.
     package static let adaptiveBindVolume = CaptureKind(0x221)
+    /// The game let go of a player (its last reference): its music stops
+    /// there, where the engine closes its streams. Payload: player id.
+    package static let musicPlayerReleased = CaptureKind(0x222)
 }

@@ -7,7 +7,7 @@ extension MusicPlayer: CapturedMusicPlayer {
     func captureIDLocked() -> UInt32? {
         guard let engine = core.engine, engine.captureRecorder != nil else { return nil }
         if isDeclaredLocked { return captureTag.id }
-        return engine.captureIDLocked(&captureTag, declaring: .musicPlayerDeclare) { _ in }
+        return declareLocked(engine, .musicPlayerDeclare) { _ in }
     }
 
     /// Records a new queue: each item's identity, what shuffling by album

@@ -1,3 +1,4 @@
+import BackbeatCapture
 import BackbeatEngine
 import BackbeatMedia
 import BackbeatSession
@@ -55,8 +56,20 @@ package final class PlayerCore<Event: Sendable>: @unchecked Sendable {
         self.volumeEvent = volumeEvent
     }
 
+    /// The player's id in the capture that declared it (under the engine
+    /// lock): the player going away stops its music, which that capture records.
+    var captureTag = CaptureTag()
+
     deinit {
         for stream in streams { stream.close() }
+        // The streams close at the engine's next entry: the release is recorded there too.
+        let tag = captureTag
+        if tag.generation != 0, let engine {
+            engine.performLocked { engine in
+                guard engine.captureRecorder?.generation == tag.generation else { return }
+                engine.recordLocked(.musicPlayerReleased) { $0.append(tag.id) }
+            }
+        }
     }
 
     /// The stream heard now (players of one heard stream only).

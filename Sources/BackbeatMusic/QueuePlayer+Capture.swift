@@ -8,7 +8,7 @@ extension QueuePlayer: CapturedMusicPlayer {
         guard let engine = core.engine, engine.captureRecorder != nil else { return nil }
         if isDeclaredLocked { return captureTag.id }
         let itemIDs = machine.keys.compactMap { $0.captureIDLocked(engine) }
-        return engine.captureIDLocked(&captureTag, declaring: .queuePlayerDeclare) { encoder in
+        return declareLocked(engine, .queuePlayerDeclare) { encoder in
             encoder.append(UInt64(itemIDs.count))
             for id in itemIDs { encoder.append(id) }
         }

@@ -88,11 +88,19 @@ extension Replayer {
         let id = try decoder.uint32()
         let name = try decoder.string()
         let sound: SoundEffect
-        switch try SoundCaptureOrigin(from: &decoder) {
+        let origin = try SoundCaptureOrigin(from: &decoder)
+        let kept = try Self.keptBytes(&decoder)
+        switch origin {
         case .file(let fingerprint, let loopPoints):
             let url = URL(fileURLWithPath: fingerprint.path)
-            try checkFile(fingerprint, what: "sound \"\(name)\"")
-            sound = SoundEffect(contentsOf: url, loopPoints: loopPoints, engine: engine)
+            if let kept {
+                // The file as the game had it (it followed its file, which may have changed since).
+                let asset = AudioAsset(source: Data(kept), url: url, loopPoints: loopPoints)
+                sound = SoundEffect(asset: asset, engine: engine)
+            } else {
+                try checkFile(fingerprint, what: "sound \"\(name)\"")
+                sound = SoundEffect(contentsOf: url, loopPoints: loopPoints, engine: engine)
+            }
         case .pcm(let rate, let channels, let loopPoints, let samples):
             let buffer = try PCMBuffer(format: AudioFormat(sampleRate: rate, channelCount: channels), floats: samples)
             sound = try SoundEffect(buffer: buffer, name: name, loopPoints: loopPoints, engine: engine)
@@ -136,11 +144,20 @@ extension Replayer {
             let name = try decoder.string()
             if let bus = engine.withLock({ engine.busLocked(named: name) }) { buses.append(bus) }
         }
+        let text = try Self.keptBytes(&decoder)
         let bank: SoundBank
         switch origin {
         case .file(let fingerprint):
-            try checkFile(fingerprint, what: "bank")
-            bank = try SoundBank(contentsOf: URL(fileURLWithPath: fingerprint.path), engine: engine, buses: buses)
+            let url = URL(fileURLWithPath: fingerprint.path)
+            if let text, (try? FileFingerprint(of: url)) != fingerprint {
+                // The bank as the game had it: its file was edited since.
+                bank = try SoundBank(
+                    source: Data(text), name: url.lastPathComponent,
+                    resolver: .directory(url.deletingLastPathComponent()), engine: engine, buses: buses)
+            } else {
+                try checkFile(fingerprint, what: "bank")
+                bank = try SoundBank(contentsOf: url, engine: engine, buses: buses)
+            }
         case .bytes(let name, let text, let directory):
             bank = try SoundBank(
                 source: Data(text), name: name, resolver: .directory(URL(fileURLWithPath: directory)), engine: engine,
@@ -158,6 +175,16 @@ extension Replayer {
             for bus in bank.buses where bus.name == solo { bus.isSoloed = true }
         }
         note("bank \(bank.url.lastPathComponent)")
+    }
+
+    /// The bytes a declaration keeps of a file that may change (a bank's
+    /// text, a followed sound's file), after its other fields; nil when it
+    /// kept none or was written before it could.
+    private static func keptBytes(_ decoder: inout CaptureDecoder) throws(CaptureFormatError) -> [UInt8]? {
+        guard !decoder.isAtEnd else { return nil }
+        return try decoder.optional { (d: inout CaptureDecoder) throws(CaptureFormatError) in
+            Array(try d.bytes(maximum: CapturedFile.largestKept))
+        }
     }
 
     /// ``CaptureKind/effectsEventDeclared``: makes the event (or finds it in its bank) and sets its state.

@@ -1,4 +1,5 @@
 import BackbeatCapture
+import BackbeatEffects
 import BackbeatEngine
 import BackbeatMedia
 
@@ -30,13 +31,23 @@ extension Replayer {
                 parameter.value = try decoder.float()
             case .duckRelease:
                 try object(try decoder.uint32(), as: Duck.self, in: record).release()
-            case .busDuck:
+            case .busDuck, .busDuckUntil:
                 let id = try decoder.uint32()
                 let bus = try object(try decoder.uint32(), as: Bus.self, in: record)
                 let decibels = try decoder.float()
                 let attack = try EngineCaptureValues.time(from: &decoder)
-                objects[id] = bus.duck(
-                    by: decibels, attack: attack, release: try EngineCaptureValues.time(from: &decoder))
+                let release = try EngineCaptureValues.time(from: &decoder)
+                var voice: Voice?
+                if record.kind == .busDuckUntil {
+                    let raw = try decoder.uint64()
+                    voice = voices[raw] as? Voice
+                    if voice == nil {
+                        warn(
+                            "bus \(bus.name)'s duck at \(ReplaySummary.format(seconds: seconds(of: record.frame))) s "
+                                + "waits for a voice the capture did not start: it is released only by hand")
+                    }
+                }
+                objects[id] = bus.duck(by: decibels, attack: attack, release: release, until: voice)
                 note("bus \(bus.name) duck")
             case .busVolume, .busFade, .busMute, .busPause, .busSolo, .busFilter, .busEffect, .busFilterBinding:
                 try applyBus(&decoder, record)

@@ -28,6 +28,14 @@ extension Replayer {
             case .adaptivePlayerDeclare:
                 let id = try decoder.uint32()
                 objects[id] = try AdaptiveMusicPlayer(engine: engine, sections: try sections(&decoder))
+            case .musicPlayerReleased:
+                // Let go as the game let go: its streams close at the engine's next entry, as they did.
+                let id = try decoder.uint32()
+                guard objects[id] is any EngineMusicPlaying else {
+                    throw CaptureFormatError.malformed("no music player with capture id \(id)")
+                }
+                objects[id] = nil
+                note("music player released")
             default:
                 try applyPlayer(&decoder, record)
             }

@@ -19,6 +19,8 @@ struct MusicCaptureTests {
         let calm: [URL]
         let fight: [URL]
         let stinger: URL
+        /// A voice line the music ducks under until it ends.
+        let line: URL
 
         init(in dir: URL) throws {
             func tone(_ name: String, _ frequency: Double, seconds: Double, amplitude: Float = 0.2) throws -> URL {
@@ -31,12 +33,14 @@ struct MusicCaptureTests {
             calm = [try tone("calm-base.wav", 220, seconds: 2), try tone("calm-drums.wav", 1_320, seconds: 2)]
             fight = [try tone("fight-base.wav", 330, seconds: 2), try tone("fight-drums.wav", 1_760, seconds: 2)]
             stinger = try tone("stinger.wav", 990, seconds: 0.25, amplitude: 0.3)
+            line = try tone("line.wav", 550, seconds: 0.2, amplitude: 0.3)
         }
     }
 
     /// The scene: a queue player (skip, seek, fade), an adaptive player
     /// (transitions, a stinger, a layer bound to a parameter), bus volume,
-    /// mute, duck and a filter following a parameter sweep, and a session
+    /// mute, ducks (one released by hand, one by a voice's end) and a filter
+    /// following a parameter sweep, and a session
     /// interruption that begins and ends. Captures to `capture` when given.
     /// Returns every frame rendered.
     static func renderScene(_ files: Files, capturingTo capture: URL?) throws -> [Float] {
@@ -95,6 +99,10 @@ struct MusicCaptureTests {
         try render(0.2)
         duck.release()
         try render(0.1)
+        // Released by itself when the line ends, at the same frame in a replay.
+        let line = SoundEffect(contentsOf: files.line, engine: engine).play(volume: 0.5)
+        engine.musicBus.duck(by: -15, attack: MediaTime(seconds: 0.02), release: MediaTime(seconds: 0.05), until: line)
+        try render(0.4)
 
         try engine.session.setCategory(.playback)
         engine.session.setActive(true)
@@ -133,7 +141,8 @@ struct MusicCaptureTests {
             // Every kind this scene relies on is in the capture.
             let kinds = Set(try CaptureFileReader(url: capture).readAll().map(\.kind))
             let expected: [CaptureKind] = [
-                .busDeclare, .busVolume, .busMute, .busDuck, .duckRelease, .busFilterBinding, .parameterDeclare,
+                .busDeclare, .busVolume, .busMute, .busDuck, .duckRelease, .busDuckUntil, .busFilterBinding,
+                .parameterDeclare,
                 .parameterValue, .queuePlayerDeclare, .musicItemDeclare, .musicPlay, .musicSkipNext, .musicSeek,
                 .musicFade, .musicPause, .adaptivePlayerDeclare, .adaptiveTransition, .adaptiveStinger,
                 .adaptiveBindLayer, .sessionCategory, .sessionActive, .sessionEvent,
@@ -190,6 +199,53 @@ struct MusicCaptureTests {
             #expect("\(error)".contains("theme.wav") && "\(error)".contains(song.path))
             #expect(!"\(error)".contains("\n"))
             #expect(!FileManager.default.fileExists(atPath: wav.path))
+        }
+    }
+
+    /// A queue player that plays a song and is let go of halfway (its last
+    /// reference dropped): 0.2 s with it, 0.2 s after.
+    static func releasedPlayerScene(_ song: URL, capturingTo capture: URL?) throws -> [Float] {
+        try withOfflineEngine(sampleRate: rate) { engine in
+            let session = try capture.map { try engine.startCapture(to: $0) }
+            var out: [Float] = []
+            do {
+                let queue = try QueuePlayer(engine: engine, items: [PlayerItem(url: song)])
+                queue.play()
+                out += try engine.render(frames: 9_600)
+            }
+            out += try engine.render(frames: 9_600)
+            try session?.stop()
+            return out
+        }
+    }
+
+    @Test("A player the game lets go of stops in the replay where it stopped in the game")
+    func releasedPlayerStops() throws {
+        try withTemporaryDirectory { dir in
+            let song = dir.appendingPathComponent("theme.wav")
+            try Songs.write(Songs.sineFrames(0..<48_000, frequency: 441, amplitude: 0.2), to: song)
+            let capture = dir.appendingPathComponent("released.bbcap")
+            let original = try Self.releasedPlayerScene(song, capturingTo: capture)
+            #expect(SampleAnalysis.rms(original[..<19_200]) > 0.05, "the song plays")
+            // Its stream closes at the engine's next entry, the next render's first step.
+            #expect(SampleAnalysis.rms(original[(19_200 + 960)...]) == 0, "and stops when the player goes")
+            let records = try CaptureFileReader(url: capture).readAll()
+            #expect(records.contains { $0.kind == .musicPlayerReleased })
+            let replayed = try Self.replay(capture, in: dir)
+            #expect(replayed.count == original.count)
+            #expect(replayed == original, "first difference at sample \(Self.firstDifference(replayed, original))")
+
+            // Without the release, the replay's player plays on.
+            let kept = dir.appendingPathComponent("kept.bbcap")
+            let writer = try CaptureFileWriter(url: kept)
+            for record in records where record.kind != .musicPlayerReleased {
+                writer.append(record.kind, frame: record.frame) { encoder in
+                    for byte in record.payload { encoder.appendFixed(byte) }
+                }
+            }
+            try writer.close()
+            let playedOn = try Self.replay(kept, in: dir)
+            #expect(SampleAnalysis.rms(playedOn[(19_200 + 960)...]) > 0.05)
         }
     }
 
