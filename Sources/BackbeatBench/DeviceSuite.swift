@@ -61,43 +61,17 @@ package struct DeviceSuite: BenchSuite {
     }
 
     package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
-        let executable = try selfPath()
         let total =
             options.quick
             ? 6 : Int(ProcessInfo.processInfo.environment["BACKBEAT_BENCH_DEVICE_SECONDS"] ?? "") ?? 60
         let seconds = max(2, total / options.rounds)
         let onlyLow = options.only == "low"
         let low = try Self.lowSetting()
-        let sink = "Backbeat-Bench"
-        let server = try PrivateSoundServer(sinks: [sink])
-        defer { server.stop() }
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("backbeat-bench-device-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let song = directory.appendingPathComponent("song.ogg")
-        try StreamSuite.writeSong(song, seconds: seconds + 5, seed: 3)
-        var environment = server.environment
-        environment["ALSOFT_DRIVERS"] = "pulse"
-        environment["ALSOFT_CONF"] = ""
-
-        func child(_ side: DeviceScene.Side, latency: String = "default") throws -> (
-            cpu: Double, result: DeviceScene.Result
-        ) {
-            let file = directory.appendingPathComponent("result-\(UUID().uuidString)")
-            let run = try spawn(
-                executable,
-                [
-                    "bench", "device-scene", "--side", side.rawValue, "--seconds", String(seconds),
-                    "--latency", latency, "--song", song.path, "--result", file.path,
-                ],
-                environment: environment)
-            guard run.status == 0, let data = FileManager.default.contents(atPath: file.path),
-                let result = DeviceScene.Result(line: String(decoding: data, as: UTF8.self))
-            else { throw BenchError("device-scene --side \(side.rawValue) failed (status \(run.status))") }
-            let cpu = Self.seconds(run.usage.ru_utime) + Self.seconds(run.usage.ru_stime)
-            return (cpu, result)
-        }
+        let runner = try DeviceSceneRunner(seconds: seconds)
+        defer { runner.stop() }
+        let (executable, server, sink, directory, song, environment) = (
+            runner.executable, runner.server, runner.sink, runner.directory, runner.song, runner.environment
+        )
 
         /// Trigger to sound at `latency`: clicks played with play(), heard in the sink's monitor; sorted.
         func triggerToSound(latency: String) throws -> [Double] {
@@ -137,11 +111,11 @@ package struct DeviceSuite: BenchSuite {
                 options.rounds,
                 sides: [
                     {
-                        let run = try child(.backbeat)
+                        let run = try runner.child(.backbeat)
                         underruns += run.result.underruns
                         return run.cpu
                     },
-                    { try child(.raw).cpu },
+                    { try runner.child(.raw).cpu },
                 ]
             ) { round, values in
                 log(
@@ -170,7 +144,7 @@ package struct DeviceSuite: BenchSuite {
         var cpuLow: [Double] = []
         for round in 1...options.rounds {
             let recording = try server.recordMonitor(of: sink)
-            let run = try child(.backbeat, latency: low.word)
+            let run = try runner.child(.backbeat, latency: low.word)
             let gaps = DeviceScene.dropouts(try recording.stop())
             underrunsLow += run.result.underruns
             dropoutsLow += gaps.count
@@ -183,7 +157,7 @@ package struct DeviceSuite: BenchSuite {
         }
         busy.stop()
 
-        let lowLatency = try child(.latency, latency: low.word).result.latencyMilliseconds
+        let lowLatency = try runner.child(.latency, latency: low.word).result.latencyMilliseconds
         log("latency at \(low.word) (\(low.latency)): \(Self.format(lowLatency)) ms")
         figures += [
             Figure(
@@ -200,7 +174,7 @@ package struct DeviceSuite: BenchSuite {
                 unit: "ms a playing source sees at .low (\(low.latency)), mean of 20 readings (goal ≤ 10)"),
         ]
         if !onlyLow {
-            let standard = try child(.latency, latency: "default").result.latencyMilliseconds
+            let standard = try runner.child(.latency, latency: "default").result.latencyMilliseconds
             log("latency at default: \(Self.format(standard)) ms")
             figures.append(
                 Figure(
@@ -229,6 +203,4 @@ package struct DeviceSuite: BenchSuite {
     }
 
     private static func format(_ value: Double) -> String { String(format: "%.1f", value) }
-
-    private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
 }
