@@ -28,7 +28,6 @@ package struct AcousticsSuite: BenchSuite {
     package let summary =
         "Acoustics from geometry: rays through Backbeat vs raw Embree, a frame's cost, 10,000 emitters in a level, the device scene"
 
-
     /// The suite.
     package init() {}
 

@@ -188,7 +188,8 @@ package struct SpatialScene: Sendable {
             scene.positions(at: Double(frame) / Double(scene.sampleRate), into: &points)
             guard origin != .zero else { return }
             for i in points.indices {
-                points[i] = Audio3DPoint(x: points[i].x + origin.x, y: points[i].y + origin.y, z: points[i].z + origin.z)
+                points[i] = Audio3DPoint(
+                    x: points[i].x + origin.x, y: points[i].y + origin.y, z: points[i].z + origin.z)
             }
         }
 

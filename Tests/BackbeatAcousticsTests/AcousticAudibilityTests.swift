@@ -18,7 +18,8 @@ import Testing
                 buffer: RenderedOcclusionTests.signal(sampleRate: 48_000), name: "tones", engine: engine)
             // Out of earshot (far below -60 dB at 2 m), so both sleep at once: dormant.
             let near = sound.play(at: nil, volume: 1e-5, position: Audio3DPoint(x: -4.5, y: 1, z: 0), looping: .forever)
-            let behind = sound.play(at: nil, volume: 1e-5, position: Audio3DPoint(x: 2.5, y: 1, z: 0), looping: .forever)
+            let behind = sound.play(
+                at: nil, volume: 1e-5, position: Audio3DPoint(x: 2.5, y: 1, z: 0), looping: .forever)
             _ = try engine.render(frames: 4_800)
             #expect(engine.dormantTransitions.sleeps == 2)
             let simulation = AcousticSimulation(engine: engine, scene: scene)
@@ -51,7 +52,8 @@ import Testing
             let simulation = AcousticSimulation(engine: engine, scene: scene)
             // 5 m away at 0.004: -62 dB by distance, out of earshot; raised to 0.008 it is -56 dB,
             // in earshot, unless the door's -23 dB (wood's loudest band) is in the way.
-            let behind = sound.play(at: nil, volume: 0.004, position: Audio3DPoint(x: 2.5, y: 1, z: 0), looping: .forever)
+            let behind = sound.play(
+                at: nil, volume: 0.004, position: Audio3DPoint(x: 2.5, y: 1, z: 0), looping: .forever)
             _ = try engine.render(frames: 4_800)
             simulation.update()
             behind.volume = 0.008
