@@ -64,6 +64,15 @@ extension Drumpad {
                 + "z \(DrumpadCommand.number(point.z)) m" + (room.map { " in room \($0)" } ?? ""))
     }
 
+    /// Prints the map when not on a terminal (a script; on a terminal the
+    /// screen shows it): the level's with a level loaded, else the placed pads'.
+    func printMap() {
+        let lines =
+            acoustics?.map(placements: placements, listener: engine.listenerPosition)
+            ?? DrumpadScreen.map(placements, heading: engine.listenerAngularOrientation.yaw)
+        for line in lines { say(line) }
+    }
+
     /// Draws the level's map into the status (or clears it without a level).
     func refreshLevelMap() {
         let lines = acoustics?.map(placements: placements, listener: engine.listenerPosition) ?? []

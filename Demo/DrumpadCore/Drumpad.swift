@@ -266,6 +266,7 @@ public final class Drumpad: @unchecked Sendable {
         case let .geometry(file): loadGeometry(file)
         case let .door(name, amount): setDoor(name, amount)
         case let .listener(point): moveListener(to: point)
+        case .map: printMap()
         case .quit:
             finishLocked()
             return false

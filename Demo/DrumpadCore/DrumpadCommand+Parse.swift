@@ -22,7 +22,7 @@ extension DrumpadCommand {
     public static let commandWords = [
         "play", "pause", "toggle", "next", "prev", "seek", "stop", "repeat", "shuffle", "random", "pick", "now",
         "quantize", "session", "env", "place", "turn", "hrtf", "reverb", "occlude", "menu", "intensity", "section",
-        "stinger", "bank", "event", "pad", "geometry", "door", "listener", "wait", "quit",
+        "stinger", "bank", "event", "pad", "geometry", "door", "listener", "map", "wait", "quit",
     ]
 
     /// Other spellings of a command word, mapped to the word in ``commandWords``.
@@ -43,7 +43,7 @@ extension DrumpadCommand {
     ///     reverb PRESET|off     occlude PAD DB     menu on|off
     ///     intensity 0…1         section NAME       stinger
     ///     bank FILE             event NAME         pad N EVENT
-    ///     geometry FILE.obj|off      door NAME open|close|AMOUNT      listener X Y Z
+    ///     geometry FILE.obj|off      door NAME open|close|AMOUNT      listener X Y Z      map
     ///     wait DURATION
     ///
     /// `place` puts a pad (by name or number) at a point in metres, each
@@ -232,6 +232,7 @@ extension DrumpadCommand {
             guard let word = try single(expected) else { throw bad(expected) }
             return .section(asciiLowercased(word))
         case "stinger": return try none(.stinger)
+        case "map": return try none(.map)
         case "bank":
             // A path keeps its case and its spaces (words rejoined with one space).
             guard !arguments.isEmpty else { throw bad("a sound bank file") }

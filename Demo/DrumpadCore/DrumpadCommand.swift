@@ -81,6 +81,8 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
     case door(String, Float)
     /// `listener X Y Z`: moves the listener, in metres (the axes `place` uses).
     case listener(Audio3DPoint)
+    /// `map`: prints the map (the level's from above with a level loaded, else the placed pads').
+    case map
     /// Fades the music out and ends the demo.
     case quit
 
@@ -124,6 +126,7 @@ public enum DrumpadCommand: Sendable, Hashable, CustomStringConvertible {
         case let .door(name, amount): "door \(name) \(Self.number(amount))"
         case let .listener(point):
             "listener \(Self.number(point.x)) \(Self.number(point.y)) \(Self.number(point.z))"
+        case .map: "map"
         case .quit: "quit"
         }
     }

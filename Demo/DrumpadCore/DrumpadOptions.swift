@@ -54,7 +54,8 @@ public struct DrumpadOptions: Sendable, Equatable {
         hrtf on|off, reverb PRESET|off (hangar, cave, bathroom...), occlude PAD DB (-100 to 0), menu on|off,
         section explore|combat (level music; later changes on the next bar), intensity 0-1 (brings in its drums),
         stinger (on the next beat), bank FILE (a sound bank; follows its file with --monitor), event NAME,
-        pad N EVENT (pad N posts the bank's event), wait 1.5, quit.
+        pad N EVENT (pad N posts the bank's event), geometry FILE.obj|off (a level: walls, rooms, doors),
+        door NAME open|close|0-1, listener X Y Z, map (prints the map from a script), wait 1.5, quit.
         """
 
     /// Default options.

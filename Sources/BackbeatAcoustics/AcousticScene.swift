@@ -44,6 +44,9 @@ public final class AcousticScene: @unchecked Sendable {
     /// Counts changes of openness; ``geometryGeneration`` counts those and moves.
     var opennessGeneration = 0
     var movesGeneration = 0
+    /// What reaches one room from another through the portals, for the
+    /// audibility estimate (with the lock held; see ``roomGainsLocked()``).
+    var roomGainTable: RoomGainTable?
 
     /// What validating and reading the level worked around.
     public let warnings: [AcousticWarning]

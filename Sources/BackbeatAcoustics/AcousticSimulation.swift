@@ -33,24 +33,34 @@ public final class AcousticSimulation: @unchecked Sendable {
     public static let glide = MediaTime(value: 40, timescale: 1_000)
 
     /// A voice's last result, and what it was worked out for.
-    private struct Cached {
+    struct Cached {
         var listener: SIMD3<Float>
         var position: SIMD3<Float>
         var radius: Float
         var generation: Int
         var path: AcousticPath
+        /// The update it was worked out in.
+        var update: Int
     }
 
     /// The engine whose voices it sets.
     public let engine: AudioEngine
-    private let lock = Lock()
+    let lock = Lock()
     private var sceneValue: AcousticScene?
     private var cache: [Voice.ID: Cached] = [:]
+    /// Updates so far, and the movement threshold and path budget (see their properties).
+    var updates = 0
+    var movementThresholdValue: Float = 0.1
+    var pathBudget = Int.max
     private var voicesWithFilters: [Voice.ID: Voice] = [:]
     private var workedOut = 0
     private var roomsReverbSetting = true
     /// The room whose reverb was set last, and the geometry it was worked out for.
     private var reverbRoom: (name: String, generation: Int)?
+    /// The dormant voices' table row the next update's share of estimates starts at.
+    var dormantCursor = 0
+    /// Whether estimates were set since the level was last removed.
+    var estimatesSet = false
 
     /// A simulation of `scene` on `engine`'s voices.
     ///
@@ -94,9 +104,10 @@ public final class AcousticSimulation: @unchecked Sendable {
     @discardableResult
     public func update() -> Int {
         lock.withLock {
-            let (listener, voices) = engine.acousticSnapshot()
+            let (listener, awake) = engine.acousticSnapshot()
             guard let scene = sceneValue else {
                 // No level: whatever was set goes back to open, once.
+                clearEstimatesLocked(awake: awake)
                 let reset = voicesWithFilters.values.map {
                     AcousticVoiceFilter(voice: $0, direct: .open, send: .open)
                 }
@@ -112,31 +123,39 @@ public final class AcousticSimulation: @unchecked Sendable {
                 reverbRoom = (room, generation)
                 engine.setReverbParameters(reverb, over: Self.glide)
             }
-            var paths = [AcousticPath?](repeating: nil, count: voices.count)
+            // Every voice's audibility from rooms and portals; rays only for the voices heard.
+            estimateAudibilityLocked(scene, listener: listener, awake: awake)
+            let voices = awake.filter(\.isReal)
+            updates += 1
+            var kept = [Cached?](repeating: nil, count: voices.count)
             var missing: [Int] = []
             for (index, state) in voices.enumerated() {
-                if let cached = cache[state.voice.id], cached.generation == generation,
-                    cached.listener == listener, cached.position == state.position, cached.radius == state.radius
+                let cached = cache[state.voice.id]
+                kept[index] = cached
+                if let cached, cached.generation == generation, cached.radius == state.radius,
+                    Self.within(movementThresholdValue, cached, listener: listener, position: state.position)
                 {
-                    paths[index] = cached.path
-                } else {
-                    missing.append(index)
+                    continue
                 }
+                missing.append(index)
             }
+            let chosen = Self.budgeted(missing, kept: kept, budget: pathBudget)
             let computed = scene.paths(
-                from: listener, to: missing.map { (position: voices[$0].position, radius: voices[$0].radius) })
+                from: listener, to: chosen.map { (position: voices[$0].position, radius: voices[$0].radius) })
             workedOut += computed.count
-            for (index, path) in zip(missing, computed) { paths[index] = path }
+            for (index, path) in zip(chosen, computed) {
+                kept[index] = Cached(
+                    listener: listener, position: voices[index].position, radius: voices[index].radius,
+                    generation: generation, path: path, update: updates)
+            }
             var nextCache: [Voice.ID: Cached] = [:]
             var filters: [AcousticVoiceFilter] = []
             nextCache.reserveCapacity(voices.count)
             filters.reserveCapacity(voices.count)
-            for (state, path) in zip(voices, paths) {
-                guard let path else { continue }
-                nextCache[state.voice.id] = Cached(
-                    listener: listener, position: state.position, radius: state.radius, generation: generation,
-                    path: path)
-                let gains = path.gains.filterGains
+            for (state, cached) in zip(voices, kept) {
+                guard let cached else { continue }
+                nextCache[state.voice.id] = cached
+                let gains = cached.path.gains.filterGains
                 filters.append(AcousticVoiceFilter(voice: state.voice, direct: gains, send: gains))
                 voicesWithFilters[state.voice.id] = state.voice
             }

@@ -15,9 +15,18 @@ import Foundation
 ///   without what a busy machine's other processes take from the core.
 /// - `load_1m_mib`: how much the resident memory grew to load a
 ///   1,000,000-triangle level (the most a level may have), in MiB.
+/// - `xrealtime_10k`: the `spatial` suite's 10,000-emitter scene placed in
+///   the 100,000-triangle level, ``AcousticSimulation/update()`` on a game
+///   thread once a game frame, × real time; `xrealtime_10k_off` the same
+///   without acoustics, `xrealtime_10k_ratio` the two round by round,
+///   `xrealtime_10k_update_us` the game thread's CPU per update.
+/// - `device_underruns` / `device_dropouts`: the `device` suite's scene in
+///   the level with acoustics on, on its private sound server, another core
+///   busy; `_off` the same rounds' scene without (``DeviceSceneRunner``).
 package struct AcousticsSuite: BenchSuite {
     package let name = "acoustics"
-    package let summary = "Acoustics from geometry: occlusion rays through Backbeat vs raw Embree; a big level's memory"
+    package let summary =
+        "Acoustics from geometry: rays through Backbeat vs raw Embree, a frame's cost, 10,000 emitters in a level, the device scene"
 
     /// The suite.
     package init() {}
@@ -79,6 +88,49 @@ package struct AcousticsSuite: BenchSuite {
             figures.append(
                 Figure(
                     key: "frame_cpu_us_p99", value: percentile(cpuTimes, 0.99), unit: "µs of thread CPU per 256 paths"))
+        }
+        if options.only == nil || options.only == "xrealtime_10k" {
+            // Always the full world (10,000 emitters, 100,000 triangles): --quick only renders less of it.
+            let scene = try AcousticScene(level: AcousticsLevelGenerator.level(triangles: 100_000, seed: 33))
+            let world = try Self.worldXRealTime(
+                count: 10_000, scene: scene, seconds: options.quick ? 1 : 10, rounds: options.rounds, log: log)
+            let perUpdate = Double(world.updateNanoseconds) / 1e3 / Double(max(1, world.updates))
+            log(
+                "game thread: \(world.updates) updates for \(world.gameFrames) game frames rendered, "
+                    + "\(String(format: "%.0f", perUpdate)) µs of CPU and "
+                    + "\(String(format: "%.1f", Double(world.paths) / Double(max(1, world.updates)))) paths each")
+            figures += [
+                Figure(
+                    key: "xrealtime_10k", rounds: world.on,
+                    unit: "× real time, the spatial suite's 10,000 emitters in the level, acoustics on (goal ≥ 150)"),
+                Figure(key: "xrealtime_10k_off", rounds: world.off, unit: "× real time, the same without acoustics"),
+                Figure(
+                    key: "xrealtime_10k_ratio", rounds: Rounds.ratios(world.on, world.off),
+                    unit: "× the same without acoustics, round by round"),
+                Figure(
+                    key: "xrealtime_10k_update_us", value: perUpdate,
+                    unit: "µs of the game thread's CPU per AcousticSimulation.update(), mean"),
+            ]
+        }
+        if options.only == nil || options.only == "device_underruns" {
+            let total = options.quick ? 6 : 60
+            let device = try Self.deviceRun(
+                seconds: max(2, total / options.rounds), rounds: options.rounds, log: log)
+            figures += [
+                Figure(
+                    key: "device_underruns", value: Double(device.underruns),
+                    unit: "music underruns, the device scene in the level with acoustics on, a core busy (goal 0)"),
+                Figure(
+                    key: "device_dropouts", value: Double(device.dropouts),
+                    unit: "silences of 1 ms or more heard at the sink in the same rounds (goal 0)"),
+                Figure(key: "device_cpu_s", rounds: device.cpu, unit: "s of CPU per round, acoustics on"),
+                Figure(
+                    key: "device_underruns_off", value: Double(device.underrunsOff),
+                    unit: "music underruns, the device suite's scene without a level, in the same rounds"),
+                Figure(
+                    key: "device_dropouts_off", value: Double(device.dropoutsOff),
+                    unit: "silences heard at the sink without a level, in the same rounds"),
+            ]
         }
         if !options.quick, options.only == nil || options.only == "load_1m_mib" {
             let before = residentMiB()

@@ -172,6 +172,14 @@ package struct BenchTable: Sendable {
             "capture.xrealtime_ratio", "the 255-emitter scene's speed with capture on, over off", unit: "×",
             goal: "≥ 0.95"),
         Row(
+            "acoustics.xrealtime_10k",
+            "10,000 moving emitters in a 100,000-triangle level, acoustics on, times real time",
+            unit: "×", decimals: 0, reference: "acoustics.xrealtime_10k_off", goal: "≥ 150"),
+        Row(
+            "acoustics.device_underruns",
+            "music underruns, the device scene in the level with acoustics on, a core busy",
+            decimals: 0, reference: "acoustics.device_underruns_off", goal: "0"),
+        Row(
             "capture.bytes_per_min_1000", "capture size per minute, 1,000 emitters moved 50 times a second",
             unit: "bytes", decimals: 0),
     ]

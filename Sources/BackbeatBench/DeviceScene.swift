@@ -14,10 +14,12 @@ import Glibc
 package enum DeviceScene {
     /// Which side the child plays: Backbeat, raw OpenAL, only opens an
     /// engine to measure its latency, triggers clicks with `play()` for
-    /// the trigger-to-sound figure, or plays Backbeat's side while it turns
-    /// monitoring off and on (``MonitorCycles``, the `monitor` suite's).
+    /// the trigger-to-sound figure, plays Backbeat's side while it turns
+    /// monitoring off and on (``MonitorCycles``, the `monitor` suite's), or
+    /// plays Backbeat's side placed in a level with acoustics on (the
+    /// `acoustics` suite's `device_underruns`).
     package enum Side: String, Sendable, CaseIterable {
-        case backbeat, raw, latency, trigger, monitor
+        case backbeat, raw, latency, trigger, monitor, acoustics
     }
 
     /// The child's report, one line: `underruns latency_ms`.
@@ -71,6 +73,7 @@ package enum DeviceScene {
             try Data(cycles.line.utf8).write(to: result)
             return
         case .backbeat: report = try playBackbeat(seconds: seconds, latency: latency, song: song)
+        case .acoustics: report = try playAcoustics(seconds: seconds, latency: latency, song: song)
         case .raw: report = try playRaw(seconds: seconds, latency: latency, song: song)
         case .latency:
             let engine = try AudioEngine(output: .device(latency: latency))
@@ -263,7 +266,7 @@ package enum DeviceScene {
     ///   - engine: a device engine.
     ///   - song: the song to stream.
     /// - Returns: the sounds and the player, to keep for as long as the scene plays.
-    private static func playScene(on engine: AudioEngine, song: URL) throws -> (
+    static func playScene(on engine: AudioEngine, song: URL) throws -> (
         sounds: [SoundEffect], player: QueuePlayer
     ) {
         let scene = MixScene(voiceCount: 64)

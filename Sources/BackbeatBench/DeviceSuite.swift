@@ -68,43 +68,17 @@ package struct DeviceSuite: BenchSuite {
     }
 
     package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
-        let executable = try selfPath()
         let total =
             options.quick
             ? 6 : Int(ProcessInfo.processInfo.environment["BACKBEAT_BENCH_DEVICE_SECONDS"] ?? "") ?? 60
         let seconds = max(2, total / options.rounds)
         let onlyLow = options.only == "low"
         let low = try Self.lowSetting()
-        let sink = "Backbeat-Bench"
-        let server = try PrivateSoundServer(sinks: [sink])
-        defer { server.stop() }
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("backbeat-bench-device-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let song = directory.appendingPathComponent("song.ogg")
-        try StreamSuite.writeSong(song, seconds: seconds + 5, seed: 3)
-        var environment = server.environment
-        environment["ALSOFT_DRIVERS"] = "pulse"
-        environment["ALSOFT_CONF"] = ""
-
-        func child(_ side: DeviceScene.Side, latency: String = "default", length: Int? = nil) throws -> (
-            cpu: Double, result: DeviceScene.Result
-        ) {
-            let file = directory.appendingPathComponent("result-\(UUID().uuidString)")
-            let run = try spawn(
-                executable,
-                [
-                    "bench", "device-scene", "--side", side.rawValue, "--seconds", String(length ?? seconds),
-                    "--latency", latency, "--song", song.path, "--result", file.path,
-                ],
-                environment: environment)
-            guard run.status == 0, let data = FileManager.default.contents(atPath: file.path),
-                let result = DeviceScene.Result(line: String(decoding: data, as: UTF8.self))
-            else { throw BenchError("device-scene --side \(side.rawValue) failed (status \(run.status))") }
-            let cpu = Self.seconds(run.usage.ru_utime) + Self.seconds(run.usage.ru_stime)
-            return (cpu, result)
-        }
+        let runner = try DeviceSceneRunner(seconds: seconds)
+        defer { runner.stop() }
+        let (executable, server, sink, directory, song, environment) = (
+            runner.executable, runner.server, runner.sink, runner.directory, runner.song, runner.environment
+        )
 
         /// Trigger to sound at `latency`: clicks played with play(), heard in the sink's monitor; sorted.
         func triggerToSound(latency: String) throws -> [Double] {
@@ -144,11 +118,11 @@ package struct DeviceSuite: BenchSuite {
                 options.rounds,
                 sides: [
                     {
-                        let run = try child(.backbeat)
+                        let run = try runner.child(.backbeat)
                         underruns += run.result.underruns
                         return run.cpu
                     },
-                    { try child(.raw).cpu },
+                    { try runner.child(.raw).cpu },
                 ]
             ) { round, values in
                 log(
@@ -204,12 +178,12 @@ package struct DeviceSuite: BenchSuite {
                     dropoutsControl += gaps.count
                     log("round \(round) at \(low.word), control (pacat): \(describe(gaps)), load \(load)")
                 case "raw":
-                    let gaps = try recorded { _ = try child(.raw, latency: low.word, length: controlSeconds) }
+                    let gaps = try recorded { _ = try runner.child(.raw, latency: low.word, length: controlSeconds) }
                     dropoutsRaw += gaps.count
                     log("round \(round) at \(low.word), raw OpenAL: \(describe(gaps)), load \(load)")
                 default:
                     var run: (cpu: Double, result: DeviceScene.Result)?
-                    let gaps = try recorded { run = try child(.backbeat, latency: low.word) }
+                    let gaps = try recorded { run = try runner.child(.backbeat, latency: low.word) }
                     guard let run else { continue }
                     underrunsLow += run.result.underruns
                     dropoutsLow += gaps.count
@@ -222,7 +196,7 @@ package struct DeviceSuite: BenchSuite {
         }
         busy.stop()
 
-        let lowLatency = try child(.latency, latency: low.word).result.latencyMilliseconds
+        let lowLatency = try runner.child(.latency, latency: low.word).result.latencyMilliseconds
         log("latency at \(low.word) (\(low.latency)): \(Self.format(lowLatency)) ms")
         figures += [
             Figure(
@@ -247,7 +221,7 @@ package struct DeviceSuite: BenchSuite {
                 unit: "ms a playing source sees at .low (\(low.latency)), mean of 20 readings (goal ≤ 10)"),
         ]
         if !onlyLow {
-            let standard = try child(.latency, latency: "default").result.latencyMilliseconds
+            let standard = try runner.child(.latency, latency: "default").result.latencyMilliseconds
             log("latency at default: \(Self.format(standard)) ms")
             figures.append(
                 Figure(
@@ -282,6 +256,4 @@ package struct DeviceSuite: BenchSuite {
         guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "?" }
         return text.split(separator: " ").first.map(String.init) ?? "?"
     }
-
-    private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
 }

@@ -147,6 +147,14 @@ package struct SpatialScene: Sendable {
         let scene: SpatialScene
         private var points: [Audio3DPoint] = []
         private var frame = 0
+        /// Where the scene's origin (the listener) is placed in the world:
+        /// every emitter is moved by it (the `acoustics` suite puts the scene in a level).
+        package var origin = Audio3DPoint.zero {
+            didSet { engine.listenerPosition = origin }
+        }
+        /// Work a game does each game frame between moving the emitters and
+        /// rendering (the `acoustics` suite's `AcousticSimulation.update()`), timed with them.
+        package var eachFrame: (() -> Void)?
 
         init(_ scene: SpatialScene, hrtf: Bool) throws {
             self.scene = scene
@@ -178,6 +186,11 @@ package struct SpatialScene: Sendable {
         /// own work, outside what ``move()`` measures).
         package func prepare() {
             scene.positions(at: Double(frame) / Double(scene.sampleRate), into: &points)
+            guard origin != .zero else { return }
+            for i in points.indices {
+                points[i] = Audio3DPoint(
+                    x: points[i].x + origin.x, y: points[i].y + origin.y, z: points[i].z + origin.z)
+            }
         }
 
         /// Moves every emitter to the points ``prepare()`` worked out, all at
@@ -198,6 +211,7 @@ package struct SpatialScene: Sendable {
                 prepare()
                 let start = monotonicNanoseconds()
                 try move()
+                eachFrame?()
                 try engine.render(frames: scene.gameFrame, reusing: &block)
                 spent += monotonicNanoseconds() - start
                 samples.withUnsafeMutableBufferPointer { out in

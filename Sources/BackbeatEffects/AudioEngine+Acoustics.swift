@@ -9,6 +9,10 @@ package struct AcousticVoiceState: Sendable {
     package let position: SIMD3<Float>
     /// Its radius in metres (see ``Voice/sourceRadius``).
     package let radius: Float
+    /// Whether it holds an OpenAL source (heard now), rather than virtual.
+    package let isReal: Bool
+    /// Its audibility estimate from the level now (see ``AudioEngine/setAcousticGains(_:)``).
+    package let acousticGain: Float
 }
 
 /// What BackbeatAcoustics sets on one voice: its direct path's and its
@@ -46,7 +50,10 @@ extension AudioEngine {
             voices.reserveCapacity(pool.voices.count)
             for voice in pool.voices where voice.phase != .finished && !voice.record.isDormant {
                 guard let p = voice.storedPosition else { continue }
-                voices.append(AcousticVoiceState(voice: voice, position: [p.x, p.y, p.z], radius: voice.radiusValue))
+                voices.append(
+                    AcousticVoiceState(
+                        voice: voice, position: [p.x, p.y, p.z], radius: voice.radiusValue,
+                        isReal: voice.record.source != nil, acousticGain: voice.record.acousticGain))
             }
             return ([l.x, l.y, l.z], voices)
         }
@@ -69,5 +76,56 @@ extension AudioEngine {
                 }
             }
         }
+    }
+
+    /// Up to `limit` dormant voices (virtual, out of earshot, asleep in the
+    /// pool's table) and where they are, from table row `start` on, and the
+    /// row to go on from: a frame's share of them, for their estimate.
+    ///
+    /// - Parameters:
+    ///   - start: The row to start from (0 at first; then the returned `next`).
+    ///   - limit: The most voices to return.
+    package func acousticDormantVoices(from start: Int, limit: Int) -> (
+        voices: [AcousticVoiceState], next: Int
+    ) {
+        withLock {
+            guard let pool = existingEffectsLocked?.pool else { return ([], 0) }
+            let (found, next) = pool.dormantVoices(from: start, limit: limit)
+            let voices = found.map { voice, p in
+                AcousticVoiceState(
+                    voice: voice, position: [p.x, p.y, p.z], radius: voice.radiusValue, isReal: false,
+                    acousticGain: voice.record.acousticGain)
+            }
+            return (voices, next)
+        }
+    }
+
+    /// Sets each voice's audibility estimate from the level (what reaches the
+    /// listener, 0...1, from its room and the portals between) in one hold of
+    /// the lock: the audibility pass multiplies it in, so a voice behind a
+    /// closed door wakes and takes a source later.
+    ///
+    /// - Parameter gains: The voices and their estimates.
+    package func setAcousticGains(_ gains: [(voice: Voice, gain: Float)]) {
+        guard !gains.isEmpty else { return }
+        withLock {
+            guard let pool = existingEffectsLocked?.pool else { return }
+            for (voice, gain) in gains where voice.pool === pool { pool.setAcousticGain(gain, of: voice) }
+        }
+    }
+
+    /// A voice's audibility estimate from the level (1 until one is set).
+    ///
+    /// - Parameter voice: The voice.
+    package func acousticGain(of voice: Voice) -> Float {
+        withLock { voice.record.acousticGain }
+    }
+}
+
+extension Voice {
+    /// What BackbeatAcoustics last set on the voice's direct path (open until it sets one).
+    package var acousticFilter: FilterGains {
+        guard let engine = sound.engine else { return mix.acoustic }
+        return engine.withLock { mix.acoustic }
     }
 }

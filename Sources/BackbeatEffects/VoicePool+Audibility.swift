@@ -12,12 +12,13 @@ extension VoicePool {
     // MARK: Audibility
 
     /// What the listener hears `voice` at, 0...1: its volume times its bus
-    /// chain's gain, and for a positioned voice the distance attenuation and
-    /// the cone weight that OpenAL applies.
+    /// chain's gain, and for a positioned voice the distance attenuation,
+    /// the cone weight that OpenAL applies and the level's estimate
+    /// (``Record/acousticGain``).
     func audibility(of voice: Voice, listener: Listener) -> Float {
         let level = voice.gain * (voice.bus?.stepGain ?? 1)
         guard let p = voice.positionValue, voice.renderingValue != .stereoPassThrough else { return level }
-        return placedGain(level, of: voice, at: p, listener: listener)
+        return placedGain(level * voice.record.acousticGain, of: voice, at: p, listener: listener)
     }
 
     /// `level` times the distance attenuation and cone weight OpenAL applies

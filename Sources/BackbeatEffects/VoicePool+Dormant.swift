@@ -66,7 +66,7 @@ extension VoicePool {
     /// Puts a virtual voice to sleep in its row (its time is up to date to its last update step).
     func sleep(_ voice: Voice, listener: Listener) {
         let s = voice.record.slot
-        let level = voice.gain * (voice.bus?.stepGain ?? 1)
+        let level = voice.gain * (voice.bus?.stepGain ?? 1) * voice.record.acousticGain
         table.sleep(
             row: s, at: voice.storedPosition ?? .zero, level: level,
             reach: reach(of: voice, level: level, listener: listener))
@@ -187,7 +187,7 @@ extension VoicePool {
                 voice.record.timeStands = true
                 continue
             }
-            let level = voice.gain * (voice.bus?.stepGain ?? 1)
+            let level = voice.gain * (voice.bus?.stepGain ?? 1) * voice.record.acousticGain
             guard all || level != table.level(at: s) else { continue }
             table.setReach(reach(of: voice, level: level, listener: listener), level: level, at: s)
         }

@@ -20,6 +20,12 @@ extension VoicePool {
         /// A virtual voice's time stood still at its last update step (it or its
         /// bus was paused): the step that finds it playing again counts one period.
         var timeStands = false
+        /// What the level's geometry lets through to the listener, as
+        /// BackbeatAcoustics estimates it from the voice's room and the
+        /// portals between (1: nothing in the way, or no level): a factor of
+        /// its audibility, so a voice behind a closed door neither wakes nor
+        /// takes a source as early.
+        var acousticGain: Float = 1
         /// Buffers queued on its source (the pool counts them instead of asking OpenAL).
         var queuedBuffers = 0
         /// The first update step that needs to look at its queue.

@@ -220,7 +220,7 @@ private func us(_ micros: Int64) -> MediaTime { MediaTime(value: micros, timesca
     static let everyCommandWord = [
         "play", "pause", "toggle", "next", "prev", "seek", "stop", "repeat", "shuffle", "random", "pick", "now",
         "quantize", "session", "env", "place", "turn", "hrtf", "reverb", "occlude", "menu", "intensity", "section",
-        "stinger", "bank", "event", "pad", "geometry", "door", "listener", "wait", "quit",
+        "stinger", "bank", "event", "pad", "geometry", "door", "listener", "map", "wait", "quit",
     ]
 
     @Test("An unknown command's message names every command and every pad")

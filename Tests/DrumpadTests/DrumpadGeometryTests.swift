@@ -65,6 +65,7 @@ import Testing
             listener 1 nan 2
             listener -1 1 3.5
             place snare 1.5 1 1
+            map
             snare
             wait 1
             door door open
@@ -90,6 +91,11 @@ import Testing
             #expect(lines(starting: "door cellar").isEmpty)
             #expect(lines(starting: "door: ").count == 2, "\(lines(starting: "door"))")
             #expect(result.stdout.contains("listener: at x -1 y 1 z 3.5 m in room a"))
+            // `map` prints the level from above: walls, the closed door, the rooms, the listener, the snare.
+            let map = printed.drop { !$0.hasPrefix("  level (from above") }.prefix(17).filter { $0.hasPrefix("    |") }
+            #expect(map.count == 16, "\(result.stdout)")
+            #expect(map.contains { $0.contains("#") } && map.contains { $0.contains("+") })
+            #expect(map.contains { $0.contains("@") } && map.contains { $0.contains("1") })
             #expect(printed.contains("door door: closed"))
             #expect(printed.contains("door door: open"))
             #expect(printed.contains("door door: open 0.5"))

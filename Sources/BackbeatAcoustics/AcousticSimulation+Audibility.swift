@@ -1,0 +1,56 @@
+import BackbeatEffects
+import BackbeatEngine
+
+extension AcousticSimulation {
+    /// How many dormant voices an update estimates: a share of the table
+    /// each frame, so ten thousand sleeping emitters cost a few microseconds
+    /// and each is looked at again within a fraction of a second.
+    public static let dormantVoicesPerUpdate = 500
+
+    /// Sets every awake voice's audibility estimate, and a share of the
+    /// dormant voices', from the rooms they and the listener are in and the
+    /// portals between (``AcousticScene/audibilityEstimates(from:to:)``: a
+    /// point-in-room lookup and a table, no ray). A virtual voice also gets
+    /// the estimate as its filter, so it starts near what the rays will say
+    /// when it takes a source. With the simulation's lock held.
+    ///
+    /// - Parameters:
+    ///   - scene: The level.
+    ///   - listener: Where the listener is.
+    ///   - awake: The voices the engine's update step visits.
+    func estimateAudibilityLocked(_ scene: AcousticScene, listener: SIMD3<Float>, awake: [AcousticVoiceState]) {
+        let dormant = engine.acousticDormantVoices(from: dormantCursor, limit: Self.dormantVoicesPerUpdate)
+        dormantCursor = dormant.next
+        let voices = awake + dormant.voices
+        // Whatever was set from here on is cleared once the level goes (clearEstimatesLocked).
+        estimatesSet = true
+        guard !voices.isEmpty else { return }
+        let estimates = scene.audibilityEstimates(from: listener, to: voices.map(\.position))
+        var gains: [(voice: Voice, gain: Float)] = []
+        var filters: [AcousticVoiceFilter] = []
+        for (index, (state, bands)) in zip(voices, estimates).enumerated() {
+            let filter = bands.filterGains
+            if filter.gain != state.acousticGain { gains.append((state.voice, filter.gain)) }
+            // Awake and virtual: the estimate is its sound until it is heard (setting an unchanged filter is a compare).
+            if index < awake.count, !state.isReal {
+                filters.append(AcousticVoiceFilter(voice: state.voice, direct: filter, send: filter))
+            }
+        }
+        engine.setAcousticGains(gains)
+        engine.setAcousticFilters(filters, over: Self.glide)
+    }
+
+    /// Without a level: every estimate back to 1 and every virtual voice's
+    /// filter open, once after a level was removed. With the simulation's lock held.
+    ///
+    /// - Parameter awake: The voices the engine's update step visits.
+    func clearEstimatesLocked(awake: [AcousticVoiceState]) {
+        guard estimatesSet else { return }
+        estimatesSet = false
+        let voices = awake + engine.acousticDormantVoices(from: 0, limit: .max).voices
+        engine.setAcousticGains(voices.filter { $0.acousticGain != 1 }.map { (voice: $0.voice, gain: Float(1)) })
+        engine.setAcousticFilters(
+            voices.filter { !$0.isReal }.map { AcousticVoiceFilter(voice: $0.voice, direct: .open, send: .open) },
+            over: Self.glide)
+    }
+}

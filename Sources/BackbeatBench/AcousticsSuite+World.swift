@@ -1,0 +1,79 @@
+import Backbeat
+import BackbeatAcoustics
+import Foundation
+
+extension AcousticsSuite {
+    /// Where the `spatial` suite's listener stands in the generated level:
+    /// the middle of the room in column 2, row 1 (x 20–30 m, z 10–20 m), at ear height.
+    static let worldOrigin = Audio3DPoint(x: 25, y: 1.7, z: 15)
+
+    /// What ``worldXRealTime(count:scene:seconds:rounds:log:)`` measured.
+    struct WorldRun {
+        /// Each round's throughput with acoustics on, × real time.
+        var on: [Double] = []
+        /// Each round's throughput without, × real time.
+        var off: [Double] = []
+        /// Updates the game thread made, game frames rendered, and paths worked out, over the rounds.
+        var updates = 0
+        var gameFrames = 0
+        var paths = 0
+        /// The updates' thread CPU time, over the rounds.
+        var updateNanoseconds: UInt64 = 0
+    }
+
+    /// Throughput, × real time, of the `spatial` suite's `count`-emitter
+    /// scene placed in `scene` (its listener at ``worldOrigin``), with
+    /// ``AcousticSimulation/update()`` called on a game thread of its own
+    /// once for each 20 ms game frame moved and rendered
+    /// (``AcousticsGameThread``: the engine never waits for it, as the issue
+    /// asks), and of the same scene without acoustics, side by side in
+    /// `rounds` interleaved rounds, each side on a fresh engine. The
+    /// throughput times moving and rendering, as the `spatial` suite's does.
+    ///
+    /// - Parameters:
+    ///   - count: Emitters.
+    ///   - scene: The level.
+    ///   - seconds: Audio rendered per round and side.
+    ///   - rounds: Interleaved rounds.
+    ///   - log: Where each round's line goes.
+    static func worldXRealTime(
+        count: Int, scene: AcousticScene, seconds: Double, rounds: Int, log: (String) -> Void
+    ) throws -> WorldRun {
+        let spatial = SpatialScene(count: count)
+        let gameFrames = max(1, Int((seconds * 50).rounded(.up)))
+        let frames = gameFrames * spatial.gameFrame
+        var samples = [Float](repeating: 0, count: frames * 2)
+        var run = WorldRun()
+        func side(acoustics: Bool) throws -> Double {
+            let side = try spatial.startBackbeat()
+            defer { side.close() }
+            side.origin = worldOrigin
+            var simulation: AcousticSimulation?
+            var game: AcousticsGameThread?
+            if acoustics {
+                let s = AcousticSimulation(engine: side.engine, scene: scene)
+                let thread = AcousticsGameThread(simulation: s)
+                side.eachFrame = { thread.frameRendered() }
+                (simulation, game) = (s, thread)
+            }
+            let spent = try side.render(frames: frames, into: &samples)
+            if let game, let simulation {
+                let tally = game.stop()
+                run.updates += tally.updates
+                run.updateNanoseconds += tally.cpuNanoseconds
+                run.gameFrames += gameFrames
+                run.paths += simulation.pathsWorkedOut
+            }
+            return Double(frames) / Double(spatial.sampleRate) / (Double(spent) / 1e9)
+        }
+        let values = try Rounds.interleaved(
+            rounds, sides: [{ try side(acoustics: true) }, { try side(acoustics: false) }]
+        ) { round, v in
+            log(
+                "round \(round): \(count) emitters in the level, acoustics on \(String(format: "%.1f", v[0]))× real time, "
+                    + "off \(String(format: "%.1f", v[1]))×")
+        }
+        (run.on, run.off) = (values[0], values[1])
+        return run
+    }
+}
