@@ -120,6 +120,11 @@ package struct CaptureSuite: BenchSuite {
     package func run(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let quick = options.quick
         let rounds = options.rounds
+        // `--only xrealtime_ratio`: the scene alone, `--seconds` long if
+        // given, to profile what capture costs it.
+        if options.only == "xrealtime_ratio" {
+            return [try sceneFigure(seconds: options.seconds ?? (quick ? 0.2 : 10), rounds: rounds, log: log)]
+        }
         let triggers = quick ? 2_000 : 40_000
         let costs = try triggerCosts(triggers: triggers)
         let count = min(costs.off.count, costs.on.count)
@@ -131,13 +136,7 @@ package struct CaptureSuite: BenchSuite {
         log(
             "play(): p99 \(fmt(percentile(costs.off.sorted(), 0.99))) µs without capture, \(fmt(percentile(costs.on.sorted(), 0.99))) µs with"
         )
-        let speeds = try sceneSpeeds(seconds: quick ? 0.2 : 10, rounds: rounds)
-        let ratios = Rounds.ratios(speeds.on, speeds.off)
-        for (i, ratio) in ratios.enumerated() {
-            log(
-                "round \(i + 1): \(fmt(speeds.off[i]))× real time without capture, \(fmt(speeds.on[i]))× with (\(fmt(ratio)))"
-            )
-        }
+        let scene = try sceneFigure(seconds: quick ? 0.2 : 10, rounds: rounds, log: log)
         let bytes = try bytesPerMinute(count: 1_000, seconds: quick ? 1 : 10)
         log("1,000 emitters moved 50 times a second: \(fmt(bytes / 1_048_576)) MiB per minute")
         return [
@@ -146,15 +145,27 @@ package struct CaptureSuite: BenchSuite {
                 unit:
                     "µs, p99 of one play() with capture on minus without, side by side, median of \(cuts) rounds (goal ≤ 1.0)"
             ),
-            Figure(
-                key: "xrealtime_ratio", rounds: ratios,
-                unit:
-                    "the 255-emitter spatial scene's speed with capture on over off, median of \(rounds) rounds (goal ≥ 0.95)"
-            ),
+            scene,
             Figure(
                 key: "bytes_per_min_1000", value: bytes,
                 unit: "bytes of capture per minute, 1,000 emitters moved 50 times a second"),
         ]
+    }
+
+    /// `xrealtime_ratio`: the scene's speed with capture on over off, `seconds` of audio a side and round.
+    private func sceneFigure(seconds: Double, rounds: Int, log: (String) -> Void) throws -> Figure {
+        let speeds = try sceneSpeeds(seconds: seconds, rounds: rounds)
+        let ratios = Rounds.ratios(speeds.on, speeds.off)
+        for (i, ratio) in ratios.enumerated() {
+            log(
+                "round \(i + 1): \(fmt(speeds.off[i]))× real time without capture, \(fmt(speeds.on[i]))× with (\(fmt(ratio)))"
+            )
+        }
+        return Figure(
+            key: "xrealtime_ratio", rounds: ratios,
+            unit:
+                "the 255-emitter spatial scene's speed with capture on over off, median of \(rounds) rounds (goal ≥ 0.95)"
+        )
     }
 
     private func fmt(_ v: Double) -> String { String(format: "%.2f", v) }

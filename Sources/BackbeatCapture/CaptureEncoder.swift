@@ -71,6 +71,23 @@ package struct CaptureEncoder: Sendable {
         bytes.append(contentsOf: data)
     }
 
+    /// Up to `maximumBytes` bytes that `body` writes straight into the
+    /// storage, for a loop that would otherwise append one byte at a time
+    /// (a move batch of thousands of coordinates): the room is made once,
+    /// and what `body` leaves unused is dropped.
+    ///
+    /// - Parameters:
+    ///   - maximumBytes: The most `body` may write (nothing is called when it is 0).
+    ///   - body: Writes from the pointer it is given and returns how many bytes it wrote.
+    package mutating func appendUnsafe(maximumBytes: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        guard maximumBytes > 0 else { return }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: maximumBytes))
+        let written = bytes.withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+        precondition((0...maximumBytes).contains(written), "wrote \(written) bytes into room for \(maximumBytes)")
+        bytes.removeLast(maximumBytes - written)
+    }
+
     /// An optional value: a presence byte, then the value.
     ///
     /// - Parameters:

@@ -75,16 +75,27 @@ package final class CaptureFileWriter: @unchecked Sendable {
             guard !state.closing else { return false }
             state.scratch.removeAll()
             encode(&state.scratch)
-            var header = CaptureEncoder()
-            header.append(UInt64(kind.rawValue))
-            header.append(frame &- state.lastFrame)
-            header.append(UInt64(state.scratch.bytes.count))
+            // The record's header goes straight into the block (no encoder
+            // of its own: that would be an allocation per record).
+            Self.appendVarint(UInt64(kind.rawValue), to: &state.pending)
+            let delta = frame &- state.lastFrame
+            Self.appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)), to: &state.pending)
+            Self.appendVarint(UInt64(state.scratch.bytes.count), to: &state.pending)
             state.lastFrame = frame
-            state.pending.append(contentsOf: header.bytes)
             state.pending.append(contentsOf: state.scratch.bytes)
             state.records += 1
             return state.pending.count >= CaptureFormat.targetBlockBytes
         }
+    }
+
+    /// Appends `value` as ``CaptureEncoder`` writes an unsigned varint.
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
     }
 
     /// Bytes in the file so far (header and blocks written).
@@ -104,57 +115,78 @@ package final class CaptureFileWriter: @unchecked Sendable {
     }
 
     private func run() {
+        // The block being written and the one the game appends to trade
+        // places, so neither side allocates or copies a block to hand it over.
+        var block: [UInt8] = []
         while true {
             let deadline = MonotonicClock.now() + CaptureFormat.flushInterval
             _ = state.wait(until: deadline) { $0.closing || $0.pending.count >= CaptureFormat.targetBlockBytes }
-            let (block, closing) = state.withLockedValue { state -> ([UInt8], Bool) in
-                let block = state.pending
-                state.pending.removeAll(keepingCapacity: true)
-                return (block, state.closing)
+            let closing = state.withLockedValue { state -> Bool in
+                swap(&block, &state.pending)
+                return state.closing
             }
             if !block.isEmpty { writeBlock(block) }
+            block.removeAll(keepingCapacity: true)
             if closing { return }
         }
     }
 
     private func writeBlock(_ payload: [UInt8]) {
-        var start = 0
-        while start < payload.count {
-            let end = min(payload.count, start + CaptureFormat.maximumBlockBytes)
-            // Blocks end on record boundaries only when they fit; a longer
-            // run is split, and the reader joins blocks before reading records.
-            let chunk = payload[start..<end]
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(chunk.count + CaptureFormat.blockHeaderBytes)
-            withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { bytes.append(contentsOf: $0) }
-            withUnsafeBytes(of: CRC32.checksum(chunk).littleEndian) { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: chunk)
-            if let reason = Self.writeAll(bytes, to: descriptor) {
-                state.withLockedValue { state in
-                    if state.error == nil {
-                        state.error = BackbeatError(.writeFailed, operation: "capture", url: url, reason: reason)
-                    }
+        payload.withUnsafeBytes { payload in
+            var start = 0
+            while start < payload.count {
+                let end = min(payload.count, start + CaptureFormat.maximumBlockBytes)
+                // Blocks end on record boundaries only when they fit; a longer
+                // run is split, and the reader joins blocks before reading records.
+                let chunk = UnsafeRawBufferPointer(rebasing: payload[start..<end])
+                let header = (UInt32(chunk.count).littleEndian, CRC32.checksum(chunk).littleEndian)
+                let reason = withUnsafeBytes(of: header) { header in
+                    Self.writeAll([header, chunk], to: descriptor)
                 }
-                return
+                if let reason {
+                    state.withLockedValue { state in
+                        if state.error == nil {
+                            state.error = BackbeatError(.writeFailed, operation: "capture", url: url, reason: reason)
+                        }
+                    }
+                    return
+                }
+                state.withLockedValue { $0.bytesWritten += Int64(CaptureFormat.blockHeaderBytes + chunk.count) }
+                start = end
             }
-            state.withLockedValue { $0.bytesWritten += Int64(bytes.count) }
-            start = end
         }
     }
 
     /// Writes every byte, retrying short writes; returns the system's reason on failure.
     private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
-        bytes.withUnsafeBytes { buffer -> String? in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                offset += written
+        bytes.withUnsafeBytes { writeAll([$0], to: fd) }
+    }
+
+    /// Writes `parts` one after the other in one system call where it can
+    /// (a block's header and payload), retrying short writes; returns the
+    /// system's reason on failure.
+    private static func writeAll(_ parts: [UnsafeRawBufferPointer], to fd: Int32) -> String? {
+        var parts = parts.filter { !$0.isEmpty }
+        while !parts.isEmpty {
+            var vectors = parts.map {
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
             }
-            return nil
+            var written = Glibc.writev(fd, &vectors, Int32(vectors.count))
+            if written < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            // Drop what went out: whole parts, then the front of a part cut short.
+            while written > 0, let first = parts.first {
+                if written >= first.count {
+                    written -= first.count
+                    parts.removeFirst()
+                } else {
+                    parts[0] = UnsafeRawBufferPointer(rebasing: first[written...])
+                    written = 0
+                }
+            }
         }
+        return nil
     }
 }

@@ -13,11 +13,27 @@ import BackbeatCapture
 /// the game passed (NaN payloads included). Writer and reader keep the same
 /// state, so both must see every batch, in order.
 package struct MoveBatchCoding: Sendable {
+    /// One coordinate's history: its last bit pattern, the last step and the step's last change.
+    private struct Axis: Sendable {
+        var last: UInt32 = 0
+        var step: UInt32 = 0
+        var turn: UInt32 = 0
+
+        /// The bit pattern expected next: the last, plus its step, plus the step's change.
+        var predicted: UInt32 { last &+ step &+ turn }
+
+        /// Takes `value` as the newest; `age` is how many positions the voice had before it.
+        mutating func advance(to value: UInt32, age: UInt8) {
+            let newStep = age >= 1 ? value &- last : 0
+            turn = age >= 2 ? newStep &- step : 0
+            step = newStep
+            last = value
+        }
+    }
+
     private var ids: [UInt64] = []
-    /// Per voice and axis: the last bit pattern, the last step and the step's last change.
-    private var last: [UInt32] = []
-    private var step: [UInt32] = []
-    private var turn: [UInt32] = []
+    /// Per voice, three axes (x, y, z) in a row.
+    private var axes: [Axis] = []
     /// Per voice: how many positions it has had, up to 2 (a step, and a
     /// change of step, count from the second and third).
     private var age: [UInt8] = []
@@ -38,22 +54,16 @@ package struct MoveBatchCoding: Sendable {
         known.reserveCapacity(ids.count)
         for (index, old) in ids.enumerated() { known[old] = index }
         var newIDs = [UInt64](repeating: 0, count: count)
-        var newLast = [UInt32](repeating: 0, count: count * 3)
-        var newStep = [UInt32](repeating: 0, count: count * 3)
-        var newTurn = [UInt32](repeating: 0, count: count * 3)
+        var newAxes = [Axis](repeating: Axis(), count: count * 3)
         var newAge = [UInt8](repeating: 0, count: count)
         for index in 0..<count {
             let voice = id(index)
             newIDs[index] = voice
             guard let old = known[voice] else { continue }
-            for axis in 0..<3 {
-                newLast[index * 3 + axis] = last[old * 3 + axis]
-                newStep[index * 3 + axis] = step[old * 3 + axis]
-                newTurn[index * 3 + axis] = turn[old * 3 + axis]
-            }
+            for axis in 0..<3 { newAxes[index * 3 + axis] = axes[old * 3 + axis] }
             newAge[index] = age[old]
         }
-        (ids, last, step, turn, age) = (newIDs, newLast, newStep, newTurn, newAge)
+        (ids, axes, age) = (newIDs, newAxes, newAge)
     }
 
     /// Writes one batch.
@@ -77,18 +87,66 @@ package struct MoveBatchCoding: Sendable {
                 previous = voice
             }
         }
-        for index in 0..<count {
-            let p = position(index)
-            let voiceAge = age[index]
-            func put(_ value: UInt32, _ slot: Int) {
-                encoder.append(UInt64(Self.zigzag(value &- predicted(slot))))
-                advance(slot, to: value, age: voiceAge)
+        // A game moves thousands of voices a frame, so this loop is the
+        // capture's hottest: it works on raw buffers (no bounds, uniqueness
+        // or growth checks per coordinate) and writes its varints straight
+        // into room reserved for the longest they can be.
+        encoder.appendUnsafe(maximumBytes: count * 3 * Self.maximumResidualBytes) { out in
+            var written = 0
+            axes.withUnsafeMutableBufferPointer { axes in
+                age.withUnsafeMutableBufferPointer { age in
+                    guard let axes = axes.baseAddress, let age = age.baseAddress else { return }
+                    for index in 0..<count {
+                        let p = position(index)
+                        let voiceAge = age[index]
+                        let slot = axes + index * 3
+                        written += Self.put(p.x.bitPattern, slot, age: voiceAge, at: out + written)
+                        written += Self.put(p.y.bitPattern, slot + 1, age: voiceAge, at: out + written)
+                        written += Self.put(p.z.bitPattern, slot + 2, age: voiceAge, at: out + written)
+                        age[index] = min(voiceAge + 1, 2)
+                    }
+                }
             }
-            put(p.x.bitPattern, index * 3)
-            put(p.y.bitPattern, index * 3 + 1)
-            put(p.z.bitPattern, index * 3 + 2)
-            age[index] = min(voiceAge + 1, 2)
+            return written
         }
+    }
+
+    /// The most bytes a 32-bit residual takes as a varint.
+    private static let maximumResidualBytes = 5
+
+    /// Writes one coordinate's residual against its axis's prediction at
+    /// `out` and takes `value` as the axis's newest; returns the bytes written.
+    ///
+    /// - Parameters:
+    ///   - value: The coordinate's bit pattern.
+    ///   - axis: Its axis's history.
+    ///   - age: How many positions the voice had before this one.
+    ///   - out: Where the varint goes (room for ``maximumResidualBytes``).
+    @inline(__always)
+    private static func put(
+        _ value: UInt32, _ axis: UnsafeMutablePointer<Axis>, age: UInt8, at out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        let written = putResidual(zigzag(value &- axis.pointee.predicted), at: out)
+        axis.pointee.advance(to: value, age: age)
+        return written
+    }
+
+    /// Writes `value` as a varint at `out`; returns how many bytes it took.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - out: Where it goes (room for ``maximumResidualBytes``).
+    @inline(__always)
+    private static func putResidual(_ value: UInt32, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        var value = value
+        var count = 0
+        while value >= 0x80 {
+            out[count] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            count += 1
+        }
+        out[count] = UInt8(value)
+        return count + 1
     }
 
     /// Reads one batch: the raw ids of its voices (nil when they are the
@@ -119,35 +177,24 @@ package struct MoveBatchCoding: Sendable {
         var positions: [Audio3DPoint] = []
         positions.reserveCapacity(ids.count)
         for index in 0..<ids.count {
-            var axes: (UInt32, UInt32, UInt32) = (0, 0, 0)
+            var bits: (UInt32, UInt32, UInt32) = (0, 0, 0)
             for axis in 0..<3 {
                 let slot = index * 3 + axis
                 let raw = try decoder.uint64()
                 guard let residual = UInt32(exactly: raw) else { throw .malformed("a coordinate of \(raw)") }
-                let value = predicted(slot) &+ Self.unzigzag(residual)
-                advance(slot, to: value, age: age[index])
+                let value = axes[slot].predicted &+ Self.unzigzag(residual)
+                axes[slot].advance(to: value, age: age[index])
                 switch axis {
-                case 0: axes.0 = value
-                case 1: axes.1 = value
-                default: axes.2 = value
+                case 0: bits.0 = value
+                case 1: bits.1 = value
+                default: bits.2 = value
                 }
             }
             age[index] = min(age[index] + 1, 2)
             positions.append(
-                Audio3DPoint(x: Float(bitPattern: axes.0), y: Float(bitPattern: axes.1), z: Float(bitPattern: axes.2)))
+                Audio3DPoint(x: Float(bitPattern: bits.0), y: Float(bitPattern: bits.1), z: Float(bitPattern: bits.2)))
         }
         return (changed, positions)
-    }
-
-    /// The bit pattern expected next in `slot`: the last, plus its step, plus the step's change.
-    private func predicted(_ slot: Int) -> UInt32 { last[slot] &+ step[slot] &+ turn[slot] }
-
-    /// Takes `value` as the slot's newest; `age` is how many the voice had before it.
-    private mutating func advance(_ slot: Int, to value: UInt32, age: UInt8) {
-        let newStep = age >= 1 ? value &- last[slot] : 0
-        turn[slot] = age >= 2 ? newStep &- step[slot] : 0
-        step[slot] = newStep
-        last[slot] = value
     }
 
     private static func zigzag(_ value: UInt32) -> UInt32 {

@@ -61,6 +61,53 @@ struct CaptureFileTests {
         }
     }
 
+    /// Records enough for several blocks (the writer hands each block to its
+    /// thread and takes the last one's storage back): every record whole, in
+    /// order, and the file made of more than one checked block.
+    @Test func recordsOverManyBlocksReadBackWhole() throws {
+        let url = temporaryURL("blocks.bbcap")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let writer = try CaptureFileWriter(url: url)
+        let perBlock = CaptureFormat.targetBlockBytes / 1_000 + 1
+        let count = 3 * perBlock + 7
+        for index in 0..<count {
+            // Frames go back as well as forward (the deltas are signed).
+            writer.append(CaptureKind(0x1FF), frame: Int64(index % 2 == 0 ? index : index / 2)) { encoder in
+                encoder.append(index)
+                encoder.append(bytes: (0..<997).map { UInt8(truncatingIfNeeded: $0 &+ index) })
+            }
+            if index % perBlock == perBlock - 1 {
+                // A block's worth is waiting: the writer's thread takes it;
+                // wait for it to reach the file, so the next goes in a block of its own.
+                let before = writer.bytesWritten
+                while writer.bytesWritten == before { sched_yield() }
+            }
+        }
+        try writer.close()
+        let bytes = [UInt8](try Data(contentsOf: url))
+        #expect(Int64(bytes.count) == writer.bytesWritten)
+        var blocks = 0
+        var offset = CaptureFormat.headerBytes
+        while offset + CaptureFormat.blockHeaderBytes <= bytes.count {
+            let length = bytes[offset..<(offset + 4)].reversed().reduce(0) { $0 << 8 | Int($1) }
+            offset += CaptureFormat.blockHeaderBytes + length
+            blocks += 1
+        }
+        #expect(offset == bytes.count)
+        #expect(blocks >= 3)
+        let reader = try CaptureFileReader(url: url)
+        let records = reader.readAll()
+        #expect(reader.damage == nil)
+        #expect(records.count == count)
+        for (index, record) in records.enumerated() {
+            var decoder = record.decoder
+            #expect(record.frame == Int64(index % 2 == 0 ? index : index / 2))
+            #expect(try decoder.int() == index)
+            #expect(Array(try decoder.bytes(maximum: 997)) == (0..<997).map { UInt8(truncatingIfNeeded: $0 &+ index) })
+            #expect(decoder.isAtEnd)
+        }
+    }
+
     @Test func aFileCutShortReadsUpToTheDamageAndSaysWhere() throws {
         let url = temporaryURL("cut.bbcap")
         defer { try? FileManager.default.removeItem(at: url) }

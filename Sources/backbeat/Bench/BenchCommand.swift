@@ -31,7 +31,10 @@ struct BenchRunCommand: ParsableCommand {
     @Flag(help: "Tiny sizes, for a smoke run.")
     var quick = false
 
-    @Option(help: "Length of the soak suite in seconds of real time (default 600).")
+    @Option(
+        help:
+            "Length of the soak suite in seconds of real time (default 600), or of the capture scene alone (--only xrealtime_ratio) in seconds of audio."
+    )
     var seconds: Double?
 
     @Option(help: "Interleaved rounds per figure (default \(BenchOptions.defaultRounds)).")
