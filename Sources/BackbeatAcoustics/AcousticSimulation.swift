@@ -137,7 +137,8 @@ public final class AcousticSimulation: @unchecked Sendable {
                     listener: listener, position: state.position, radius: state.radius, generation: generation,
                     path: path)
                 let gains = path.gains.filterGains
-                filters.append(AcousticVoiceFilter(voice: state.voice, direct: gains, send: gains))
+                filters.append(
+                    AcousticVoiceFilter(voice: state.voice, direct: gains, send: gains, direction: path.heardDirection))
                 voicesWithFilters[state.voice.id] = state.voice
             }
             cache = nextCache

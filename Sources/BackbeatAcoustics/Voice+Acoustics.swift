@@ -8,14 +8,17 @@ extension Voice {
     /// through OpenAL's band-pass (in series with the voice's own filter,
     /// obstruction and occlusion), gliding over `duration`.
     ///
-    /// The direction (``AcousticPath/direction``) is not applied yet: the
-    /// voice stays where the game put it.
+    /// While part of the sound comes around (``AcousticPath/diffraction``),
+    /// the voice's source is heard from ``AcousticPath/direction`` (the last
+    /// bend: a door, an edge) at the game's distance from the listener;
+    /// otherwise from where the game put it.
     ///
     /// - Parameters:
     ///   - path: What the listener hears of the voice.
     ///   - duration: How long the change glides in engine time; nil for the de-zipper time.
     public func apply(_ path: AcousticPath, over duration: MediaTime? = nil) {
         setAcousticFilter(path.gains.filterGains, over: duration)
+        setAcousticDirection(path.heardDirection)
     }
 }
 

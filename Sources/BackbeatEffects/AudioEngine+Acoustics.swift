@@ -20,6 +20,9 @@ package struct AcousticVoiceFilter: Sendable {
     package let direct: FilterGains
     /// The reverb send's.
     package let send: FilterGains
+    /// The direction (from the listener, unit length) the voice is heard
+    /// from; nil where the game put it.
+    package let direction: SIMD3<Float>?
 
     /// A voice's filters.
     ///
@@ -27,10 +30,12 @@ package struct AcousticVoiceFilter: Sendable {
     ///   - voice: The voice.
     ///   - direct: The direct path's gains.
     ///   - send: The reverb send's gains.
-    package init(voice: Voice, direct: FilterGains, send: FilterGains) {
+    ///   - direction: The direction it is heard from, from the listener; nil for where the game put it.
+    package init(voice: Voice, direct: FilterGains, send: FilterGains, direction: SIMD3<Float>? = nil) {
         self.voice = voice
         self.direct = direct
         self.send = send
+        self.direction = direction
     }
 }
 
@@ -61,6 +66,13 @@ extension AudioEngine {
     package func setAcousticFilters(_ filters: [AcousticVoiceFilter], over duration: MediaTime?) {
         withLock {
             for filter in filters where filter.voice.phase != .finished {
+                let direction = filter.direction.map { Audio3DPoint(x: $0.x, y: $0.y, z: $0.z) }
+                if filter.voice.mix.acousticDirection != direction {
+                    filter.voice.mix.acousticDirection = direction
+                    if let source = filter.voice.record.source, filter.voice.positionValue != nil {
+                        _ = try? device.withContext { filter.voice.applyPlacement(to: source) }
+                    }
+                }
                 guard filter.voice.mix.acoustic != filter.direct || filter.voice.mix.acousticSend != filter.send
                 else { continue }
                 filter.voice.changeMixLocked(over: duration, engine: self) {
