@@ -39,6 +39,8 @@ public final class AcousticSimulation: @unchecked Sendable {
         var radius: Float
         var generation: Int
         var path: AcousticPath
+        /// The room the voice is in, if the level has rooms.
+        var room: String?
     }
 
     /// The engine whose voices it sets.
@@ -48,6 +50,8 @@ public final class AcousticSimulation: @unchecked Sendable {
     private var cache: [Voice.ID: Cached] = [:]
     private var voicesWithFilters: [Voice.ID: Voice] = [:]
     private var workedOut = 0
+    /// Whether the last update set any room's reverb (so the next one silences them).
+    private var roomsWithReverb = false
     private var roomsReverbSetting = true
     /// The room whose reverb was set last, and the geometry it was worked out for.
     private var reverbRoom: (name: String, generation: Int)?
@@ -113,12 +117,14 @@ public final class AcousticSimulation: @unchecked Sendable {
                 engine.setReverbParameters(reverb, over: Self.glide)
             }
             var paths = [AcousticPath?](repeating: nil, count: voices.count)
+            var rooms = [String?](repeating: nil, count: voices.count)
             var missing: [Int] = []
             for (index, state) in voices.enumerated() {
                 if let cached = cache[state.voice.id], cached.generation == generation,
                     cached.listener == listener, cached.position == state.position, cached.radius == state.radius
                 {
                     paths[index] = cached.path
+                    rooms[index] = cached.room
                 } else {
                     missing.append(index)
                 }
@@ -126,19 +132,30 @@ public final class AcousticSimulation: @unchecked Sendable {
             let computed = scene.paths(
                 from: listener, to: missing.map { (position: voices[$0].position, radius: voices[$0].radius) })
             workedOut += computed.count
-            for (index, path) in zip(missing, computed) { paths[index] = path }
+            for (index, path) in zip(missing, computed) {
+                paths[index] = path
+                if scene.roomCount > 1 { rooms[index] = scene.room(containing: voices[index].position) }
+            }
+            let listenerRoom = scene.roomCount > 1 ? scene.room(containing: listener) : nil
+            setRoomReverbs(of: scene, rooms: rooms, listener: listener, in: listenerRoom)
             var nextCache: [Voice.ID: Cached] = [:]
             var filters: [AcousticVoiceFilter] = []
             nextCache.reserveCapacity(voices.count)
             filters.reserveCapacity(voices.count)
-            for (state, path) in zip(voices, paths) {
+            for (index, (state, path)) in zip(voices, paths).enumerated() {
                 guard let path else { continue }
+                let room = rooms[index]
                 nextCache[state.voice.id] = Cached(
                     listener: listener, position: state.position, radius: state.radius, generation: generation,
-                    path: path)
+                    path: path, room: room)
                 let gains = path.gains.filterGains
+                // A voice in another room excites its own room unhindered;
+                // that room's reverb reaches the listener through the portals.
+                let otherRoom = listenerRoom != nil && room != nil && room != listenerRoom ? room : nil
                 filters.append(
-                    AcousticVoiceFilter(voice: state.voice, direct: gains, send: gains, direction: path.heardDirection))
+                    AcousticVoiceFilter(
+                        voice: state.voice, direct: gains, send: otherRoom == nil ? gains : .open,
+                        direction: path.heardDirection, reverbRoom: otherRoom))
                 voicesWithFilters[state.voice.id] = state.voice
             }
             cache = nextCache
@@ -147,5 +164,35 @@ public final class AcousticSimulation: @unchecked Sendable {
             engine.setAcousticFilters(filters, over: Self.glide)
             return filters.count
         }
+    }
+
+    /// Sets the reverbs of the rooms the listener is not in but voices are:
+    /// each heard through the portals between (``AcousticScene/heardReverb(ofRoom:listener:forward:up:)``),
+    /// silent when none is open. With `lock` held.
+    ///
+    /// - Parameters:
+    ///   - scene: The level.
+    ///   - rooms: Each voice's room.
+    ///   - listener: Where the listener is.
+    ///   - listenerRoom: The listener's room.
+    private func setRoomReverbs(
+        of scene: AcousticScene, rooms: [String?], listener: SIMD3<Float>, in listenerRoom: String?
+    ) {
+        var names: [String] = []
+        if listenerRoom != nil {
+            for case let room? in rooms where room != listenerRoom && !names.contains(room) { names.append(room) }
+        }
+        guard !names.isEmpty || roomsWithReverb else { return }
+        roomsWithReverb = !names.isEmpty
+        let (forward, up) = engine.listenerOrientationVectors()
+        let reverbs = names.compactMap { name -> RoomReverb? in
+            guard var reverb = scene.reverbParameters(ofRoom: name),
+                let heard = scene.heardReverb(ofRoom: name, listener: listener, forward: forward, up: up)
+            else { return nil }
+            reverb.properties.reflectionsPan = (heard.pan.x, heard.pan.y, heard.pan.z)
+            reverb.properties.lateReverbPan = (heard.pan.x, heard.pan.y, heard.pan.z)
+            return RoomReverb(room: name, reverb: reverb, gain: heard.gain)
+        }
+        engine.setRoomReverbs(reverbs, over: Self.glide)
     }
 }

@@ -23,6 +23,10 @@ package struct AcousticVoiceFilter: Sendable {
     /// The direction (from the listener, unit length) the voice is heard
     /// from; nil where the game put it.
     package let direction: SIMD3<Float>?
+    /// The room whose reverb the send feeds, when the voice is in a room the
+    /// listener is not in (see ``AudioEngine/setRoomReverbs(_:over:)``); nil
+    /// for the environment reverb.
+    package let reverbRoom: String?
 
     /// A voice's filters.
     ///
@@ -31,11 +35,15 @@ package struct AcousticVoiceFilter: Sendable {
     ///   - direct: The direct path's gains.
     ///   - send: The reverb send's gains.
     ///   - direction: The direction it is heard from, from the listener; nil for where the game put it.
-    package init(voice: Voice, direct: FilterGains, send: FilterGains, direction: SIMD3<Float>? = nil) {
+    ///   - reverbRoom: The room whose reverb its send feeds; nil for the environment reverb.
+    package init(
+        voice: Voice, direct: FilterGains, send: FilterGains, direction: SIMD3<Float>? = nil, reverbRoom: String? = nil
+    ) {
         self.voice = voice
         self.direct = direct
         self.send = send
         self.direction = direction
+        self.reverbRoom = reverbRoom
     }
 }
 
@@ -73,11 +81,15 @@ extension AudioEngine {
                         _ = try? device.withContext { filter.voice.applyPlacement(to: source) }
                     }
                 }
-                guard filter.voice.mix.acoustic != filter.direct || filter.voice.mix.acousticSend != filter.send
+                let mix = filter.voice.mix
+                guard
+                    mix.acoustic != filter.direct || mix.acousticSend != filter.send
+                        || mix.reverbRoom != filter.reverbRoom
                 else { continue }
                 filter.voice.changeMixLocked(over: duration, engine: self) {
                     $0.acoustic = filter.direct
                     $0.acousticSend = filter.send
+                    $0.reverbRoom = filter.reverbRoom
                 }
             }
         }

@@ -18,6 +18,9 @@ struct VoiceMix {
     /// The direction, from the listener, the level makes the voice heard
     /// from (unit length; nil: where the game put it). See ``Voice/heardPointLocked(_:)``.
     var acousticDirection: Audio3DPoint?
+    /// The room whose reverb the voice's send feeds (``RoomReverbMixer``);
+    /// nil: the environment reverb, the listener's.
+    var reverbRoom: String?
     /// Whether anything was ever set: untouched voices cost nothing.
     var isUsed = false
     /// The next change glides over this many frames (nil: the de-zipper).
@@ -251,7 +254,9 @@ extension Voice {
         {
             return false
         }
-        let slot = engine.existingEffectsLocked?.environment?.slot
+        let slot =
+            voice.mix.reverbRoom.map { engine.existingEffectsLocked?.roomReverbs?.slot(ofRoom: $0) }
+            ?? engine.existingEffectsLocked?.environment?.slot
         var mix = voice.mix
         let targets = mix.targets(sampleRate: engine.sampleRate)
         if attaching {
