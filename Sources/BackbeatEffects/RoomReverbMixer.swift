@@ -45,10 +45,14 @@ final class RoomReverbMixer: EngineComponent {
         guard let engine else { return }
         var wanted: [String: RoomReverb] = [:]
         for reverb in reverbs { wanted[reverb.room] = reverb }
+        var made = false
         for name in wanted.keys where rooms[name] == nil {
             guard let slot = try? engine.device.generateEffectSlot() else { continue }
             rooms[name] = Room(slot: slot)
+            made = true
         }
+        // Voices already in a room learn of its new slot at their next step.
+        if made { engine.voicePoolLocked.unsettleAll() }
         for name in rooms.keys {
             guard var room = rooms[name] else { continue }
             let reverb = wanted[name]
