@@ -30,3 +30,13 @@ public struct AcousticPath: Sendable, Equatable {
         public var gains: AcousticBands
     }
 }
+
+extension AcousticPath {
+    /// The direction to place the voice's source in: ``direction`` while
+    /// part of the sound comes around (``diffraction``), nil while it comes
+    /// straight (the source stays where the game put it).
+    var heardDirection: SIMD3<Float>? {
+        guard diffraction != nil, direction.x.isFinite, direction.y.isFinite, direction.z.isFinite else { return nil }
+        return direction
+    }
+}

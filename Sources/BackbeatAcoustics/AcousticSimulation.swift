@@ -41,6 +41,8 @@ public final class AcousticSimulation: @unchecked Sendable {
         var path: AcousticPath
         /// The update it was worked out in.
         var update: Int
+        /// The room the voice is in, if the level has rooms.
+        var room: String?
     }
 
     /// The engine whose voices it sets.
@@ -54,6 +56,8 @@ public final class AcousticSimulation: @unchecked Sendable {
     var pathBudget = Int.max
     private var voicesWithFilters: [Voice.ID: Voice] = [:]
     private var workedOut = 0
+    /// Whether the last update set any room's reverb (so the next one silences them).
+    private var roomsWithReverb = false
     private var roomsReverbSetting = true
     /// The room whose reverb was set last, and the geometry it was worked out for.
     private var reverbRoom: (name: String, generation: Int)?
@@ -146,8 +150,11 @@ public final class AcousticSimulation: @unchecked Sendable {
             for (index, path) in zip(chosen, computed) {
                 kept[index] = Cached(
                     listener: listener, position: voices[index].position, radius: voices[index].radius,
-                    generation: generation, path: path, update: updates)
+                    generation: generation, path: path, update: updates,
+                    room: scene.roomCount > 1 ? scene.room(containing: voices[index].position) : nil)
             }
+            let listenerRoom = scene.roomCount > 1 ? scene.room(containing: listener) : nil
+            setRoomReverbs(of: scene, rooms: kept.map { $0?.room }, listener: listener, in: listenerRoom)
             var nextCache: [Voice.ID: Cached] = [:]
             var filters: [AcousticVoiceFilter] = []
             nextCache.reserveCapacity(voices.count)
@@ -156,7 +163,14 @@ public final class AcousticSimulation: @unchecked Sendable {
                 guard let cached else { continue }
                 nextCache[state.voice.id] = cached
                 let gains = cached.path.gains.filterGains
-                filters.append(AcousticVoiceFilter(voice: state.voice, direct: gains, send: gains))
+                // A voice in another room excites its own room unhindered;
+                // that room's reverb reaches the listener through the portals.
+                let otherRoom =
+                    listenerRoom != nil && cached.room != nil && cached.room != listenerRoom ? cached.room : nil
+                filters.append(
+                    AcousticVoiceFilter(
+                        voice: state.voice, direct: gains, send: otherRoom == nil ? gains : .open,
+                        direction: cached.path.heardDirection, reverbRoom: otherRoom))
                 voicesWithFilters[state.voice.id] = state.voice
             }
             cache = nextCache
@@ -165,5 +179,35 @@ public final class AcousticSimulation: @unchecked Sendable {
             engine.setAcousticFilters(filters, over: Self.glide)
             return filters.count
         }
+    }
+
+    /// Sets the reverbs of the rooms the listener is not in but voices are:
+    /// each heard through the portals between (``AcousticScene/heardReverb(ofRoom:listener:forward:up:)``),
+    /// silent when none is open. With `lock` held.
+    ///
+    /// - Parameters:
+    ///   - scene: The level.
+    ///   - rooms: Each voice's room.
+    ///   - listener: Where the listener is.
+    ///   - listenerRoom: The listener's room.
+    private func setRoomReverbs(
+        of scene: AcousticScene, rooms: [String?], listener: SIMD3<Float>, in listenerRoom: String?
+    ) {
+        var names: [String] = []
+        if listenerRoom != nil {
+            for case let room? in rooms where room != listenerRoom && !names.contains(room) { names.append(room) }
+        }
+        guard !names.isEmpty || roomsWithReverb else { return }
+        roomsWithReverb = !names.isEmpty
+        let (forward, up) = engine.listenerOrientationVectors()
+        let reverbs = names.compactMap { name -> RoomReverb? in
+            guard var reverb = scene.reverbParameters(ofRoom: name),
+                let heard = scene.heardReverb(ofRoom: name, listener: listener, forward: forward, up: up)
+            else { return nil }
+            reverb.properties.reflectionsPan = (heard.pan.x, heard.pan.y, heard.pan.z)
+            reverb.properties.lateReverbPan = (heard.pan.x, heard.pan.y, heard.pan.z)
+            return RoomReverb(room: name, reverb: reverb, gain: heard.gain)
+        }
+        engine.setRoomReverbs(reverbs, over: Self.glide)
     }
 }

@@ -24,6 +24,13 @@ package struct AcousticVoiceFilter: Sendable {
     package let direct: FilterGains
     /// The reverb send's.
     package let send: FilterGains
+    /// The direction (from the listener, unit length) the voice is heard
+    /// from; nil where the game put it.
+    package let direction: SIMD3<Float>?
+    /// The room whose reverb the send feeds, when the voice is in a room the
+    /// listener is not in (see ``AudioEngine/setRoomReverbs(_:over:)``); nil
+    /// for the environment reverb.
+    package let reverbRoom: String?
 
     /// A voice's filters.
     ///
@@ -31,10 +38,16 @@ package struct AcousticVoiceFilter: Sendable {
     ///   - voice: The voice.
     ///   - direct: The direct path's gains.
     ///   - send: The reverb send's gains.
-    package init(voice: Voice, direct: FilterGains, send: FilterGains) {
+    ///   - direction: The direction it is heard from, from the listener; nil for where the game put it.
+    ///   - reverbRoom: The room whose reverb its send feeds; nil for the environment reverb.
+    package init(
+        voice: Voice, direct: FilterGains, send: FilterGains, direction: SIMD3<Float>? = nil, reverbRoom: String? = nil
+    ) {
         self.voice = voice
         self.direct = direct
         self.send = send
+        self.direction = direction
+        self.reverbRoom = reverbRoom
     }
 }
 
@@ -68,11 +81,22 @@ extension AudioEngine {
     package func setAcousticFilters(_ filters: [AcousticVoiceFilter], over duration: MediaTime?) {
         withLock {
             for filter in filters where filter.voice.phase != .finished {
-                guard filter.voice.mix.acoustic != filter.direct || filter.voice.mix.acousticSend != filter.send
+                let direction = filter.direction.map { Audio3DPoint(x: $0.x, y: $0.y, z: $0.z) }
+                if filter.voice.mix.acousticDirection != direction {
+                    filter.voice.mix.acousticDirection = direction
+                    if let source = filter.voice.record.source, filter.voice.positionValue != nil {
+                        _ = try? device.withContext { filter.voice.applyPlacement(to: source) }
+                    }
+                }
+                let mix = filter.voice.mix
+                guard
+                    mix.acoustic != filter.direct || mix.acousticSend != filter.send
+                        || mix.reverbRoom != filter.reverbRoom
                 else { continue }
                 filter.voice.changeMixLocked(over: duration, engine: self) {
                     $0.acoustic = filter.direct
                     $0.acousticSend = filter.send
+                    $0.reverbRoom = filter.reverbRoom
                 }
             }
         }

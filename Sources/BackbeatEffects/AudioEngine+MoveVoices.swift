@@ -85,7 +85,8 @@ extension Voice {
         glide = nil
         guard let source = record.source else { return true }
         if wasPlaced, renderingValue != .stereoPassThrough {
-            source.move(x: p.x, y: p.y, z: p.z)
+            let heard = heardPointLocked(p)
+            source.move(x: heard.x, y: heard.y, z: heard.z)
         } else {
             applyPlacement(to: source)
         }

@@ -20,6 +20,8 @@ final class EffectsState: @unchecked Sendable {
     var listener: Listener?
     /// The environment's reverb (see ``AudioEngine/environmentLocked``).
     var environment: EnvironmentMixer?
+    /// The reverbs of the rooms the listener is not in (see ``AudioEngine/roomReverbsLocked``).
+    var roomReverbs: RoomReverbMixer?
     /// The gliding voices (see ``AudioEngine/voiceGlidesLocked``).
     var glides: VoiceGlides?
     /// What a monitor sees of the effects, and the snapshots it may turn on by name.

@@ -15,6 +15,12 @@ struct VoiceMix {
     /// send (set by BackbeatAcoustics).
     var acoustic = FilterGains.open
     var acousticSend = FilterGains.open
+    /// The direction, from the listener, the level makes the voice heard
+    /// from (unit length; nil: where the game put it). See ``Voice/heardPointLocked(_:)``.
+    var acousticDirection: Audio3DPoint?
+    /// The room whose reverb the voice's send feeds (``RoomReverbMixer``);
+    /// nil: the environment reverb, the listener's.
+    var reverbRoom: String?
     /// Whether anything was ever set: untouched voices cost nothing.
     var isUsed = false
     /// The next change glides over this many frames (nil: the de-zipper).
@@ -185,9 +191,48 @@ extension Voice {
     package func setAcousticFilter(_ gains: FilterGains, over duration: MediaTime?) {
         changeMix(over: duration) { $0.acoustic = gains }
     }
+
+    /// The hook BackbeatAcoustics sets the direction a voice is heard from
+    /// through (see ``heardPointLocked(_:)``).
+    ///
+    /// - Parameter direction: From the listener, unit length; nil for where the game put the voice.
+    package func setAcousticDirection(_ direction: SIMD3<Float>?) {
+        let point = direction.map { Audio3DPoint(x: $0.x, y: $0.y, z: $0.z) }
+        guard let engine = sound.engine else {
+            mix.acousticDirection = point
+            return
+        }
+        engine.withLock {
+            guard mix.acousticDirection != point else { return }
+            mix.acousticDirection = point
+            if let source = record.source, positionValue != nil {
+                _ = try? engine.device.withContext { applyPlacement(to: source) }
+            }
+        }
+    }
 }
 
 extension Voice {
+    /// Where the voice's source is placed for the game's point `p`: `p`
+    /// itself, or, while the level bends its path
+    /// (``VoiceMix/acousticDirection``), the point at the same distance from
+    /// the listener in the direction it is heard from (the last bend of its
+    /// path: a door, an edge). The distance stays the game's, so the
+    /// engine's distance curve is unchanged; the longer path's extra loss is
+    /// in the acoustic gains. With the engine lock held.
+    ///
+    /// - Parameter p: The game's point for the voice.
+    func heardPointLocked(_ p: Audio3DPoint) -> Audio3DPoint {
+        guard let direction = mix.acousticDirection, let listener = engine?.listenerLocked.position else { return p }
+        let dx = p.x - listener.x
+        let dy = p.y - listener.y
+        let dz = p.z - listener.z
+        let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
+        return Audio3DPoint(
+            x: listener.x + direction.x * distance, y: listener.y + direction.y * distance,
+            z: listener.z + direction.z * distance)
+    }
+
     /// Moves the voice's filters and send one update step along their glide
     /// and sets what changed on its source. `attaching` snaps to the targets
     /// (a voice that starts has nothing to glide from). Engine lock held,
@@ -209,7 +254,9 @@ extension Voice {
         {
             return false
         }
-        let slot = engine.existingEffectsLocked?.environment?.slot
+        let slot =
+            voice.mix.reverbRoom.map { engine.existingEffectsLocked?.roomReverbs?.slot(ofRoom: $0) }
+            ?? engine.existingEffectsLocked?.environment?.slot
         var mix = voice.mix
         let targets = mix.targets(sampleRate: engine.sampleRate)
         if attaching {

@@ -290,7 +290,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
                 guard let source = record.source, let engine else { return }
                 _ = try? engine.device.withContext {
                     // Moving a placed voice changes only its position; the rest was set when it was placed.
-                    if wasPlaced, renderingValue != .stereoPassThrough, let p = newValue {
+                    if wasPlaced, renderingValue != .stereoPassThrough, let point = newValue {
+                        let p = heardPointLocked(point)
                         source.move(x: p.x, y: p.y, z: p.z)
                     } else {
                         applyPlacement(to: source)
@@ -420,7 +421,8 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     func applyPlacement(to source: ALSource) {
         if renderingValue == .stereoPassThrough {
             source.setPassThrough()
-        } else if let p = positionValue {
+        } else if let point = positionValue {
+            let p = heardPointLocked(point)
             let d =
                 distanceValue ?? engine?.listenerLocked.distanceParameters ?? AudioDistanceAttenuationParameters()
             source.setPosition(

@@ -235,7 +235,8 @@ extension VoicePool {
             voice.record.playsToQueue = Int.max
             voice.record.introToQueue = false
             voice.record.tailToQueue = false
-            if warmth.placement == Placement(voice, listener: engine.listenerLocked), let p = voice.positionValue {
+            if warmth.placement == Placement(voice, listener: engine.listenerLocked), let point = voice.positionValue {
+                let p = voice.heardPointLocked(point)
                 source.move(x: p.x, y: p.y, z: p.z)
             } else {
                 voice.applyPlacement(to: source)

@@ -54,7 +54,9 @@ import Glibc
         let highLoss = -10 * log10(walled.high / open.high)
         #expect(lowLoss >= 30, "low band \(lowLoss) dB")
         #expect(highLoss >= 45, "high band \(highLoss) dB")
-        // And no more than the materials say, give or take the shelves' slopes.
-        #expect(lowLoss < 40, "low band \(lowLoss) dB")
+        // The low band is heard between the material's low and mid
+        // transmissions (their geometric mean, -45 dB; see filterGains),
+        // give or take the shelves' slopes.
+        #expect(lowLoss < 50, "low band \(lowLoss) dB")
     }
 }
