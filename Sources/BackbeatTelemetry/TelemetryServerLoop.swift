@@ -234,7 +234,11 @@ final class TelemetryServerLoop: @unchecked Sendable {
         guard poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else { return false }
         var gone: [TelemetryConnection] = []
         for (client, polled) in zip(clients, descriptors) where polled.revents & Int16(POLLHUP | POLLERR) != 0 {
-            if !serve(client, revents: polled.revents) { gone.append(client) }
+            // It hung up: what it sent still runs, but no reply can reach it,
+            // so it goes even with replies waiting (a client that sent lines
+            // of garbage and left has up to 16 error replies queued).
+            _ = serve(client, revents: polled.revents)
+            gone.append(client)
         }
         remove(gone)
         return clients.count < Self.maximumClients
