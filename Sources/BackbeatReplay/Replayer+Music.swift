@@ -113,13 +113,7 @@ extension Replayer {
             note("music seek")
         case .queueMute: player.isMuted = try decoder.bool()
         case .queueCrossfade: try player.setCrossfadeDuration(try EngineCaptureValues.time(from: &decoder))
-        case .musicVolume: player.volume = try decoder.float()
-        case .musicFade:
-            let (target, duration) = (try decoder.float(), try EngineCaptureValues.time(from: &decoder))
-            player.fade(to: target, duration: duration, curve: try EngineCaptureValues.fadeCurve(from: &decoder))
-            note("music fade")
-        case .musicFadeOut: player.fadeOut(duration: try EngineCaptureValues.time(from: &decoder))
-        default: skipUnknown(record)
+        default: try applyLevel(player, &decoder, record, noting: .musicFade)
         }
     }
 
@@ -182,13 +176,7 @@ extension Replayer {
             player.skipToPreviousItem()
             note("music previous")
         case .musicSkipToBeginning: player.skipToBeginning()
-        case .musicVolume: player.volume = try decoder.float()
-        case .musicFade:
-            let (target, duration) = (try decoder.float(), try EngineCaptureValues.time(from: &decoder))
-            player.fade(to: target, duration: duration, curve: try EngineCaptureValues.fadeCurve(from: &decoder))
-            note("music fade")
-        case .musicFadeOut: player.fadeOut(duration: try EngineCaptureValues.time(from: &decoder))
-        default: skipUnknown(record)
+        default: try applyLevel(player, &decoder, record, noting: .musicFade)
         }
     }
 
@@ -238,14 +226,32 @@ extension Replayer {
             player.stop()
             note("music stop")
         case .musicSeek: player.seek(to: try EngineCaptureValues.time(from: &decoder))
+        default: try applyLevel(player, &decoder, record, noting: .musicFadeOut)
+        }
+    }
+
+    /// Applies a volume, fade or fade-out record, alike for every kind of
+    /// player, and skips any other kind as unknown.
+    ///
+    /// - Parameters:
+    ///   - player: The player the record names.
+    ///   - decoder: The record's payload, after the player's capture id.
+    ///   - record: The record.
+    ///   - noting: Which of the fade kinds the `--summary` timeline counts for
+    ///     this kind of player (the adaptive player has always counted its
+    ///     fade-outs, the others their fades).
+    private func applyLevel(
+        _ player: some MusicLevelReplaying, _ decoder: inout CaptureDecoder, _ record: CaptureRecord,
+        noting: CaptureKind
+    ) throws {
+        switch record.kind {
         case .musicVolume: player.volume = try decoder.float()
         case .musicFade:
             let (target, duration) = (try decoder.float(), try EngineCaptureValues.time(from: &decoder))
             player.fade(to: target, duration: duration, curve: try EngineCaptureValues.fadeCurve(from: &decoder))
-        case .musicFadeOut:
-            player.fadeOut(duration: try EngineCaptureValues.time(from: &decoder))
-            note("music fade out")
-        default: skipUnknown(record)
+        case .musicFadeOut: player.fadeOut(duration: try EngineCaptureValues.time(from: &decoder))
+        default: return skipUnknown(record)
         }
+        if record.kind == noting { note(noting == .musicFade ? "music fade" : "music fade out") }
     }
 }
