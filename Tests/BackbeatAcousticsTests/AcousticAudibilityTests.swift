@@ -10,19 +10,32 @@ import Testing
     /// Two rooms joined by a closed wooden door (``AcousticSceneTests/twoRooms()``), the listener in room a.
     static let listener = Audio3DPoint(x: -2.5, y: 1, z: 0)
 
-    @Test func aDormantVoiceBehindAClosedDoorIsEstimatedQuieterThanOneInTheListenersRoom() throws {
+    /// Runs `body` in what every test here starts from: an offline engine
+    /// whose listener is in room a of the two rooms, a sound of tones to
+    /// play, and a simulation of the rooms that has not updated yet (making
+    /// one sets nothing on the engine, so it can come before the voices).
+    ///
+    /// - Parameter body: The test, given the engine, the scene, the sound and the simulation.
+    static func withTwoRooms(
+        _ body: (AudioEngine, AcousticScene, SoundEffect, AcousticSimulation) throws -> Void
+    ) throws {
         try withOfflineEngine { engine in
             let scene = try AcousticSceneTests.twoRooms()
-            engine.listenerPosition = Self.listener
+            engine.listenerPosition = listener
             let sound = try SoundEffect(
                 buffer: RenderedOcclusionTests.signal(sampleRate: 48_000), name: "tones", engine: engine)
+            try body(engine, scene, sound, AcousticSimulation(engine: engine, scene: scene))
+        }
+    }
+
+    @Test func aDormantVoiceBehindAClosedDoorIsEstimatedQuieterThanOneInTheListenersRoom() throws {
+        try Self.withTwoRooms { engine, scene, sound, simulation in
             // Out of earshot (far below -60 dB at 2 m), so both sleep at once: dormant.
             let near = sound.play(at: nil, volume: 1e-5, position: Audio3DPoint(x: -4.5, y: 1, z: 0), looping: .forever)
             let behind = sound.play(
                 at: nil, volume: 1e-5, position: Audio3DPoint(x: 2.5, y: 1, z: 0), looping: .forever)
             _ = try engine.render(frames: 4_800)
             #expect(engine.dormantTransitions.sleeps == 2)
-            let simulation = AcousticSimulation(engine: engine, scene: scene)
             simulation.update()
             // No ray for a voice that is not heard.
             #expect(simulation.pathsWorkedOut == 0)
@@ -46,12 +59,7 @@ import Testing
     }
 
     @Test func aVoiceBehindAClosedDoorStaysVirtualWhereOneInTheOpenIsHeard() throws {
-        try withOfflineEngine { engine in
-            let scene = try AcousticSceneTests.twoRooms()
-            engine.listenerPosition = Self.listener
-            let sound = try SoundEffect(
-                buffer: RenderedOcclusionTests.signal(sampleRate: 48_000), name: "tones", engine: engine)
-            let simulation = AcousticSimulation(engine: engine, scene: scene)
+        try Self.withTwoRooms { engine, scene, sound, simulation in
             // 5 m away at 0.004: -62 dB by distance, out of earshot; raised to 0.008 it is -56 dB,
             // in earshot, unless the door's -23 dB (wood's loudest band) is in the way.
             let behind = sound.play(
@@ -70,12 +78,7 @@ import Testing
     }
 
     @Test func aVoiceThatBecomesRealGetsTheRayCastResult() throws {
-        try withOfflineEngine { engine in
-            let scene = try AcousticSceneTests.twoRooms()
-            engine.listenerPosition = Self.listener
-            let sound = try SoundEffect(
-                buffer: RenderedOcclusionTests.signal(sampleRate: 48_000), name: "tones", engine: engine)
-            let simulation = AcousticSimulation(engine: engine, scene: scene)
+        try Self.withTwoRooms { engine, scene, sound, simulation in
             let position = Audio3DPoint(x: 1.5, y: 1, z: 0)
             let voice = sound.play(at: nil, volume: 1e-5, position: position, looping: .forever)
             _ = try engine.render(frames: 4_800)
