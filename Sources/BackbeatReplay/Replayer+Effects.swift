@@ -92,15 +92,8 @@ extension Replayer {
         let kept = try Self.keptBytes(&decoder)
         switch origin {
         case .file(let fingerprint, let loopPoints):
-            let url = URL(fileURLWithPath: fingerprint.path)
-            if let kept {
-                // The file as the game had it (it followed its file, which may have changed since).
-                let asset = AudioAsset(source: Data(kept), url: url, loopPoints: loopPoints)
-                sound = SoundEffect(asset: asset, engine: engine)
-            } else {
-                try checkFile(fingerprint, what: "sound \"\(name)\"")
-                sound = SoundEffect(contentsOf: url, loopPoints: loopPoints, engine: engine)
-            }
+            let asset = try soundAsset(fingerprint, kept: kept, loopPoints: loopPoints, what: "sound \"\(name)\"")
+            sound = SoundEffect(asset: asset, engine: engine)
         case .pcm(let rate, let channels, let loopPoints, let samples):
             let buffer = try PCMBuffer(format: AudioFormat(sampleRate: rate, channelCount: channels), floats: samples)
             sound = try SoundEffect(buffer: buffer, name: name, loopPoints: loopPoints, engine: engine)
@@ -132,6 +125,25 @@ extension Replayer {
         if now.size != fingerprint.size || now.hash != fingerprint.hash {
             warn("\(what) at \(fingerprint.path) changed since the capture; replaying its new content")
         }
+    }
+
+    /// A sound file as the replay plays it: the bytes the capture kept (the
+    /// file as the game had it: it followed its file, which may have changed
+    /// since), else the file as it is now, checked with ``checkFile(_:what:)``.
+    ///
+    /// - Parameters:
+    ///   - fingerprint: What the capture recorded of the file.
+    ///   - kept: The bytes the capture kept of it, or nil.
+    ///   - loopPoints: The sound's loop region set through the API, or nil.
+    ///   - what: How to name it in a message, such as `sound "snare.wav"`.
+    /// - Throws: When the capture kept no bytes and the file is missing.
+    func soundAsset(
+        _ fingerprint: FileFingerprint, kept: [UInt8]?, loopPoints: LoopPoints?, what: String
+    ) throws -> AudioAsset {
+        let url = URL(fileURLWithPath: fingerprint.path)
+        if let kept { return AudioAsset(source: Data(kept), url: url, loopPoints: loopPoints) }
+        try checkFile(fingerprint, what: what)
+        return AudioAsset(url: url, loopPoints: loopPoints)
     }
 
     /// ``CaptureKind/effectsBankDeclared``: loads the bank again.

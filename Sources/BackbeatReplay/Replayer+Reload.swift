@@ -47,14 +47,9 @@ extension Replayer {
                 }
                 let afterStep = try decoder.bool()
                 let file = try CapturedFile(from: &decoder)
-                let url = URL(fileURLWithPath: file.fingerprint.path)
-                let asset: AudioAsset
-                if let bytes = file.bytes {
-                    asset = AudioAsset(source: Data(bytes), url: url, loopPoints: sound.explicitLoopPoints)
-                } else {
-                    try checkFile(file.fingerprint, what: "sound \"\(sound.name)\"")
-                    asset = AudioAsset(url: url, loopPoints: sound.explicitLoopPoints)
-                }
+                let asset = try soundAsset(
+                    file.fingerprint, kept: file.bytes, loopPoints: sound.explicitLoopPoints,
+                    what: "sound \"\(sound.name)\"")
                 do {
                     try sound.replayReload(asset, afterStep: afterStep)
                     note("sound \(sound.name) reloaded")
