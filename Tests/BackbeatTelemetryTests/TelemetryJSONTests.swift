@@ -89,6 +89,54 @@ import Testing
         #expect(byHand.voices[0].position == [0.5, 0, -1] && byHand.voices[1].position == nil)
     }
 
+    /// The writer's bytes for a snapshot with something in every field
+    /// (escapes, non-finite numbers, nil and non-nil optionals, two of each
+    /// list), and for an empty one, as they were when the writer was folded
+    /// into its field helpers: a rewrite must not change one byte, since
+    /// monitors may compare lines as text.
+    @Test func aSnapshotIsWrittenByteForByteAsBefore() {
+        var snapshot = makeSnapshot(time: 12.345, voices: 4)
+        snapshot.voices[1].name = "quote \" backslash \\ newline \n tab \t bell \u{7} é 🥁"
+        snapshot.voices[2].gainDB = -.infinity
+        snapshot.voices[3].gainDB = .nan
+        snapshot.voiceCounts = .init(playing: 1, virtual: 2, dormant: 3, stopping: 4, unlisted: 5)
+        snapshot.parameters.append(.init(name: "wind", value: -1e-300, current: 1e300, minimum: -2, maximum: 2))
+        snapshot.snapshots.append(.init(name: "underwater", active: false))
+        snapshot.music.append(.init(kind: "adaptive", state: "stopped", item: nil, time: 0, volume: 0.5, bus: "music"))
+        let rich = [
+            #"{"type":"snapshot","version":1,"time":12.345,"voices":[{"id":0,"name":"footstep_0.ogg","#,
+            #""bus":"effects","state":"virtual","reason":"voiceLimit","gainDB":-0.0,"position":[0.0,0.5,-2.25]},"#,
+            #"{"id":1,"name":"quote \" backslash \\ newline \n tab \t bell \u0007 é 🥁","bus":"music","#,
+            #""state":"playing","reason":null,"gainDB":-0.37,"position":null},{"id":2,"name":"footstep_2.ogg","#,
+            #""bus":"effects","state":"playing","reason":null,"gainDB":-1.7976931348623157e+308,"position":[2.0,"#,
+            #"0.5,-2.25]},{"id":3,"name":"footstep_3.ogg","bus":"music","state":"virtual","reason":"voiceLimit","#,
+            #""gainDB":0.0,"position":null}],"voiceCounts":{"playing":1,"virtual":2,"dormant":3,"stopping":4,"#,
+            #""unlisted":5},"buses":[{"name":"master","parent":null,"volume":1.0,"effectiveGain":1.0,"#,
+            #""peakDB":-6.5,"rmsDB":-12.25,"muted":false,"soloed":false,"paused":false},{"name":"music","#,
+            #""parent":"master","volume":0.5,"effectiveGain":0.25,"peakDB":-120.0,"rmsDB":-120.0,"muted":true,"#,
+            #""soloed":false,"paused":false}],"parameters":[{"name":"speed","value":0.8,"current":0.75,"#,
+            #""minimum":0.0,"maximum":1.0},{"name":"wind","value":-1e-300,"current":1e+300,"minimum":-2.0,"#,
+            #""maximum":2.0}],"snapshots":[{"name":"pause","active":true},{"name":"underwater","active":false}],"#,
+            #""music":[{"kind":"queue","state":"playing","item":"Song \"One\"","time":12.5,"volume":1.0,"#,
+            #""bus":"music"},{"kind":"adaptive","state":"stopped","item":null,"time":0.0,"volume":0.5,"#,
+            #""bus":"music"}],"listener":{"position":[0.0,0.0,0.0],"forward":[0.0,0.0,-1.0]},"#,
+            #""engine":{"sourcesInUse":3,"sourcesTotal":255,"underruns":0,"updateCPUPercent":1.5,"#,
+            #""output":"offline","sampleRate":48000}}"#,
+        ].joined()
+        #expect(snapshot.jsonLine == Array((rich + "\n").utf8))
+        let empty = TelemetrySnapshot(
+            time: 0,
+            engine: .init(
+                sourcesInUse: 0, sourcesTotal: 0, underruns: 7, updateCPUPercent: 0, output: "", sampleRate: 44_100))
+        let bare = [
+            #"{"type":"snapshot","version":1,"time":0.0,"voices":[],"voiceCounts":{"playing":0,"virtual":0,"#,
+            #""dormant":0,"stopping":0,"unlisted":0},"buses":[],"parameters":[],"snapshots":[],"music":[],"#,
+            #""listener":null,"engine":{"sourcesInUse":0,"sourcesTotal":0,"underruns":7,"updateCPUPercent":0.0,"#,
+            #""output":"","sampleRate":44100}}"#,
+        ].joined()
+        #expect(empty.jsonLine == Array((bare + "\n").utf8))
+    }
+
     @Test func otherLinesDecodeByType() throws {
         let hello = TelemetryHello(pid: 9, process: "game \"one\"", output: "device", sampleRate: 44_100)
         let event = TelemetryEvent(time: 1.5, event: .voiceStolen, voice: 3, name: "boom.wav", message: nil)
