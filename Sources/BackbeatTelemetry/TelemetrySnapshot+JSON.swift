@@ -23,58 +23,14 @@ extension TelemetrySnapshot {
         json.field("type", type)
         json.field("version", version)
         json.field("time", time)
-        json.key("voices")
-        json.beginArray()
-        for voice in voices { Self.write(voice, to: &json) }
-        json.endArray()
-        json.key("voiceCounts")
-        json.beginObject()
-        json.field("playing", voiceCounts.playing)
-        json.field("virtual", voiceCounts.virtual)
-        json.field("dormant", voiceCounts.dormant)
-        json.field("stopping", voiceCounts.stopping)
-        json.field("unlisted", voiceCounts.unlisted)
-        json.endObject()
-        json.key("buses")
-        json.beginArray()
-        for bus in buses { Self.write(bus, to: &json) }
-        json.endArray()
-        json.key("parameters")
-        json.beginArray()
-        for parameter in parameters {
-            json.beginObject()
-            json.field("name", parameter.name)
-            json.field("value", parameter.value)
-            json.field("current", parameter.current)
-            json.field("minimum", parameter.minimum)
-            json.field("maximum", parameter.maximum)
-            json.endObject()
-        }
-        json.endArray()
-        json.key("snapshots")
-        json.beginArray()
-        for snapshot in snapshots {
-            json.beginObject()
-            json.field("name", snapshot.name)
-            json.field("active", snapshot.active)
-            json.endObject()
-        }
-        json.endArray()
-        json.key("music")
-        json.beginArray()
-        for player in music { Self.write(player, to: &json) }
-        json.endArray()
-        json.key("listener")
-        if let listener {
-            json.beginObject()
-            json.field("position", listener.position)
-            json.field("forward", listener.forward)
-            json.endObject()
-        } else {
-            json.null()
-        }
-        json.key("engine")
-        Self.write(engine, to: &json)
+        json.field("voices", voices, each: Self.write)
+        json.field("voiceCounts", voiceCounts, as: Self.write)
+        json.field("buses", buses, each: Self.write)
+        json.field("parameters", parameters, each: Self.write)
+        json.field("snapshots", snapshots, each: Self.write)
+        json.field("music", music, each: Self.write)
+        json.field("listener", listener, as: Self.write)
+        json.field("engine", engine, as: Self.write)
         json.endObject()
         json.endLine()
     }
@@ -87,16 +43,26 @@ extension TelemetrySnapshot {
         json.field("state", voice.state.rawValue)
         json.field("reason", voice.reason)
         json.field("gainDB", voice.gainDB)
-        json.key("position")
-        if let p = voice.point {
-            json.beginArray()
-            json.number(p.x)
-            json.number(p.y)
-            json.number(p.z)
-            json.endArray()
-        } else {
-            json.null()
-        }
+        json.field("position", voice.point, as: Self.write)
+        json.endObject()
+    }
+
+    /// `[x, y, z]`: the protocol's spelling of a position.
+    private static func write(_ point: Voice.Point, to json: inout TelemetryJSONWriter) {
+        json.beginArray()
+        json.number(point.x)
+        json.number(point.y)
+        json.number(point.z)
+        json.endArray()
+    }
+
+    private static func write(_ counts: VoiceCounts, to json: inout TelemetryJSONWriter) {
+        json.beginObject()
+        json.field("playing", counts.playing)
+        json.field("virtual", counts.virtual)
+        json.field("dormant", counts.dormant)
+        json.field("stopping", counts.stopping)
+        json.field("unlisted", counts.unlisted)
         json.endObject()
     }
 
@@ -114,6 +80,23 @@ extension TelemetrySnapshot {
         json.endObject()
     }
 
+    private static func write(_ parameter: Parameter, to json: inout TelemetryJSONWriter) {
+        json.beginObject()
+        json.field("name", parameter.name)
+        json.field("value", parameter.value)
+        json.field("current", parameter.current)
+        json.field("minimum", parameter.minimum)
+        json.field("maximum", parameter.maximum)
+        json.endObject()
+    }
+
+    private static func write(_ snapshot: MixSnapshot, to json: inout TelemetryJSONWriter) {
+        json.beginObject()
+        json.field("name", snapshot.name)
+        json.field("active", snapshot.active)
+        json.endObject()
+    }
+
     private static func write(_ player: MusicPlayer, to json: inout TelemetryJSONWriter) {
         json.beginObject()
         json.field("kind", player.kind)
@@ -122,6 +105,13 @@ extension TelemetrySnapshot {
         json.field("time", player.time)
         json.field("volume", player.volume)
         json.field("bus", player.bus)
+        json.endObject()
+    }
+
+    private static func write(_ listener: Listener, to json: inout TelemetryJSONWriter) {
+        json.beginObject()
+        json.field("position", listener.position)
+        json.field("forward", listener.forward)
         json.endObject()
     }
 
@@ -134,5 +124,37 @@ extension TelemetrySnapshot {
         json.field("output", engine.output)
         json.field("sampleRate", engine.sampleRate)
         json.endObject()
+    }
+}
+
+// The snapshot's own kinds of field, kept here beside their only user (the
+// writer's other fields serve every line of the protocol).
+extension TelemetryJSONWriter {
+    /// Writes `"name":` and an array of `elements`, each written by `write`.
+    ///
+    /// - Parameters:
+    ///   - name: the key, plain ASCII.
+    ///   - elements: the array's elements.
+    ///   - write: writes one element (a non-escaping function: nothing is allocated).
+    fileprivate mutating func field<Element>(
+        _ name: StaticString, _ elements: [Element], each write: (Element, inout Self) -> Void
+    ) {
+        key(name)
+        beginArray()
+        for element in elements { write(element, &self) }
+        endArray()
+    }
+
+    /// Writes `"name":` and `value` as `write` writes it, or `null` for nil.
+    ///
+    /// - Parameters:
+    ///   - name: the key, plain ASCII.
+    ///   - value: the value or nil.
+    ///   - write: writes the value (a non-escaping function: nothing is allocated).
+    fileprivate mutating func field<Value>(
+        _ name: StaticString, _ value: Value?, as write: (Value, inout Self) -> Void
+    ) {
+        key(name)
+        if let value { write(value, &self) } else { null() }
     }
 }
