@@ -133,3 +133,63 @@ import Testing
         #expect(Self.firstDifference(replayed, live) != nil)
     }
 }
+
+/// The size of a capture of a session that uses acoustics, and what
+/// capturing costs it: a figure, not a check, so it runs only when asked
+/// (`BACKBEAT_MEASURE_ACOUSTICS_CAPTURE=1`; it renders 10 s of 256 voices twice).
+@Suite struct AcousticsCaptureFigures {
+    /// 256 looping voices spread over both rooms of the two-room level, the
+    /// listener walking through room a, the door opening and closing every
+    /// 2 s, the simulation updated 60 times a second; captured to `capture`
+    /// when given. Returns the seconds the loop took.
+    static func session(capture: URL?, seconds: Int = 10) throws -> Double {
+        let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+        defer { engine.shutdown() }
+        let session = try capture.map { try engine.startCapture(to: $0) }
+        let scene = try AcousticSceneTests.twoRooms()
+        let sound = try AcousticsCaptureTests.noise(on: engine, seed: 5)
+        var state: UInt32 = 2_024
+        func unit() -> Float {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(state >> 8) / Float(1 << 24)
+        }
+        for _ in 0..<256 {
+            let point = Audio3DPoint(x: unit() * 9.6 - 4.8, y: 0.5 + unit() * 2, z: unit() * 9.6 - 4.8)
+            sound.play(at: nil, volume: 0.05, position: point, looping: .forever).reverbBlend = 0.5
+        }
+        let simulation = AcousticSimulation(engine: engine, scene: scene)
+        let updates = seconds * 60
+        let start = ContinuousClock.now
+        for update in 0..<updates {
+            if update % 120 == 0 { try scene.setOpenness(update % 240 == 0 ? 1 : 0, ofPortal: "door") }
+            let t = Float(update) / Float(updates)
+            engine.moveListener(to: Audio3DPoint(x: -4 + 3 * t, y: 1, z: -4 + 8 * t))
+            simulation.update()
+            _ = try engine.render(frames: 800)
+        }
+        let elapsed = ContinuousClock.now - start
+        try session?.stop()
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["BACKBEAT_MEASURE_ACOUSTICS_CAPTURE"] != nil))
+    func bytesPerMinuteOf256VoicesWithAcoustics() throws {
+        let folder = try AcousticsCaptureTests.Folder()
+        let capture = folder.file("256.bbcap")
+        let off = try Self.session(capture: nil)
+        let on = try Self.session(capture: capture)
+        let size = try FileManager.default.attributesOfItem(atPath: capture.path)[.size] as? Int ?? 0
+        var byKind: [CaptureKind: (count: Int, bytes: Int)] = [:]
+        for record in try CaptureFileReader(url: capture).readAll() {
+            byKind[record.kind, default: (0, 0)].count += 1
+            byKind[record.kind, default: (0, 0)].bytes += record.payload.count
+        }
+        print(
+            "acoustics capture: \(size * 6) bytes per minute (10 s: \(size) bytes); loop \(on) s with capture, \(off) s without"
+        )
+        for (kind, entry) in byKind.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            print("  kind \(kind): \(entry.count) records, \(entry.bytes * 6) payload bytes per minute")
+        }
+        #expect(size > 0)
+    }
+}
