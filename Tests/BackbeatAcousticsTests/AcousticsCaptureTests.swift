@@ -136,13 +136,13 @@ import Testing
 
 /// The size of a capture of a session that uses acoustics, and what
 /// capturing costs it: a figure, not a check, so it runs only when asked
-/// (`BACKBEAT_MEASURE_ACOUSTICS_CAPTURE=1`; it renders 10 s of 256 voices twice).
+/// (`BACKBEAT_MEASURE_ACOUSTICS_CAPTURE=1`; it renders a minute of 256 voices twice).
 @Suite struct AcousticsCaptureFigures {
     /// 256 looping voices spread over both rooms of the two-room level, the
     /// listener walking through room a, the door opening and closing every
-    /// 2 s, the simulation updated 60 times a second; captured to `capture`
+    /// 2 s, the simulation updated 60 times a second, for `seconds`; captured to `capture`
     /// when given. Returns the seconds the loop took.
-    static func session(capture: URL?, seconds: Int = 10) throws -> Double {
+    static func session(capture: URL?, seconds: Int = 60) throws -> Double {
         let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
         defer { engine.shutdown() }
         let session = try capture.map { try engine.startCapture(to: $0) }
@@ -162,7 +162,9 @@ import Testing
         let start = ContinuousClock.now
         for update in 0..<updates {
             if update % 120 == 0 { try scene.setOpenness(update % 240 == 0 ? 1 : 0, ofPortal: "door") }
-            let t = Float(update) / Float(updates)
+            // Back and forth along 8.5 m of room a, at about 1 m/s.
+            let phase = (Float(update) / 60 / 16).truncatingRemainder(dividingBy: 1)
+            let t = phase < 0.5 ? phase * 2 : 2 - phase * 2
             engine.moveListener(to: Audio3DPoint(x: -4 + 3 * t, y: 1, z: -4 + 8 * t))
             simulation.update()
             _ = try engine.render(frames: 800)
@@ -185,10 +187,10 @@ import Testing
             byKind[record.kind, default: (0, 0)].bytes += record.payload.count
         }
         print(
-            "acoustics capture: \(size * 6) bytes per minute (10 s: \(size) bytes); loop \(on) s with capture, \(off) s without"
+            "acoustics capture: \(size) bytes per minute; loop \(on) s with capture, \(off) s without"
         )
         for (kind, entry) in byKind.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            print("  kind \(kind): \(entry.count) records, \(entry.bytes * 6) payload bytes per minute")
+            print("  kind \(kind): \(entry.count) records, \(entry.bytes) payload bytes")
         }
         #expect(size > 0)
     }
