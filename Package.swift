@@ -250,7 +250,7 @@ let package = Package(
             dependencies: [
                 "Backbeat", "BackbeatSupport", "BackbeatMedia", "BackbeatEngine", "BackbeatEffects",
                 "BackbeatAcoustics",
-                "BackbeatTesting", "CEmbree",
+                "BackbeatTesting", "CEmbree", "BackbeatCapture", "BackbeatReplay",
             ]),
         .testTarget(name: "BackbeatTestingTests", dependencies: ["Backbeat", "BackbeatTesting"]),
         .testTarget(

@@ -80,25 +80,32 @@ extension AudioEngine {
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     package func setAcousticFilters(_ filters: [AcousticVoiceFilter], over duration: MediaTime?) {
         withLock {
+            // What changed a voice, for the capture (nil, and nothing kept, without one).
+            var changed: [AcousticVoiceFilter]? = captureRecorder == nil ? nil : []
             for filter in filters where filter.voice.phase != .finished {
-                let direction = filter.direction.map { Audio3DPoint(x: $0.x, y: $0.y, z: $0.z) }
+                let direction = AcousticsCaptureCoding.heardDirection(filter.direction)
+                var changes = false
                 if filter.voice.mix.acousticDirection != direction {
                     filter.voice.mix.acousticDirection = direction
+                    changes = true
                     if let source = filter.voice.record.source, filter.voice.positionValue != nil {
                         _ = try? device.withContext { filter.voice.applyPlacement(to: source) }
                     }
                 }
                 let mix = filter.voice.mix
-                guard
-                    mix.acoustic != filter.direct || mix.acousticSend != filter.send
-                        || mix.reverbRoom != filter.reverbRoom
-                else { continue }
-                filter.voice.changeMixLocked(over: duration, engine: self) {
-                    $0.acoustic = filter.direct
-                    $0.acousticSend = filter.send
-                    $0.reverbRoom = filter.reverbRoom
+                if mix.acoustic != filter.direct || mix.acousticSend != filter.send
+                    || mix.reverbRoom != filter.reverbRoom
+                {
+                    changes = true
+                    filter.voice.changeMixLocked(over: duration, engine: self) {
+                        $0.acoustic = filter.direct
+                        $0.acousticSend = filter.send
+                        $0.reverbRoom = filter.reverbRoom
+                    }
                 }
+                if changes { changed?.append(filter) }
             }
+            if let changed { recordAcousticFiltersLocked(changed, over: duration) }
         }
     }
 
@@ -134,7 +141,11 @@ extension AudioEngine {
         guard !gains.isEmpty else { return }
         withLock {
             guard let pool = existingEffectsLocked?.pool else { return }
-            for (voice, gain) in gains where voice.pool === pool { pool.setAcousticGain(gain, of: voice) }
+            var changed: [(voice: UInt64, gain: Float)]? = captureRecorder == nil ? nil : []
+            for (voice, gain) in gains where voice.pool === pool {
+                if pool.setAcousticGain(gain, of: voice) { changed?.append((voice.id.raw, voice.record.acousticGain)) }
+            }
+            if let changed { recordAcousticGainsLocked(changed) }
         }
     }
 

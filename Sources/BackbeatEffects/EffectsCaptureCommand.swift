@@ -87,6 +87,29 @@ extension CaptureKind {
     /// the output type, the HRTF data set, the audibility threshold and
     /// margin, the cache budget, the game-wide reverb and the zones.
     package static let effectsState = CaptureKind(0x112)
+    /// ``AudioEngine/setAcousticFilters(_:over:)`` (BackbeatAcoustics' results
+    /// for the voices heard): the glide time (optional), the count, then per
+    /// voice that it changed its id (`UInt64`), a flag byte (bit 0: the send's
+    /// gains equal the direct path's and are left out; bit 1: a direction
+    /// follows; bit 2: a room follows), the direct path's gain, low and high
+    /// gains (`Float`s), the send's unless bit 0, the direction it is heard
+    /// from (a point) and the room whose reverb its send feeds (a string).
+    /// Voices it left as they were are not written. See `AcousticsCaptureCoding.swift`.
+    package static let effectsAcousticFilters = CaptureKind(0x113)
+    /// ``AudioEngine/setAcousticGains(_:)`` (the level's audibility estimates):
+    /// the count, then per voice whose estimate changed its id and the new
+    /// estimate (`Float`, 0...1, never NaN).
+    package static let effectsAcousticGains = CaptureKind(0x114)
+    /// ``AudioEngine/setRoomReverbs(_:over:)`` (other rooms' reverbs heard
+    /// through portals): the glide time (optional), the count, then per room
+    /// its name, its reverb (panned toward the portal) and its level
+    /// (`Float`, 0...1). A call the same as the one before is not written.
+    package static let effectsRoomReverbs = CaptureKind(0x115)
+    /// A voice's acoustics set on the voice itself (``Voice/setAcousticFilter(_:over:)``,
+    /// ``Voice/setAcousticDirection(_:)``: what `Voice.apply(_:over:)` does):
+    /// its id, then `0` and the direct path's three gains and the glide time
+    /// (optional), or `1` and the direction (an optional point).
+    package static let effectsAcousticVoice = CaptureKind(0x116)
 }
 
 /// What an ``CaptureKind/effectsVoiceChange`` record did to the voice.

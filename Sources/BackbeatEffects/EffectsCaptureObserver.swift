@@ -12,6 +12,8 @@ final class EffectsCaptureObserver: CaptureObserver {
     /// The capture the batch coder's state belongs to.
     private var generation: UInt32 = 0
     private var batches = MoveBatchCoding()
+    /// The last room-reverb record's payload and its capture (``AudioEngine/recordRoomReverbsLocked(_:over:)``).
+    var roomReverbsRecorded: (generation: UInt32, bytes: [UInt8])?
 
     init(engine: AudioEngine) { self.engine = engine }
 

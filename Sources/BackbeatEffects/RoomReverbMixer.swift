@@ -128,6 +128,13 @@ extension AudioEngine {
     package func setRoomReverbs(_ reverbs: [RoomReverb], over duration: MediaTime?) {
         withLock {
             guard !reverbs.isEmpty || existingEffectsLocked?.roomReverbs != nil else { return }
+            // Levels within 0...1 as the mixer takes them (NaN: silence), as the capture records them.
+            let reverbs =
+                reverbs.contains { !($0.gain >= 0 && $0.gain <= 1) }
+                ? reverbs.map {
+                    RoomReverb(room: $0.room, reverb: $0.reverb, gain: $0.gain.isNaN ? 0 : min(max($0.gain, 0), 1))
+                } : reverbs
+            recordRoomReverbsLocked(reverbs, over: duration)
             let frames = duration?.frames(atSampleRate: sampleRate) ?? dezipperFrames
             roomReverbsLocked.set(reverbs, glideFrames: max(frames, dezipperFrames), at: currentFrameLocked)
         }

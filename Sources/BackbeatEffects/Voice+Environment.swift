@@ -67,17 +67,6 @@ extension Voice {
         }
     }
 
-    /// Changes the mix without a capture record: what the acoustics work out
-    /// from the level (a capture holds the game's calls, not the simulation's results).
-    private func changeMix(over duration: MediaTime?, _ body: (inout VoiceMix) -> Void) {
-        guard let engine = sound.engine else {
-            body(&mix)
-            mix.isUsed = true
-            return
-        }
-        engine.withLock { changeMixLocked(over: duration, engine: engine, body) }
-    }
-
     /// ``changeMix(over:recording:_:_:)`` with the engine lock held, unrecorded.
     func changeMixLocked(over duration: MediaTime?, engine: AudioEngine, _ body: (inout VoiceMix) -> Void) {
         body(&mix)
@@ -189,7 +178,16 @@ extension Voice {
     ///   - gains: The direct path's broadband, low and high shelf gains.
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     package func setAcousticFilter(_ gains: FilterGains, over duration: MediaTime?) {
-        changeMix(over: duration) { $0.acoustic = gains }
+        guard let engine = sound.engine else {
+            mix.acoustic = gains
+            mix.isUsed = true
+            return
+        }
+        engine.withLock {
+            // The simulation's result, not the level, is what a replay needs.
+            recordAcousticLocked(.filter(gains, duration))
+            changeMixLocked(over: duration, engine: engine) { $0.acoustic = gains }
+        }
     }
 
     /// The hook BackbeatAcoustics sets the direction a voice is heard from
@@ -197,13 +195,15 @@ extension Voice {
     ///
     /// - Parameter direction: From the listener, unit length; nil for where the game put the voice.
     package func setAcousticDirection(_ direction: SIMD3<Float>?) {
-        let point = direction.map { Audio3DPoint(x: $0.x, y: $0.y, z: $0.z) }
+        // A direction that is not finite places nothing: the voice is heard where the game put it.
+        let point = AcousticsCaptureCoding.heardDirection(direction)
         guard let engine = sound.engine else {
             mix.acousticDirection = point
             return
         }
         engine.withLock {
             guard mix.acousticDirection != point else { return }
+            recordAcousticLocked(.direction(point))
             mix.acousticDirection = point
             if let source = record.source, positionValue != nil {
                 _ = try? engine.device.withContext { applyPlacement(to: source) }

@@ -11,14 +11,16 @@ extension VoicePool {
     /// - Parameters:
     ///   - gain: The estimate, 0...1 (clamped; NaN leaves it as it was).
     ///   - voice: A voice of this pool.
-    func setAcousticGain(_ gain: Float, of voice: Voice) {
-        guard !gain.isNaN, voice.phase != .finished else { return }
+    /// - Returns: Whether the estimate changed.
+    @discardableResult
+    func setAcousticGain(_ gain: Float, of voice: Voice) -> Bool {
+        guard !gain.isNaN, voice.phase != .finished else { return false }
         let clamped = min(max(gain, 0), 1)
-        guard clamped != voice.record.acousticGain else { return }
+        guard clamped != voice.record.acousticGain else { return false }
         voice.record.acousticGain = clamped
         audibilityDirty = true
         let s = voice.record.slot
-        guard voice.record.isDormant, s >= 0, let engine else { return }
+        guard voice.record.isDormant, s >= 0, let engine else { return true }
         let listener = engine.listenerLocked
         let level = voice.gain * (voice.bus?.stepGain ?? 1) * clamped
         let reach = reach(of: voice, level: level, listener: listener)
@@ -27,6 +29,7 @@ extension VoicePool {
         let l = listener.position
         let (tx, ty, tz) = (l.x - p.x, l.y - p.y, l.z - p.z)
         if tx * tx + ty * ty + tz * tz <= reach { pendingWake.append(s) }
+        return true
     }
 
     /// Up to `limit` dormant voices and their points, from row `start` on

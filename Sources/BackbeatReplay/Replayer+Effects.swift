@@ -76,6 +76,8 @@ extension Replayer {
                 note("snapshot \(active.snapshot.name) released")
             case .effectsCacheBudget: engine.effectCacheBudget = try decoder.int()
             case .effectsState: try engine.restoreEffectsCaptureState(&decoder)
+            case .effectsAcousticFilters, .effectsAcousticGains, .effectsRoomReverbs, .effectsAcousticVoice:
+                try applyAcoustics(record, &decoder)
             default: skipUnknown(record)
             }
         } catch let error as CaptureFormatError {
