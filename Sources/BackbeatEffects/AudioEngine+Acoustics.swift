@@ -73,21 +73,18 @@ extension AudioEngine {
     }
 
     /// Sets each voice's acoustic filters (see ``Voice/setAcousticFilter(_:over:)``)
-    /// in one hold of the lock, gliding over `duration`.
+    /// and direction in one hold of the lock, both gliding over `duration`.
     ///
     /// - Parameters:
     ///   - filters: The voices and their filters.
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     package func setAcousticFilters(_ filters: [AcousticVoiceFilter], over duration: MediaTime?) {
         withLock {
+            // The direction glides as long as the band gains.
+            let frames = max(duration?.frames(atSampleRate: sampleRate) ?? 0, dezipperFrames)
             for filter in filters where filter.voice.phase != .finished {
                 let direction = filter.direction.map { Audio3DPoint(x: $0.x, y: $0.y, z: $0.z) }
-                if filter.voice.mix.acousticDirection != direction {
-                    filter.voice.mix.acousticDirection = direction
-                    if let source = filter.voice.record.source, filter.voice.positionValue != nil {
-                        _ = try? device.withContext { filter.voice.applyPlacement(to: source) }
-                    }
-                }
+                filter.voice.setAcousticDirectionLocked(direction, glideFrames: frames, engine: self)
                 let mix = filter.voice.mix
                 guard
                     mix.acoustic != filter.direct || mix.acousticSend != filter.send
