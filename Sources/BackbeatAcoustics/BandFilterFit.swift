@@ -12,8 +12,8 @@ import Musl
 /// both of which can only cut.
 ///
 /// The shelves are far from the bands' edges: a cut of x dB asked of the
-/// low shelf is about 0.4·x at 400 Hz, a high shelf's 0.2·x to 0.8·x at
-/// 2.5 kHz (the deeper, the wider) and twice x at 12 kHz. So a wall that
+/// low shelf is 0.3·x to 0.9·x at 400 Hz, of the high shelf 0.1·x to 0.8·x
+/// at 2.5 kHz and 1.3·x to 2·x at 12 kHz, by how deep. So a wall that
 /// passes more of the low band than the mid (most of them) cannot be heard
 /// exactly: the fit chooses the shelves that make the largest error over
 /// the three bands smallest (each band's level the mean energy of the
