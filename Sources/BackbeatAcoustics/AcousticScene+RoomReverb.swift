@@ -14,7 +14,11 @@ extension AcousticScene {
     /// area A seen from distance d spans an angle θ = 2·atan(√(A/π) / d), and
     /// the room's reverb gets θ/2π of the energy, panned toward the portal
     /// with a focus of 1 − θ/2π (a point far away, half the sphere in the
-    /// doorway). The portals' transmission for their openness multiplies it.
+    /// doorway). Through a chain of portals, each further portal passes on
+    /// the share the portal before it (nearer the listener) covers seen from
+    /// it, at the distance between their centres: a room two doors away is
+    /// quieter than the room between by that share. The portals'
+    /// transmission for their openness multiplies it.
     ///
     /// - Parameters:
     ///   - room: The room heard.
@@ -43,9 +47,16 @@ extension AcousticScene {
             guard let first = chain.first else { return nil }
             let toPortal = portals[first].centre - listener
             let distance = max(length(toPortal), 1e-3)
-            let radius = (portals[first].area / Float.pi).squareRoot()
-            let share = 2 * atan2(radius, distance) / (2 * Float.pi)
-            var gain = share.squareRoot()
+            let share = Self.share(of: portals[first], from: distance)
+            // Each further portal passes on the share the one before it
+            // covers, seen from it: what a room two doors away sends
+            // through the room between.
+            var energy = share
+            for (nearer, farther) in zip(chain, chain.dropFirst()) {
+                let d = max(length(portals[farther].centre - portals[nearer].centre), 1e-3)
+                energy *= Self.share(of: portals[nearer], from: d)
+            }
+            var gain = energy.squareRoot()
             for portal in chain { gain *= portals[portal].transmission.mid }
             // The pan in the listener's frame, left-handed as EAX takes it: +X right, +Y up, +Z ahead.
             let direction = toPortal / distance
@@ -53,5 +64,16 @@ extension AcousticScene {
             let local = SIMD3<Float>(dot(direction, right), dot(direction, up), dot(direction, forward))
             return (min(gain, 1), local * (1 - share))
         }
+    }
+
+    /// The share of the sphere (θ/2π, θ = 2·atan(√(A/π)/d)) a portal of
+    /// area A covers seen from `distance` away.
+    ///
+    /// - Parameters:
+    ///   - portal: The portal.
+    ///   - distance: How far away it is seen from, metres (> 0).
+    static func share(of portal: AcousticPortal, from distance: Float) -> Float {
+        let radius = (portal.area / Float.pi).squareRoot()
+        return 2 * atan2(radius, distance) / (2 * Float.pi)
     }
 }

@@ -76,6 +76,11 @@ public final class AcousticSimulation: @unchecked Sendable {
         self.sceneValue = scene
     }
 
+    deinit {
+        // A simulation dropped with rooms heard: their reverbs fade out and give their slots back.
+        if roomsWithReverb { engine.setRoomReverbs([], over: Self.glide) }
+    }
+
     /// The level heard; setting nil (or another level) lets every voice go
     /// back to its unfiltered sound at the next ``update()``.
     public var scene: AcousticScene? {
@@ -117,6 +122,11 @@ public final class AcousticSimulation: @unchecked Sendable {
                 }
                 voicesWithFilters = [:]
                 engine.setAcousticFilters(reset, over: Self.glide)
+                // Other rooms' reverbs fade out and give their slots back.
+                if roomsWithReverb {
+                    roomsWithReverb = false
+                    engine.setRoomReverbs([], over: Self.glide)
+                }
                 return reset.count
             }
             let generation = scene.geometryGeneration

@@ -73,24 +73,23 @@ extension AudioEngine {
     }
 
     /// Sets each voice's acoustic filters (see ``Voice/setAcousticFilter(_:over:)``)
-    /// in one hold of the lock, gliding over `duration`.
+    /// and direction in one hold of the lock, both gliding over `duration`.
     ///
     /// - Parameters:
     ///   - filters: The voices and their filters.
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     package func setAcousticFilters(_ filters: [AcousticVoiceFilter], over duration: MediaTime?) {
         withLock {
+            // The direction glides as long as the band gains.
+            let frames = max(duration?.frames(atSampleRate: sampleRate) ?? 0, dezipperFrames)
             // What changed a voice, for the capture (nil, and nothing kept, without one).
             var changed: [AcousticVoiceFilter]? = captureRecorder == nil ? nil : []
             for filter in filters where filter.voice.phase != .finished {
                 let direction = AcousticsCaptureCoding.heardDirection(filter.direction)
                 var changes = false
                 if filter.voice.mix.acousticDirection != direction {
-                    filter.voice.mix.acousticDirection = direction
+                    filter.voice.setAcousticDirectionLocked(direction, glideFrames: frames, engine: self)
                     changes = true
-                    if let source = filter.voice.record.source, filter.voice.positionValue != nil {
-                        _ = try? device.withContext { filter.voice.applyPlacement(to: source) }
-                    }
                 }
                 let mix = filter.voice.mix
                 if mix.acoustic != filter.direct || mix.acousticSend != filter.send

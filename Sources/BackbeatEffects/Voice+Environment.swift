@@ -16,8 +16,16 @@ struct VoiceMix {
     var acoustic = FilterGains.open
     var acousticSend = FilterGains.open
     /// The direction, from the listener, the level makes the voice heard
-    /// from (unit length; nil: where the game put it). See ``Voice/heardPointLocked(_:)``.
+    /// from (unit length; nil: where the game put it): where the source's
+    /// direction glides to. See ``Voice/heardPointLocked(_:)``.
     var acousticDirection: Audio3DPoint?
+    /// The direction the source is placed by now (nil: the game's point),
+    /// on its way to ``acousticDirection``.
+    var heardDirection: Audio3DPoint?
+    /// Where the direction's glide started from (nil: not gliding), and when it runs.
+    var directionFrom: Audio3DPoint?
+    var directionStart: Int64 = 0
+    var directionEnd: Int64 = 0
     /// The room whose reverb the voice's send feeds (``RoomReverbMixer``);
     /// nil: the environment reverb, the listener's.
     var reverbRoom: String?
@@ -191,7 +199,8 @@ extension Voice {
     }
 
     /// The hook BackbeatAcoustics sets the direction a voice is heard from
-    /// through (see ``heardPointLocked(_:)``).
+    /// through (see ``heardPointLocked(_:)``); the source's direction glides
+    /// there over the de-zipper time.
     ///
     /// - Parameter direction: From the listener, unit length; nil for where the game put the voice.
     package func setAcousticDirection(_ direction: SIMD3<Float>?) {
@@ -199,23 +208,95 @@ extension Voice {
         let point = AcousticsCaptureCoding.heardDirection(direction)
         guard let engine = sound.engine else {
             mix.acousticDirection = point
+            mix.heardDirection = point
             return
         }
         engine.withLock {
             guard mix.acousticDirection != point else { return }
             recordAcousticLocked(.direction(point))
-            mix.acousticDirection = point
-            if let source = record.source, positionValue != nil {
-                _ = try? engine.device.withContext { applyPlacement(to: source) }
-            }
+            setAcousticDirectionLocked(point, glideFrames: engine.dezipperFrames, engine: engine)
         }
+    }
+
+    /// Sets the direction the voice is heard from, gliding from where its
+    /// source is heard now over `frames` (at least the de-zipper time), along
+    /// the arc between the two: a door that opens on the other side moves
+    /// the voice around the listener over several update periods, rather
+    /// than in one (a click, and a jump). A voice not heard yet starts there.
+    /// With the engine lock held.
+    ///
+    /// - Parameters:
+    ///   - point: From the listener, unit length; nil for where the game put the voice.
+    ///   - frames: How long the glide takes, in frames.
+    ///   - engine: The voice's engine.
+    func setAcousticDirectionLocked(_ point: Audio3DPoint?, glideFrames frames: Int64, engine: AudioEngine) {
+        guard mix.acousticDirection != point else { return }
+        mix.acousticDirection = point
+        mix.isUsed = true
+        let now = engine.currentFrameLocked
+        guard let source = record.source, positionValue != nil else {
+            mix.heardDirection = point
+            mix.directionFrom = nil
+            return
+        }
+        if now <= record.startFrame || phase != .playing {
+            mix.heardDirection = point
+            mix.directionFrom = nil
+        } else if let from = heardUnitDirectionLocked() {
+            mix.directionFrom = from
+            mix.directionStart = now
+            mix.directionEnd = now + max(frames, engine.dezipperFrames)
+            isSettled = false
+            return
+        } else {
+            mix.heardDirection = point
+        }
+        _ = try? engine.device.withContext { applyPlacement(to: source) }
+    }
+
+    /// The direction, from the listener, the voice's source is heard from
+    /// now (unit length), or nil where it has no position or sits on the
+    /// listener. With the engine lock held.
+    func heardUnitDirectionLocked() -> Audio3DPoint? {
+        if let heard = mix.heardDirection { return heard }
+        return gameDirectionLocked()
+    }
+
+    /// The direction, from the listener, of where the game put the voice
+    /// (unit length), or nil. With the engine lock held.
+    func gameDirectionLocked() -> Audio3DPoint? {
+        guard let p = positionValue, let listener = engine?.listenerLocked.position else { return nil }
+        return Audio3DPoint(x: p.x - listener.x, y: p.y - listener.y, z: p.z - listener.z).unitOrNil
+    }
+
+    /// Moves the direction one update step along its glide (the step ending
+    /// at `stepEnd`) and places the source there. Engine lock held, context current.
+    ///
+    /// - Parameters:
+    ///   - source: The voice's source.
+    ///   - stepEnd: The frame the step ends at.
+    ///   - engine: The voice's engine.
+    /// - Returns: whether the direction still glides.
+    func stepDirection(source: ALSource, to stepEnd: Int64, engine: AudioEngine) -> Bool {
+        guard let from = mix.directionFrom else { return false }
+        var gliding = true
+        if stepEnd >= mix.directionEnd || mix.directionEnd <= mix.directionStart {
+            mix.heardDirection = mix.acousticDirection
+            mix.directionFrom = nil
+            gliding = false
+        } else if let to = mix.acousticDirection ?? gameDirectionLocked() {
+            let t = Float(Double(stepEnd - mix.directionStart) / Double(mix.directionEnd - mix.directionStart))
+            mix.heardDirection = from.arc(to: to, fraction: t, through: engine.listenerLocked.forward)
+        }
+        applyPlacement(to: source)
+        return gliding
     }
 }
 
 extension Voice {
     /// Where the voice's source is placed for the game's point `p`: `p`
     /// itself, or, while the level bends its path
-    /// (``VoiceMix/acousticDirection``), the point at the same distance from
+    /// (``VoiceMix/heardDirection``), the point at the same distance from
     /// the listener in the direction it is heard from (the last bend of its
     /// path: a door, an edge). The distance stays the game's, so the
     /// engine's distance curve is unchanged; the longer path's extra loss is
@@ -223,7 +304,7 @@ extension Voice {
     ///
     /// - Parameter p: The game's point for the voice.
     func heardPointLocked(_ p: Audio3DPoint) -> Audio3DPoint {
-        guard let direction = mix.acousticDirection, let listener = engine?.listenerLocked.position else { return p }
+        guard let direction = mix.heardDirection, let listener = engine?.listenerLocked.position else { return p }
         let dx = p.x - listener.x
         let dy = p.y - listener.y
         let dz = p.z - listener.z
@@ -246,6 +327,12 @@ extension Voice {
             voice.mix.appliedDirect = nil
             voice.mix.appliedSend = nil
             voice.mix.appliedBusSend = nil
+            // Nothing heard yet to glide from: the source starts where it is heard.
+            if voice.mix.directionFrom != nil || voice.mix.heardDirection != voice.mix.acousticDirection {
+                voice.mix.directionFrom = nil
+                voice.mix.heardDirection = voice.mix.acousticDirection
+                voice.applyPlacement(to: source)
+            }
         }
         let busEffect = voice.bus?.stepEffect
         let busFilter = voice.bus?.stepFilter ?? .open
@@ -293,6 +380,7 @@ extension Voice {
         AuxiliarySend(to: slot, through: mix.current.send.then(busFilter))
             .apply(0, of: source, on: device, over: &mix.appliedSend)
         voice.mix = mix
-        return stepEnd < mix.glideEnd
+        let turning = voice.stepDirection(source: source, to: stepEnd, engine: engine)
+        return stepEnd < mix.glideEnd || turning
     }
 }
