@@ -74,6 +74,9 @@ public final class AcousticSimulation: @unchecked Sendable {
     public init(engine: AudioEngine, scene: AcousticScene? = nil) {
         self.engine = engine
         self.sceneValue = scene
+        // The band fit's table is worked out once a process, on first use:
+        // here, where a level loads, rather than in the first frame's update.
+        _ = BandFilterFit.grid.count
     }
 
     deinit {

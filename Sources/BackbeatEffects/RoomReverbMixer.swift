@@ -114,11 +114,16 @@ final class RoomReverbMixer: EngineComponent {
         // The loudest rooms keep a slot; a room first heard at silence waits for a level.
         let ranked = reverbs.filter { Self.level(of: $0) > 0 || rooms[$0.room] != nil }
             .sorted { Self.level(of: $0) > Self.level(of: $1) }
+        // Slots are made in rank order, never in the dictionary's (seeded
+        // per process): OpenAL Soft mixes slots in the order they were made,
+        // and a replay must add the same floats in the same order.
+        var order: [String] = []
         for reverb in ranked.prefix(Self.maximumRooms) where wanted[reverb.room] == nil {
             wanted[reverb.room] = reverb
+            order.append(reverb.room)
         }
         var made = false
-        for name in wanted.keys where rooms[name] == nil {
+        for name in order where rooms[name] == nil {
             guard let slot = try? engine.device.generateEffectSlot() else { continue }
             rooms[name] = Room(slot: slot)
             slotsMade += 1
@@ -172,7 +177,7 @@ final class RoomReverbMixer: EngineComponent {
         for voice in engine.voicePoolLocked.voices {
             if let slot = voice.mix.appliedSend?.slot { inUse.insert(slot) }
         }
-        for name in leaving {
+        for name in leaving.sorted() {
             guard let room = rooms[name] else {
                 leaving.remove(name)
                 continue
