@@ -36,4 +36,23 @@ struct ReverbIdleTests {
             #expect(!loaded())
         }
     }
+
+    @Test("A dry voice whose filters glide stays off the reverb's slot, and the reverb stays unloaded")
+    func dryGlideSendsNothing() throws {
+        try withOfflineEngine { engine in
+            engine.reverbParameters = try AudioEnvironmentReverbParameters(preset: "hangar")
+            let sound = try toneEffect(700, on: engine)
+            let voice = sound.play(looping: .forever)
+            _ = try engine.render(frames: 4_800)
+            // What the acoustics hand over: new direct and send filters, gliding over 40 ms.
+            let gains = FilterGains(gain: 0.1, gainLF: 1, gainHF: 0.5)
+            engine.setAcousticFilters(
+                [AcousticVoiceFilter(voice: voice, direct: gains, send: gains)], over: MediaTime(seconds: 0.04))
+            _ = try engine.render(frames: 480)
+            #expect(engine.withLock { voice.mix.target?.direct } == gains, "the glide is under way")
+            // The send's level is 0 (no reverb blend) before and after: it stays 0, not -100 dB.
+            #expect(engine.withLock { voice.mix.appliedSend?.slot } == nil)
+            #expect(!engine.withLock { engine.environmentLocked.isEffectLoaded })
+        }
+    }
 }
