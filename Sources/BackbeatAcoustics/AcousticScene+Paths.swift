@@ -202,16 +202,49 @@ extension AcousticScene {
         var piece: Int32
     }
 
-    /// The edges of the pieces `blockers`, in level coordinates.
-    private func edgesLocked(of blockers: [Blocker]) -> [DiffractionEdge] {
-        blockers.flatMap { blocker -> [DiffractionEdge] in
+    /// An edge of a blocking piece, its bend point and the path's length around it.
+    typealias RankedEdge = (edge: DiffractionEdge, bend: SIMD3<Float>, length: Float)
+
+    /// The `count` edges of the pieces `blockers` (in level coordinates)
+    /// with the shortest paths from `source` to `listener` around them,
+    /// shortest first, ties in the pieces' order: what sorting them all and
+    /// taking the first `count` gives, without the sort. A wall piece of a
+    /// big level has hundreds of edges and a path tries eight; sorting them
+    /// all was over half of an update's time.
+    ///
+    /// - Parameters:
+    ///   - blockers: The pieces the direct path crossed.
+    ///   - source: The source.
+    ///   - listener: The listener.
+    ///   - count: How many edges to keep.
+    private func nearestEdgesLocked(
+        of blockers: [Blocker], from source: SIMD3<Float>, to listener: SIMD3<Float>, count: Int
+    ) -> [RankedEdge] {
+        var nearest: [RankedEdge] = []
+        nearest.reserveCapacity(count + 1)
+        func consider(_ edge: DiffractionEdge) {
+            let bend = Diffraction.bendPoint(onEdge: edge.a, edge.b, from: source, to: listener)
+            let pathLength = length(source - bend) + length(bend - listener)
+            if nearest.count == count, let last = nearest.last, !(pathLength < last.length) { return }
+            // After every edge as short: the order a stable sort keeps.
+            var at = nearest.count
+            while at > 0, pathLength < nearest[at - 1].length { at -= 1 }
+            nearest.insert((edge, bend, pathLength), at: at)
+            if nearest.count > count { nearest.removeLast() }
+        }
+        for blocker in blockers {
             switch geometries[blocker.geometry] {
-            case .staticMesh(let index): staticEdges[index].pieces[Int(blocker.piece)]
-            case .portal: []
+            case .staticMesh(let index):
+                for edge in staticEdges[index].pieces[Int(blocker.piece)] { consider(edge) }
+            case .portal:
+                break
             case .movableMesh(let index):
-                movableEdges[index].pieces[Int(blocker.piece)].map { $0.transformed(by: transforms[index]) }
+                for edge in movableEdges[index].pieces[Int(blocker.piece)] {
+                    consider(edge.transformed(by: transforms[index]))
+                }
             }
         }
+        return nearest
     }
 
     /// The loudest path from `source` to `listener` around one edge, or
@@ -221,13 +254,11 @@ extension AcousticScene {
         from listener: SIMD3<Float>, to source: SIMD3<Float>, blockers: [Blocker]
     ) -> AcousticPath.DiffractedPath? {
         let distance = length(source - listener)
-        let edges = edgesLocked(of: blockers)
-        guard !edges.isEmpty else { return nil }
-        // Each edge's bend point and path length, nearest first.
-        let ranked = edges.map { edge -> (edge: DiffractionEdge, bend: SIMD3<Float>, length: Float) in
-            let bend = Diffraction.bendPoint(onEdge: edge.a, edge.b, from: source, to: listener)
-            return (edge, bend, length(source - bend) + length(bend - listener))
-        }.sorted { $0.length < $1.length }
+        // The edges' bend points and path lengths, nearest first.
+        let ranked = nearestEdgesLocked(
+            of: blockers, from: source, to: listener,
+            count: max(Self.singleEdgeCandidates, Self.doubleEdgeCandidates))
+        guard !ranked.isEmpty else { return nil }
         var best: AcousticPath.DiffractedPath?
         func consider(_ candidate: AcousticPath.DiffractedPath) {
             let loudness = candidate.gains.mid / candidate.length

@@ -12,7 +12,9 @@ extension AcousticSimulation {
     /// portals between (``AcousticScene/audibilityEstimates(from:to:)``: a
     /// point-in-room lookup and a table, no ray). A virtual voice also gets
     /// the estimate as its filter, so it starts near what the rays will say
-    /// when it takes a source. With the simulation's lock held.
+    /// when it takes a source: its filter joins ``filters``, which the
+    /// update hands over with the heard voices' results. With the
+    /// simulation's lock held.
     ///
     /// - Parameters:
     ///   - scene: The level.
@@ -27,7 +29,6 @@ extension AcousticSimulation {
         guard !voices.isEmpty else { return }
         let estimates = scene.audibilityEstimates(from: listener, to: voices.map(\.position))
         var gains: [(voice: Voice, gain: Float)] = []
-        var filters: [AcousticVoiceFilter] = []
         for (index, (state, bands)) in zip(voices, estimates).enumerated() {
             let filter = bands.filterGains
             if filter.gain != state.acousticGain { gains.append((state.voice, filter.gain)) }
@@ -37,7 +38,7 @@ extension AcousticSimulation {
             }
         }
         engine.setAcousticGains(gains)
-        engine.setAcousticFilters(filters, over: Self.glide)
+        // The filters go with the heard voices' results, in the update's one hand-over.
     }
 
     /// Without a level: every estimate back to 1 and every virtual voice's

@@ -10,8 +10,12 @@ import BackbeatSupport
 ///
 /// The game calls ``update()`` from its own frame loop, on its own thread
 /// (never the engine's): the casting runs there, outside the engine lock,
-/// which is taken twice, briefly, to read where the voices are and to hand
-/// over the results. The engine's update thread never waits for a ray. A
+/// which is taken only briefly, to read where the voices are (those the
+/// update step visits, and a share of the dormant ones) and to hand over
+/// the results, in one call, and only those that changed audibly
+/// (a gain by 0.25 dB, the direction by half a degree): about 50 µs an
+/// update for 10,000 emitters.
+/// The engine's update thread never waits for a ray. A
 /// call rather than a thread of its own keeps an offline render exact (the
 /// same frames hear the same results every run) and lets the game choose
 /// when and on which core the work runs.
@@ -43,6 +47,8 @@ public final class AcousticSimulation: @unchecked Sendable {
         var update: Int
         /// The room the voice is in, if the level has rooms.
         var room: String?
+        /// What was last handed over to the voice (nil: nothing yet).
+        var handedBack: AcousticVoiceFilter? = nil
     }
 
     /// The engine whose voices it sets.
@@ -50,6 +56,11 @@ public final class AcousticSimulation: @unchecked Sendable {
     let lock = Lock()
     private var sceneValue: AcousticScene?
     private var cache: [Voice.ID: Cached] = [:]
+    /// The table before ``cache``, emptied, which the next update fills (no allocation).
+    private var spareCache: [Voice.ID: Cached] = [:]
+    /// The filters an update hands over (the virtual voices' estimates, then
+    /// the heard voices' results), reused.
+    var filters: [AcousticVoiceFilter] = []
     /// Updates so far, and the movement threshold and path budget (see their properties).
     var updates = 0
     var movementThresholdValue: Float = 0.1
@@ -112,7 +123,8 @@ public final class AcousticSimulation: @unchecked Sendable {
     /// Works out what the listener hears of every positioned voice now and
     /// sets it on the voices: call once a game frame, from the game's thread.
     ///
-    /// - Returns: How many voices it set.
+    /// - Returns: How many voices hear a result: handed over now, or kept
+    ///   from an earlier update when it changed too little to hand over.
     @discardableResult
     public func update() -> Int {
         lock.withLock {
@@ -140,6 +152,7 @@ public final class AcousticSimulation: @unchecked Sendable {
                 reverbRoom = (room, generation)
                 engine.setReverbParameters(reverb, over: Self.glide)
             }
+            filters.removeAll(keepingCapacity: true)
             // Every voice's audibility from rooms and portals; rays only for the voices heard.
             estimateAudibilityLocked(scene, listener: listener, awake: awake)
             let voices = awake.filter(\.isReal)
@@ -164,33 +177,45 @@ public final class AcousticSimulation: @unchecked Sendable {
                 kept[index] = Cached(
                     listener: listener, position: voices[index].position, radius: voices[index].radius,
                     generation: generation, path: path, update: updates,
-                    room: scene.roomCount > 1 ? scene.room(containing: voices[index].position) : nil)
+                    room: scene.roomCount > 1 ? scene.room(containing: voices[index].position) : nil,
+                    handedBack: kept[index]?.handedBack)
             }
             let listenerRoom = scene.roomCount > 1 ? scene.room(containing: listener) : nil
             setRoomReverbs(of: scene, rooms: kept.map { $0?.room }, listener: listener, in: listenerRoom)
-            var nextCache: [Voice.ID: Cached] = [:]
-            var filters: [AcousticVoiceFilter] = []
-            nextCache.reserveCapacity(voices.count)
-            filters.reserveCapacity(voices.count)
+            // Two tables in turn (the last update's, emptied, is filled):
+            // an update allocates no dictionary of its own.
+            var nextCache = spareCache
+            spareCache = [:]
+            var heard = 0
             for (state, cached) in zip(voices, kept) {
-                guard let cached else { continue }
-                nextCache[state.voice.id] = cached
+                guard var cached else { continue }
+                heard += 1
                 let gains = cached.path.gains.filterGains
                 // A voice in another room excites its own room unhindered;
                 // that room's reverb reaches the listener through the portals.
                 let otherRoom =
                     listenerRoom != nil && cached.room != nil && cached.room != listenerRoom ? cached.room : nil
-                filters.append(
-                    AcousticVoiceFilter(
-                        voice: state.voice, direct: gains, send: otherRoom == nil ? gains : .open,
-                        direction: cached.path.heardDirection, reverbRoom: otherRoom))
+                let filter = AcousticVoiceFilter(
+                    voice: state.voice, direct: gains, send: otherRoom == nil ? gains : .open,
+                    direction: cached.path.heardDirection, reverbRoom: otherRoom)
+                // Handed over only when it changed audibly since it last was:
+                // each hand-over starts a glide the engine steps every period.
+                if !(cached.handedBack.map { Self.isAudiblySame(filter, as: $0) } ?? false) {
+                    filters.append(filter)
+                    cached.handedBack = filter
+                }
+                nextCache[state.voice.id] = cached
                 voicesWithFilters[state.voice.id] = state.voice
             }
+            spareCache = cache
             cache = nextCache
+            spareCache.removeAll(keepingCapacity: true)
             // Voices that ended drop out of the table with the cache.
-            voicesWithFilters = voicesWithFilters.filter { nextCache[$0.key] != nil }
+            if voicesWithFilters.count > nextCache.count {
+                voicesWithFilters = voicesWithFilters.filter { nextCache[$0.key] != nil }
+            }
             engine.setAcousticFilters(filters, over: Self.glide)
-            return filters.count
+            return heard
         }
     }
 

@@ -56,7 +56,8 @@ extension AudioEngine {
     /// visits (not dormant, not finished), read in one short hold of the
     /// lock: what a frame's acoustics start from.
     package func acousticSnapshot() -> (listener: SIMD3<Float>, voices: [AcousticVoiceState]) {
-        withLock {
+        // A read: it wakes no update step.
+        withLock(waking: false) {
             let l = listenerLocked.position
             guard let pool = existingEffectsLocked?.pool else { return ([l.x, l.y, l.z], []) }
             var voices: [AcousticVoiceState] = []
@@ -118,7 +119,7 @@ extension AudioEngine {
     package func acousticDormantVoices(from start: Int, limit: Int) -> (
         voices: [AcousticVoiceState], next: Int
     ) {
-        withLock {
+        withLock(waking: false) {
             guard let pool = existingEffectsLocked?.pool else { return ([], 0) }
             let (found, next) = pool.dormantVoices(from: start, limit: limit)
             let voices = found.map { voice, p in

@@ -28,8 +28,12 @@ final class EnvironmentMixer: EngineComponent {
     /// The curve the level glides along now.
     private var glideCurve: FadeCurve = .linear
     private var effectLoaded = false
+    /// The last step at which a voice sent to the slot, or meant to.
+    private var lastSendFrame: Int64?
     /// The slot's gain as last set (0 before any).
     var appliedGain: Float { current?.gain ?? 0 }
+    /// Whether the slot holds the reverb now (not while silent, or while no voice sends to it).
+    var isEffectLoaded: Bool { effectLoaded }
 
     init(engine: AudioEngine) {
         self.engine = engine
@@ -133,11 +137,20 @@ final class EnvironmentMixer: EngineComponent {
                 curve: glideCurve)
             now = (ALReverbProperties.blend(from.properties, target.properties, t), level.value(at: stepEnd))
         }
-        if let current, current.properties == now.properties, current.gain == now.gain, effectLoaded == (now.gain > 0) {
+        // A reverb nobody sends to, its tail died away, is unloaded: OpenAL
+        // Soft runs a loaded reverb on silence all the same (13 ms of CPU a
+        // second of audio in the acoustics suite's 10,000-emitter scene,
+        // more than mixing that scene costs).
+        if isSentToLocked(slot: slot) { lastSendFrame = frame }
+        let ringing = lastSendFrame.map {
+            frame - $0 <= Self.tailFrames(of: now.properties, sampleRate: engine.sampleRate)
+        }
+        let sounds = now.gain > 0 && ringing == true
+        if let current, current.properties == now.properties, current.gain == now.gain, effectLoaded == sounds {
             return
         }
         let device = engine.device
-        if now.gain > 0 {
+        if sounds {
             if !effectLoaded || current?.properties != now.properties {
                 try device.loadReverb(now.properties, into: slot)
                 effectLoaded = true
@@ -149,6 +162,23 @@ final class EnvironmentMixer: EngineComponent {
         }
         device.setGain(now.gain, of: slot)
         current = now
+    }
+
+    /// Whether a voice holding a source sends to `slot` now, or will at this
+    /// step (its reverb blend is up: the voices may step after the mixer).
+    private func isSentToLocked(slot: ALEffectSlot) -> Bool {
+        guard let pool = engine?.existingEffectsLocked?.pool else { return false }
+        return pool.voices.contains { voice in
+            voice.record.source != nil && (voice.mix.reverbBlend > 0 || voice.mix.appliedSend?.slot == slot)
+        }
+    }
+
+    /// How long the reverb rings after its last input, in frames, with room
+    /// to spare: twice its longest band's decay to -60 dB, and its delays.
+    static func tailFrames(of properties: ALReverbProperties, sampleRate: Int) -> Int64 {
+        let decay = properties.decayTime * max(1, properties.decayHFRatio, properties.decayLFRatio)
+        let seconds = 2 * decay + properties.reflectionsDelay + properties.lateReverbDelay + 0.1
+        return Int64(Double(seconds) * Double(sampleRate))
     }
 
     func deviceWillBeReplaced(readPositions: Bool) {

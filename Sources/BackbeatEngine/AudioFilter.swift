@@ -203,11 +203,14 @@ package struct FilterGains: Equatable, Sendable {
     }
 
     /// The gains `fraction` of the way from `self` to `target`, in dB (a
-    /// glide that sounds even); gains of 0 glide from -100 dB.
+    /// glide that sounds even); gains of 0 glide from -100 dB. A gain that
+    /// does not change stays exactly as it is: a send held at 0 while the
+    /// direct path glides stays 0, not -100 dB, which would keep the source
+    /// connected to its effect slot (and OpenAL mixing it in) for the glide.
     package func moved(toward target: FilterGains, fraction: Float) -> FilterGains {
         let t = fraction.isNaN ? 1 : min(max(fraction, 0), 1)
         func m(_ a: Float, _ b: Float) -> Float {
-            if t >= 1 { return b }
+            if t >= 1 || a == b { return b }
             let da = 20 * log10(max(a, 1e-5))
             let db = 20 * log10(max(b, 1e-5))
             return pow(10, (da + (db - da) * t) / 20)
