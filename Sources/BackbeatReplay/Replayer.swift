@@ -55,6 +55,9 @@ package final class Replayer {
         package var damage: String?
         /// Whether the capture has its end record (it was stopped or the engine shut down).
         package var ended: Bool
+        /// Whether the replay stopped at `--to`, before the capture's end
+        /// (its end record, if any, was not read).
+        package var stoppedAtTo: Bool
     }
 
     /// The capture's opening: the engine it was made on.
@@ -130,9 +133,9 @@ package final class Replayer {
             writer: writer, channels: opening.channelCount, rate: opening.sampleRate,
             start: startFrame, options: options)
         var damage: String?
+        var reachedTo = false
         do {
             var lastApplied = startFrame
-            var reachedTo = false
             while let record = reader.next() {
                 if sink.isPastEnd(record.frame) {
                     reachedTo = true
@@ -184,7 +187,7 @@ package final class Replayer {
         shutDownEngine()
         return Result(
             framesWritten: sink.framesWritten, framesRendered: sink.renderedTo - startFrame, damage: damage,
-            ended: ended)
+            ended: ended, stoppedAtTo: reachedTo)
     }
 
     /// Shuts the replay's engine down once the sound loads under way have

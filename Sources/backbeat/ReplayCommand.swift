@@ -62,7 +62,8 @@ struct ReplayCommand: ParsableCommand {
             // stopped in one line, and succeeds.
             if let damage = result.damage {
                 printWarning("the capture stops early \(damage); replayed up to there")
-            } else if !result.ended {
+            } else if !result.ended && !result.stoppedAtTo {
+                // A replay cut at --to never reads the end record: nothing is missing.
                 printWarning("the capture has no end record (the game did not stop it): replayed all it holds")
             }
         } catch {
