@@ -87,16 +87,7 @@ import Glibc
             try scene.setOpenness(1, ofPortal: "door")
             engine.listenerPosition = Audio3DPoint(x: -0.5, y: 1, z: 2.5)
             engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0)
-            // 0.1 s of noise (a fixed linear congruential sequence) faded in and out, then 0.9 s of silence.
-            var state: UInt32 = 12_345
-            let samples = (0..<48_000).map { i -> Float in
-                guard i < 4_800 else { return 0 }
-                state = state &* 1_664_525 &+ 1_013_904_223
-                let fade = Float(min(i, 4_799 - i, 240)) / 240
-                return 0.3 * fade * (Float(state >> 8) / Float(1 << 24) * 2 - 1)
-            }
-            let burst = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: samples)
-            let sound = try SoundEffect(buffer: burst, name: "burst", engine: engine)
+            let sound = try NoiseBurst.sound(on: engine, frames: 48_000)
             let voice = sound.play(looping: .forever)
             voice.position = Audio3DPoint(x: 1.5, y: 1, z: 0.5)
             voice.reverbBlend = 1

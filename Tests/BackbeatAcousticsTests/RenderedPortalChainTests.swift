@@ -18,14 +18,7 @@ import Glibc
             let scene = try AcousticScene(level: TestGeometry.threeRooms())
             engine.listenerPosition = Audio3DPoint(x: -2, y: 1, z: 3.5)
             engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0)
-            var state: UInt32 = 12_345
-            let samples = (0..<4_800).map { i -> Float in
-                state = state &* 1_664_525 &+ 1_013_904_223
-                let fade = Float(min(i, 4_799 - i, 240)) / 240
-                return 0.3 * fade * (Float(state >> 8) / Float(1 << 24) * 2 - 1)
-            }
-            let burst = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: samples)
-            let sound = try SoundEffect(buffer: burst, name: "burst", engine: engine)
+            let sound = try NoiseBurst.sound(on: engine)
             let voice = sound.play()
             voice.position = source
             voice.reverbBlend = 1

@@ -19,15 +19,7 @@ import Glibc
             try scene.setOpenness(doorOpen ? 1 : 0, ofPortal: "door")
             engine.listenerPosition = Audio3DPoint(x: -0.5, y: 1, z: 2.5)
             engine.listenerAngularOrientation = Audio3DAngularOrientation(yaw: 90, pitch: 0, roll: 0)
-            // 0.1 s of noise (a fixed linear congruential sequence), faded in and out over 5 ms.
-            var state: UInt32 = 12_345
-            let samples = (0..<4_800).map { i -> Float in
-                state = state &* 1_664_525 &+ 1_013_904_223
-                let fade = Float(min(i, 4_799 - i, 240)) / 240
-                return 0.3 * fade * (Float(state >> 8) / Float(1 << 24) * 2 - 1)
-            }
-            let burst = try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: samples)
-            let sound = try SoundEffect(buffer: burst, name: "burst", engine: engine)
+            let sound = try NoiseBurst.sound(on: engine)
             let voice = sound.play()
             voice.position = Audio3DPoint(x: 1.5, y: 1, z: 0.5)
             voice.reverbBlend = 1
