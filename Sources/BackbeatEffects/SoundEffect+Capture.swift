@@ -171,13 +171,19 @@ extension SoundEffect {
         }
     }
 
-    /// Records a play, as the game called it. With the lock held.
+    /// Records a play, as the game called it, once the pool has started
+    /// it. With the lock held.
+    ///
+    /// The record's frame is the one the play asked for (``VoicePool``'s
+    /// request frame), and for a play "now" on a real device, the frame the
+    /// mixer started the sound on: a replay starts it there.
     func recordPlayLocked(
-        _ voice: Voice, engine: AudioEngine, time: MediaTime?, volume: Float, pan: Float, position: Audio3DPoint?,
-        rate: Float, looping: Looping, priority: Int, bus: Bus?
+        _ id: UInt32, _ voice: Voice, engine: AudioEngine, time: MediaTime?, volume: Float, pan: Float,
+        position: Audio3DPoint?, rate: Float, looping: Looping, priority: Int, bus: Bus?
     ) {
-        guard let id = captureIDLocked(engine) else { return }
-        engine.recordLocked(.effectsVoicePlay) { e in
+        let requested = voice.record.requestFrame
+        let frame = time == nil ? max(requested, voice.heardStartFrameLocked() ?? requested) : requested
+        engine.recordLocked(.effectsVoicePlay, frame: frame) { e in
             e.append(id)
             e.append(voice.id.raw)
             EffectsCaptureCoding.encode(time, into: &e)

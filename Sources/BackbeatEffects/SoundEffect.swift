@@ -579,10 +579,15 @@ public final class SoundEffect: @unchecked Sendable, CustomStringConvertible {
             return voice
         }
         engine.withLock {
-            recordPlayLocked(
-                voice, engine: engine, time: time, volume: volume, pan: pan, position: position, rate: rate,
-                looping: looping, priority: priority, bus: bus)
+            // Declared before the start, recorded after it: on a device the
+            // play is stamped with the frame the mixer started it on.
+            let captureID = captureIDLocked(engine)
             engine.voicePoolLocked.startLocked(voice, at: time, bus: bus ?? engine.effectsBus)
+            if let captureID {
+                recordPlayLocked(
+                    captureID, voice, engine: engine, time: time, volume: volume, pan: pan, position: position,
+                    rate: rate, looping: looping, priority: priority, bus: bus)
+            }
         }
         engine.deliverPendingEvents()
         return voice

@@ -43,12 +43,12 @@ extension SoundEvent {
         }
     }
 
-    /// Records a play and the voices it started. With the lock held.
+    /// Records a play and the voices it started, stamped with `frame`. With the lock held.
     func recordPlayLocked(
-        _ id: UInt32, engine: AudioEngine, at time: MediaTime?, volume: Float, position: Audio3DPoint?, bus: Bus?,
-        _ started: [Voice]
+        _ id: UInt32, engine: AudioEngine, frame: Int64, at time: MediaTime?, volume: Float,
+        position: Audio3DPoint?, bus: Bus?, _ started: [Voice]
     ) {
-        engine.recordLocked(.effectsEventPlay) { e in
+        engine.recordLocked(.effectsEventPlay, frame: frame) { e in
             e.append(id)
             EffectsCaptureCoding.encode(time, into: &e)
             e.append(volume)

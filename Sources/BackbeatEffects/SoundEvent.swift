@@ -422,10 +422,14 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
             }
             // Declared before the play draws from the generator, so a replay starts from the same state.
             let captureID = captureIDLocked(engine)
-            let started = playLocked(engine: engine, at: time, volume: volume, position: position, bus: bus)
+            let (calledOn, started) = playLocked(
+                engine: engine, at: time, volume: volume, position: position, bus: bus)
             if let captureID {
+                // On a device, stamped with the frame the mixer started it on (as a sound's play).
+                let heard = time == nil ? started.lazy.compactMap { $0.heardStartFrameLocked() }.first : nil
                 recordPlayLocked(
-                    captureID, engine: engine, at: time, volume: volume, position: position, bus: bus, started)
+                    captureID, engine: engine, frame: max(calledOn, heard ?? calledOn), at: time, volume: volume,
+                    position: position, bus: bus, started)
             }
             return started
         }
@@ -433,9 +437,10 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         return voices
     }
 
-    /// ``play(at:volume:position:bus:)`` with the lock held: the voices it started, none when refused.
+    /// ``play(at:volume:position:bus:)`` with the lock held: the engine
+    /// frame it was called on, and the voices it started (none when refused).
     private func playLocked(engine: AudioEngine, at time: MediaTime?, volume: Float, position: Audio3DPoint?, bus: Bus?)
-        -> [Voice]
+        -> (frame: Int64, voices: [Voice])
     {
         let now = engine.currentFrameLocked
         let requested =
@@ -443,12 +448,12 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         if cooldownValue > .zero, let last = lastTriggerFrame,
             requested - last < cooldownValue.frames(atSampleRate: engine.sampleRate, rounding: .up)
         {
-            return []
+            return (now, [])
         }
         pruneInstancesLocked()
         var victims: [Instance] = []
         if let limit = instanceLimit, instances.count >= limit {
-            guard stealPolicyValue != .none else { return [] }
+            guard stealPolicyValue != .none else { return (now, []) }
             let excess = instances.count - limit + 1
             let ordered =
                 stealPolicyValue == .oldest
@@ -486,7 +491,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
         }
         instanceCounter &+= 1
         instances.append(Instance(voices: started, gain: pick.gain, order: instanceCounter))
-        return started
+        return (now, started)
     }
 
     /// Forgets instances whose voices have all finished. With the lock held.

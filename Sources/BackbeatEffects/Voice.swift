@@ -479,32 +479,6 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// The sound's length (one loop), or zero until it has loaded.
     public var duration: MediaTime { sound.duration ?? .zero }
 
-    /// Where the voice's sound began, in engine frames, as the device
-    /// measures it: its source's play position and the device clock read
-    /// together (`AL_SAMPLE_OFFSET_CLOCK_SOFT`), less its silent lead-in. Nil
-    /// until the sound itself is playing on a real device, and for a voice
-    /// that moved sources, loops in place, or plays at another rate than the
-    /// output's. For tests of `play(at:)` on a device.
-    package var measuredStartFrame: Int64? {
-        guard let engine else { return nil }
-        return engine.withLock { () -> Int64? in
-            guard phase == .playing, let source = record.source, record.playedBeforeAttach == 0, !record.loopsInPlace,
-                rateValue == 1,
-                case .loaded(let r) = playedLoadState, r.sampleRate == engine.sampleRate
-            else { return nil }
-            guard
-                let reading = try? engine.device.withContext("sampleOffsetWithClock", { source.sampleOffsetWithClock })
-            else {
-                return nil
-            }
-            let played = Int64(record.unqueuedFrames + reading.frames - record.leadInFrames)
-            guard played > 0, let clockFrame = engine.frameLocked(atDeviceClock: reading.clockNanoseconds) else {
-                return nil
-            }
-            return clockFrame - played
-        }
-    }
-
     /// Stops the voice with a short fade; its completion runs with `false`.
     /// Stopping a finished voice does nothing.
     public func stop() {

@@ -71,6 +71,21 @@ extension AudioEngine {
         captureRecorder.writer.append(kind, frame: currentFrameLocked, encode)
     }
 
+    /// Appends a record stamped with `frame`, when a capture is on: for what
+    /// took effect on another frame than the clock reads now (a play the
+    /// device's mixer started after the engine looked at its clock).
+    ///
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - frame: The engine frame it took effect on.
+    ///   - encode: Writes its payload.
+    @inline(__always)
+    package func recordLocked(_ kind: CaptureKind, frame: Int64, _ encode: (inout CaptureEncoder) -> Void) {
+        guard let captureRecorder else { return }
+        preconditionLocked()
+        captureRecorder.writer.append(kind, frame: frame, encode)
+    }
+
     /// The capture's id for an object (by its `tag`), writing the record that
     /// declares it (`declare`) the first time this capture sees it. Nil when
     /// no capture is on.

@@ -198,9 +198,11 @@ package final class Replayer {
         engine.shutdown()
     }
 
-    /// The names of every bus the replay knows: the engine's and those the capture made.
+    /// The names of every bus the replay knows, each once: the engine's and
+    /// those the capture made (a game's bus may share a name with the engine's).
     private var busNames: [String] {
-        allBuses.map(\.name)
+        var seen: Set<String> = []
+        return allBuses.map(\.name).filter { seen.insert($0).inserted }
     }
 
     private var allBuses: [Bus] {

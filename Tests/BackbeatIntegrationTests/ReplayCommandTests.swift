@@ -239,6 +239,25 @@ import Testing
         }
     }
 
+    @Test("--solo with a bus the capture lacks names each bus once, though a game's bus shares a name")
+    func soloNamesEachBusOnce() throws {
+        try withTemporaryDirectory { dir in
+            let capture = dir.appendingPathComponent("buses.bbcap")
+            let engine = try AudioEngine(output: .offline(sampleRate: 48_000, channels: 2))
+            let recording = try engine.startCapture(to: capture)
+            // As the drum pad does: its own "effects" bus under the master.
+            engine.makeBus(named: "effects").volume = 0.5
+            engine.makeBus(named: "drums").volume = 0.8
+            _ = try engine.render(frames: 4_800)
+            try recording.stop()
+            engine.shutdown()
+            let result = try Self.replay(
+                [capture.path, "--solo", "voices"], output: dir.appendingPathComponent("o.wav"))
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("(master, music, effects, drums)"), "\(result.stderr)")
+        }
+    }
+
     @Test("Unknown flags exit 64; bad values and a bus the capture lacks are one line, exit 1, no WAV")
     func badArguments() throws {
         try withTemporaryDirectory { dir in
