@@ -24,9 +24,9 @@ final class TelemetryServerLoop: @unchecked Sendable {
     private let hello: [UInt8]
     private var clients: [TelemetryConnection] = []
     private var spareEvents: [TelemetryEvent] = []
-    /// The last snapshot's line: the next is written into its storage, with
-    /// no allocation once the clients have sent it (they let go of it then).
-    private var snapshotLine: [UInt8] = []
+    /// Writes each snapshot's line, copying the voices that read as in the
+    /// line before, into storage the clients have let go of.
+    private var encoder = TelemetrySnapshotEncoder()
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     /// Set when accept ran out of descriptors: the listener is left out of
     /// the poll for a moment, since it would stay readable and spin.
@@ -72,7 +72,7 @@ final class TelemetryServerLoop: @unchecked Sendable {
             if descriptors[0].revents != 0 {
                 let taken = handoff.take(events: &spareEvents)
                 if taken.closed { break }
-                deliver(snapshot: taken.snapshot, dropped: taken.dropped)
+                deliver(snapshot: taken.snapshot, due: taken.due, dropped: taken.dropped)
             }
             // Clients first, by the descriptors polled (accepting appends to `clients`).
             var gone: [TelemetryConnection] = []
@@ -87,9 +87,9 @@ final class TelemetryServerLoop: @unchecked Sendable {
         shutDown()
     }
 
-    /// Hands the snapshot to every client due one (encoding it once, if any
-    /// is) and the events to every client.
-    private func deliver(snapshot: TelemetrySnapshot?, dropped: Int) {
+    /// Hands the snapshot to every client due one at `due` (encoding it
+    /// once, if any is) and the events to every client.
+    private func deliver(snapshot: TelemetrySnapshot?, due: Double, dropped: Int) {
         if dropped > 0 {
             let time = spareEvents.first?.time ?? snapshot?.time ?? 0
             for client in clients { client.countDroppedEvents(dropped, at: time) }
@@ -99,13 +99,10 @@ final class TelemetryServerLoop: @unchecked Sendable {
             for client in clients { client.offerEvent(line, at: event.time) }
         }
         guard let snapshot else { return }
-        var written = false
-        for client in clients where client.isDue(at: snapshot.time) {
-            if !written {
-                snapshot.writeJSONLine(into: &snapshotLine)
-                written = true
-            }
-            client.offerSnapshot(snapshotLine, at: snapshot.time)
+        var line: [UInt8]?
+        for client in clients where client.isDue(at: due) {
+            if line == nil { line = encoder.line(for: snapshot) }
+            if let line { client.offerSnapshot(line, at: due) }
         }
     }
 
