@@ -231,7 +231,7 @@ package struct MonitorSuite: BenchSuite {
         for (state, label) in [(MonitorCycles.State.on, "on"), (.client, "with a client"), (.control, "control")] {
             let sorted = children.flatMap { $0.cycleRatios(state) }.sorted()
             log(
-                "\(name), \(label): median of \(sorted.count) cycles \(ratio(percentile(sorted, 0.5), 1)), "
+                "\(name), \(label): median of \(sorted.count) cycles \(ratio(median(sorted), 1)), "
                     + "quartiles \(ratio(percentile(sorted, 0.25), 1))–\(ratio(percentile(sorted, 0.75), 1)), "
                     + "ratio of the sums \(ratio(MonitorCycles.ratio(state, over: children), 1))")
         }
