@@ -117,8 +117,12 @@ final class TelemetryHandoff: @unchecked Sendable {
     ) -> (snapshot: TelemetrySnapshot?, due: Double, dropped: Int, closed: Bool) {
         // Empty the pipe before looking, so that a publish after the look
         // leaves a byte behind and wakes the next poll.
-        var sink = [UInt8](repeating: 0, count: 64)
-        while read(wakeReader, &sink, sink.count) > 0 {}
+        // Publishers leave at most a byte or two (one per wake, one to
+        // close): one read empties it, and another, which would find it empty,
+        // is a system call per snapshot for nothing.
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { sink in
+            while read(wakeReader, sink.baseAddress, sink.count) == sink.count {}
+        }
         spare.removeAll(keepingCapacity: true)
         return lock.withLock {
             wakePending = false

@@ -231,7 +231,7 @@ struct TelemetryJSONWriter: TextOutputStream {
     /// without its separating comma), after a comma if one is due.
     ///
     /// - Parameter encoded: the value's bytes.
-    mutating func encodedValue(_ encoded: ArraySlice<UInt8>) {
+    mutating func encodedValue(_ encoded: UnsafeRawBufferPointer) {
         separate()
         bytes.append(contentsOf: encoded)
     }

@@ -25,8 +25,8 @@ final class TelemetryServerLoop: @unchecked Sendable {
     private var clients: [TelemetryConnection] = []
     private var spareEvents: [TelemetryEvent] = []
     /// Writes each snapshot's line, copying the voices that read as in the
-    /// line before, into storage the clients have let go of.
-    private var encoder = TelemetrySnapshotEncoder()
+    /// line before from a cache of fixed size, into storage the clients have let go of.
+    private let encoder = TelemetrySnapshotEncoder()
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     /// Set when accept ran out of descriptors: the listener is left out of
     /// the poll for a moment, since it would stay readable and spin.

@@ -1,6 +1,6 @@
 /// Writes the server's snapshot lines, one after another, copying each
-/// voice that reads the same as in the line before from that line's bytes
-/// instead of writing it again.
+/// voice that reads the same as in the line before from a cache of the
+/// bytes written for it then, instead of writing its numbers again.
 ///
 /// Most of a snapshot's line is its voices, and most voices of a scene
 /// (looping ambiences, music stems, anything that does not move) read the
@@ -8,62 +8,103 @@
 /// numbers out again was most of what the server's thread did for a client.
 /// The line is the one ``TelemetrySnapshot/jsonLine`` writes, byte for byte.
 ///
-/// Two lines' storage take turns: the next line is written into the one
-/// before the previous, which the clients have let go of by then (a slow
-/// client still holding it costs a new array, not a wrong line), while the
-/// previous one is read for its voices.
-struct TelemetrySnapshotEncoder {
-    /// The last line written, and the voices it holds with where each one's object lies in it.
-    private var previousLine: [UInt8] = []
+/// Its memory is fixed when the server starts, whatever clients do: two
+/// tables of ``TelemetryProtocol/maximumListedVoices`` slots of
+/// ``slotBytes`` each (the last line's voices, read; this line's, written;
+/// they take turns), 128 KiB of address space that pages in only as far as
+/// snapshots list voices. A voice whose object is longer than a slot is
+/// written every time. Nothing here grows with the clients, their number or
+/// what they send: the line is written into the last one's storage, as
+/// before, and no line is kept beyond it.
+final class TelemetrySnapshotEncoder {
+    /// Voices cached at most: the most a snapshot lists.
+    static let slots = TelemetryProtocol.maximumListedVoices
+    /// The longest voice object cached, in bytes (a typical one is about 150).
+    static let slotBytes = 256
+
+    /// The line written last: the next is written into its storage, with
+    /// no allocation once the clients have sent it (they let go of it then).
+    private var line: [UInt8] = []
+    /// The slot tables: `tables[current]` holds the last line's voices.
+    private let tables: UnsafeMutableRawBufferPointer
+    private var current = 0
+    /// Each slot's length in the last line's table (-1: not cached), and in the one being written.
+    private var lengths: [Int]
+    private var nextLengths: [Int]
+    /// The last line's voices, in its order (at most ``slots``).
     private var previousVoices: [TelemetrySnapshot.Voice] = []
-    private var previousRanges: [Range<Int>] = []
-    /// The line before the last: the next is written into its storage.
-    private var spareLine: [UInt8] = []
-    private var ranges: [Range<Int>] = []
     /// The last line's voices by id, made only when a voice is not where it was.
-    private var previousIndex: [UInt64: Int] = [:]
+    private var previousIndex: [UInt64: Int]
     private var previousIndexValid = false
 
     /// How many voice objects the last ``line(for:)`` copied rather than wrote (tests).
     private(set) var copiedVoices = 0
 
+    init() {
+        tables = .allocate(byteCount: 2 * Self.slots * Self.slotBytes, alignment: 16)
+        lengths = [Int](repeating: -1, count: Self.slots)
+        nextLengths = lengths
+        previousIndex = Dictionary(minimumCapacity: Self.slots)
+    }
+
+    deinit { tables.deallocate() }
+
     /// The snapshot's line, ending in `\n`.
     ///
     /// - Parameter snapshot: the snapshot.
     /// - Returns: the line; the caller may keep it (the encoder writes the
-    ///   line after next into its storage only once nothing else holds it).
-    mutating func line(for snapshot: TelemetrySnapshot) -> [UInt8] {
-        var line: [UInt8] = []
-        swap(&line, &spareLine)
-        ranges.removeAll(keepingCapacity: true)
+    ///   next line into its storage only once nothing else holds it).
+    func line(for snapshot: TelemetrySnapshot) -> [UInt8] {
         previousIndexValid = false
+        let readBase = current * Self.slots * Self.slotBytes
+        let writeBase = (1 - current) * Self.slots * Self.slotBytes
         var copied = 0
         snapshot.writeJSONLine(into: &line) { json in
             for (position, voice) in snapshot.voices.enumerated() {
-                let start = json.bytes.count
-                if let earlier = previousPosition(of: voice, near: position) {
-                    json.encodedValue(previousLine[previousRanges[earlier]])
-                    copied += 1
-                } else {
+                guard position < Self.slots else {
                     TelemetrySnapshot.write(voice, to: &json)
+                    continue
                 }
-                ranges.append(json.valueRange(since: start))
+                let target = writeBase + position * Self.slotBytes
+                if let earlier = previousPosition(of: voice, near: position) {
+                    let length = lengths[earlier]
+                    let from = readBase + earlier * Self.slotBytes
+                    let source = UnsafeRawBufferPointer(rebasing: tables[from..<from + length])
+                    json.encodedValue(source)
+                    UnsafeMutableRawBufferPointer(rebasing: tables[target..<target + length]).copyMemory(from: source)
+                    nextLengths[position] = length
+                    copied += 1
+                    continue
+                }
+                let start = json.bytes.count
+                TelemetrySnapshot.write(voice, to: &json)
+                let range = json.valueRange(since: start)
+                guard range.count <= Self.slotBytes else {
+                    nextLengths[position] = -1
+                    continue
+                }
+                json.bytes.withUnsafeBytes { written in
+                    UnsafeMutableRawBufferPointer(rebasing: tables[target..<target + range.count])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: written[range]))
+                }
+                nextLengths[position] = range.count
             }
         }
         copiedVoices = copied
-        // The previous line becomes the spare; this one is read next time.
-        spareLine = previousLine
-        previousLine = line
-        swap(&previousRanges, &ranges)
-        previousVoices = snapshot.voices
+        swap(&lengths, &nextLengths)
+        current = 1 - current
+        previousVoices.removeAll(keepingCapacity: true)
+        previousVoices.append(contentsOf: snapshot.voices.prefix(Self.slots))
         return line
     }
 
-    /// Where `voice`, written alike, was in the last line: at the same
-    /// place, or else anywhere (by id); nil when it is new or changed.
-    private mutating func previousPosition(of voice: TelemetrySnapshot.Voice, near position: Int) -> Int? {
+    /// Where `voice`, written alike and cached, was in the last line: at
+    /// the same place, or else anywhere (by id); nil when it is new, changed
+    /// or too long to cache.
+    private func previousPosition(of voice: TelemetrySnapshot.Voice, near position: Int) -> Int? {
         if position < previousVoices.count, previousVoices[position].id == voice.id {
-            return Self.readsTheSame(previousVoices[position], voice) ? position : nil
+            guard lengths[position] >= 0, Self.readsTheSame(previousVoices[position], voice) else { return nil }
+            return position
         }
         guard !previousVoices.isEmpty else { return nil }
         if !previousIndexValid {
@@ -71,9 +112,9 @@ struct TelemetrySnapshotEncoder {
             for (index, earlier) in previousVoices.enumerated() { previousIndex[earlier.id] = index }
             previousIndexValid = true
         }
-        guard let index = previousIndex[voice.id], Self.readsTheSame(previousVoices[index], voice) else {
-            return nil
-        }
+        guard let index = previousIndex[voice.id], lengths[index] >= 0,
+            Self.readsTheSame(previousVoices[index], voice)
+        else { return nil }
         return index
     }
 

@@ -10,7 +10,7 @@ import Testing
     /// A run of snapshots in which voices stay, move in the list, change one
     /// field at a time, come and go.
     @Test func everyLineIsTheSnapshotsOwnLine() throws {
-        var encoder = TelemetrySnapshotEncoder()
+        let encoder = TelemetrySnapshotEncoder()
         var snapshot = makeSnapshot(time: 0, voices: 40)
         var lines: [[UInt8]] = []
         var copied: [Int] = []
