@@ -124,7 +124,17 @@ final class TelemetryServerLoop: @unchecked Sendable {
                     _ = client.flush()
                     return false
                 case .success(let count):
-                    client.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[..<count]))
+                    let received = UnsafeRawBufferPointer(rebasing: readBuffer[..<count])
+                    // A line that cannot fit is refused before it is kept, as
+                    // `runCommands` would refuse it after: garbage never grows
+                    // the buffer past the limit (and its allocation past 64 KiB).
+                    if client.input.count + count > TelemetryProtocol.maximumCommandLength,
+                        !received.contains(UInt8(ascii: "\n")), !client.input.contains(UInt8(ascii: "\n"))
+                    {
+                        client.sendFinal(Self.lineTooLong)
+                        return false
+                    }
+                    client.input.append(contentsOf: received)
                     guard runCommands(of: client) else { return false }
                     if !client.acceptsCommands { return true }
                 case .failure(let error) where error.code == EAGAIN || error.code == EWOULDBLOCK:
@@ -158,12 +168,16 @@ final class TelemetryServerLoop: @unchecked Sendable {
         if client.input.count > TelemetryProtocol.maximumCommandLength
             && !client.input.contains(UInt8(ascii: "\n"))
         {
-            let message = "command line longer than \(TelemetryProtocol.maximumCommandLength) bytes without a newline"
-            client.sendFinal(TelemetryReply.error(message, id: nil).jsonLine)
+            client.sendFinal(Self.lineTooLong)
             return false
         }
         return true
     }
+
+    /// The error line for a partial line longer than the protocol allows; the connection ends after it.
+    private static let lineTooLong = TelemetryReply.error(
+        "command line longer than \(TelemetryProtocol.maximumCommandLength) bytes without a newline", id: nil
+    ).jsonLine
 
     private func run(line: ArraySlice<UInt8>, from client: TelemetryConnection) {
         var line = line
