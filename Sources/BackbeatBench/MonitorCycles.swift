@@ -78,6 +78,24 @@ package struct MonitorCycles: Sendable {
         return sum(state) / ((sum(.off) + sum(.control)) / 2)
     }
 
+    /// Each cycle's own ``ratio(_:over:)``: a cycle measures every state
+    /// twice, side by side within about nine seconds, so its ratio is a
+    /// paired sample that drift between cycles and children does not touch;
+    /// the suite reports their median, which a cycle the song's decoder or
+    /// another process happened to land in does not pull as it pulls a sum.
+    ///
+    /// - Parameter state: the state measured.
+    /// - Returns: one ratio per cycle, in the order measured.
+    package func cycleRatios(_ state: State) -> [Double] {
+        let perCycle = 2
+        let cycles = cpu[State.off.rawValue].count / perCycle
+        return (0..<cycles).map { cycle in
+            let sum = { (state: State) in cpu[state.rawValue][cycle * perCycle..<(cycle + 1) * perCycle].reduce(0, +) }
+            if state == .control || state == .off { return sum(state) / sum(.off) }
+            return sum(state) / ((sum(.off) + sum(.control)) / 2)
+        }
+    }
+
     /// The length of one measured segment: `BACKBEAT_BENCH_MONITOR_SEGMENT_MS`
     /// milliseconds (100 to 5,000; the suite passes it on to its children),
     /// else one second.

@@ -24,7 +24,7 @@ import Glibc
 ///   over the same scene with monitoring off: the process's CPU time (every
 ///   thread, `CLOCK_PROCESS_CPUTIME_ID`) in one-second segments of each
 ///   state, turned on and off in a mirrored order within each child
-///   (``MonitorCycles``), summed over every child; monitoring off is the
+///   (``MonitorCycles``), a ratio per cycle; monitoring off is the
 ///   first, last and middle segments of each cycle. Goal ≤ 1.01.
 /// - `cpu_ratio_on`: the same with one client attached, reading 10
 ///   snapshots a second (a thread of the child whose own CPU is left out, as
@@ -32,12 +32,19 @@ import Glibc
 /// - `cpu_ratio_null`: a second set of off segments over the first, measured
 ///   alike: the ratio noise alone makes, to read the others against.
 ///
+/// Each ratio is the median over every cycle of every child of that cycle's
+/// own ratio (``MonitorCycles/cycleRatios(_:)``), reported with the smallest
+/// and largest; the log gives the quartiles and the ratio of the sums too.
+///
 /// The children are `backbeat bench device-scene --side monitor` (hidden), so
 /// the suite runs from the `backbeat` executable only.
 /// `BACKBEAT_BENCH_MONITOR_SECONDS` (default 120) is cut into `--rounds`
 /// rounds, each of two children at once; `BACKBEAT_BENCH_MONITOR_SEGMENT_MS`
 /// sets a segment's length (``MonitorCycles/segmentMicroseconds``).
 /// `--only snapshot` measures only the snapshot time.
+/// `BACKBEAT_BENCH_MONITOR_AGAINST`, the path of another build's `backbeat`,
+/// runs that build as every round's second child: the figures are this
+/// build's children's, and the log gives the other build's beside them.
 package struct MonitorSuite: BenchSuite {
     package let name = "monitor"
     package let summary =
@@ -110,11 +117,11 @@ package struct MonitorSuite: BenchSuite {
     /// (``MonitorCycles``): a second in each state at a time, in a mirrored
     /// order, its own CPU counted in nanoseconds, so that the drift between
     /// runs and within one falls on every state alike. A round runs two
-    /// children at once; a figure is a state's CPU summed over every
-    /// segment of every child over the monitoring-off segments' (off and
-    /// control: ``MonitorCycles/ratio(_:over:)``), reported with the
-    /// smallest and largest of the children's own ratios. `cpu_ratio_null`
-    /// is the control segments over the off ones: what noise alone makes of a ratio.
+    /// children at once; a figure is the median over every cycle of every
+    /// child of the state's CPU in that cycle over its monitoring-off
+    /// segments' (off and control: ``MonitorCycles/cycleRatios(_:)``),
+    /// reported with the smallest and largest cycle. `cpu_ratio_null` is the
+    /// control segments over the off ones: what noise alone makes of a ratio.
     private func cpuRatios(_ options: BenchOptions, log: (String) -> Void) throws -> [Figure] {
         let executable = try selfPath()
         let total =
@@ -139,11 +146,18 @@ package struct MonitorSuite: BenchSuite {
         }
         let environment = serverEnvironment
 
-        /// One child's segments.
-        @Sendable func child() throws -> MonitorCycles {
+        // Another build's `backbeat` to run as every round's second child
+        // (`BACKBEAT_BENCH_MONITOR_AGAINST`): a change measured against the
+        // code before it side by side, in the same rounds of the same run.
+        let against = ProcessInfo.processInfo.environment["BACKBEAT_BENCH_MONITOR_AGAINST"].flatMap {
+            $0.isEmpty ? nil : $0
+        }
+
+        /// One child's segments, from `program`.
+        @Sendable func child(_ program: String) throws -> MonitorCycles {
             let file = directory.appendingPathComponent("result-\(UUID().uuidString)")
             let run = try spawn(
-                executable,
+                program,
                 [
                     "bench", "device-scene", "--side", DeviceScene.Side.monitor.rawValue, "--seconds",
                     String(seconds), "--latency", "default", "--song", song.path, "--result", file.path,
@@ -160,9 +174,18 @@ package struct MonitorSuite: BenchSuite {
         let segmentSeconds = Double(MonitorCycles.segmentMicroseconds) / 1e6
         log("\(rounds) rounds of \(seconds) s, two children at once, each cycling off, on, with a client, control")
         var children: [MonitorCycles] = []
+        var others: [MonitorCycles] = []
         for round in 1...rounds {
-            let pair = try Self.concurrently([child, child])
-            children += pair
+            let second = against ?? executable
+            let first: @Sendable () throws -> MonitorCycles = { try child(executable) }
+            let other: @Sendable () throws -> MonitorCycles = { try child(second) }
+            let pair = try Self.concurrently([first, other])
+            if against != nil {
+                children.append(pair[0])
+                others.append(pair[1])
+            } else {
+                children += pair
+            }
             let described = pair.map { cycles in
                 let off = cycles.cpu[MonitorCycles.State.off.rawValue]
                 let perSecond = off.reduce(0, +) / Double(off.count) / segmentSeconds * 1_000
@@ -176,25 +199,42 @@ package struct MonitorSuite: BenchSuite {
             let off = cycles.cpu[MonitorCycles.State.off.rawValue]
             return off.reduce(0, +) / Double(off.count) / segmentSeconds
         }
+        // Each figure is the median of every cycle's own ratio, with the
+        // smallest and largest; the log adds the quartiles and the ratio of
+        // the sums (what the figures were before), so that the spread is seen.
+        let perCycle = MonitorCycles.State.allCases.map { state in children.flatMap { $0.cycleRatios(state) } }
+        Self.logSpread(of: children, as: "this build", log: log)
+        if let against { Self.logSpread(of: others, as: against, log: log) }
         return [
             Figure(
-                key: "cpu_ratio_off", value: MonitorCycles.ratio(.on, over: children),
-                rounds: children.map { $0.ratio(.on) },
+                key: "cpu_ratio_off", rounds: perCycle[MonitorCycles.State.on.rawValue],
                 unit:
-                    "CPU time of the device scene with monitoring on and no client over monitoring off, same process (goal ≤ 1.01)"
+                    "CPU time of the device scene with monitoring on and no client over monitoring off, same process, median of the cycles (goal ≤ 1.01)"
             ),
             Figure(
-                key: "cpu_ratio_on", value: MonitorCycles.ratio(.client, over: children),
-                rounds: children.map { $0.ratio(.client) },
+                key: "cpu_ratio_on", rounds: perCycle[MonitorCycles.State.client.rawValue],
                 unit:
-                    "CPU time of the device scene with one client reading 10 snapshots/s over monitoring off (goal ≤ 1.05)"
+                    "CPU time of the device scene with one client reading 10 snapshots/s over monitoring off, median of the cycles (goal ≤ 1.05)"
             ),
             Figure(
-                key: "cpu_ratio_null", value: MonitorCycles.ratio(.control, over: children),
-                rounds: children.map { $0.ratio(.control) },
-                unit: "CPU time of monitoring off over monitoring off, measured alike: the noise alone (ideal 1)"),
+                key: "cpu_ratio_null", rounds: perCycle[MonitorCycles.State.control.rawValue],
+                unit:
+                    "CPU time of monitoring off over monitoring off, measured alike, median of the cycles: the noise alone (ideal 1)"
+            ),
             Figure(key: "cpu_s_off", rounds: offPerSecond, unit: "s of CPU per second of the scene, monitoring off"),
         ]
+    }
+
+    /// Logs each state's median cycle ratio over `children`, its quartiles
+    /// and the ratio of the sums.
+    private static func logSpread(of children: [MonitorCycles], as name: String, log: (String) -> Void) {
+        for (state, label) in [(MonitorCycles.State.on, "on"), (.client, "with a client"), (.control, "control")] {
+            let sorted = children.flatMap { $0.cycleRatios(state) }.sorted()
+            log(
+                "\(name), \(label): median of \(sorted.count) cycles \(ratio(median(sorted), 1)), "
+                    + "quartiles \(ratio(percentile(sorted, 0.25), 1))–\(ratio(percentile(sorted, 0.75), 1)), "
+                    + "ratio of the sums \(ratio(MonitorCycles.ratio(state, over: children), 1))")
+        }
     }
 
     /// Runs every body at once, each on a thread of its own, and returns their results in order.

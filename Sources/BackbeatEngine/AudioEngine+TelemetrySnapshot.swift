@@ -125,19 +125,23 @@ extension AudioEngine {
             return
         }
         let period = Int64(max(1, sampleRate / min(rate, TelemetryProtocol.maximumRate)))
-        var next = monitoring.nextSnapshotFrame + period
+        let dueFrame = monitoring.nextSnapshotFrame
+        var next = dueFrame + period
         if next <= frame { next = frame + period }
         monitoring.nextSnapshotFrame = next
+        // The clients' rates count in due times: a snapshot a step built late
+        // is not early for the next one, which may come on time.
+        let due = Double(max(dueFrame, frame - period)) / Double(sampleRate)
         let buildStart = EngineMonitoring.threadCPUNanoseconds()
         if onLoop, let start = monitoring.loopCPUStart {
             // The loop thread's time since the last snapshot; building this one is the next window's.
             monitoring.stepCPUNanoseconds += buildStart - start
             monitoring.loopCPUStart = buildStart
-            server.publish(telemetrySnapshotLocked())
+            server.publish(telemetrySnapshotLocked(), due: due)
             return
         }
         monitoring.stepCPUNanoseconds += buildStart - cpuStart
-        server.publish(telemetrySnapshotLocked())
+        server.publish(telemetrySnapshotLocked(), due: due)
         // Building it is the update thread's work too: the next window counts it.
         monitoring.stepCPUNanoseconds += EngineMonitoring.threadCPUNanoseconds() - buildStart
     }
@@ -175,20 +179,24 @@ extension AudioEngine {
 
     /// The frame an update step must come by for the next snapshot, while a
     /// client asks for them; nil otherwise. Off a device, the frame it is due.
-    /// On a device, later by the mixer's buffer (at most half a snapshot
-    /// period): a device's clock moves a mix at a time, so a loop woken at
-    /// the due frame itself finds the clock short of it about half the time
-    /// and wakes again, each time for a whole update step (three wakeups a
-    /// snapshot, measured). A step that comes between anyway builds it, and
-    /// the next is due a period after the due frame, not after the step, so
-    /// the rate holds.
+    /// On a device, up to a period later, less one update interval (and at
+    /// least the mixer's buffer): any step that comes between anyway (a
+    /// stream's refill, the device poll, a change the game made) builds it,
+    /// so the update thread seldom wakes for a snapshot alone. Waking at the
+    /// due frame itself cost a whole update step per snapshot and more: a
+    /// device's clock moves a mix at a time, so a loop woken then found the
+    /// clock short of it about half the time and woke again (three wakeups a
+    /// snapshot, measured). The next is due a period after the due frame,
+    /// not after the step, and the clients count in due times
+    /// (``TelemetryServer/publish(_:due:)``), so the rate holds.
     var nextTelemetryWakeFrameLocked: Int64? {
         guard let server = telemetryServer else { return nil }
         let rate = server.requestedRate
         guard rate > 0 else { return nil }
         guard case .device(_, let latency) = output else { return monitoring.nextSnapshotFrame }
         let period = Int64(max(1, sampleRate / min(rate, TelemetryProtocol.maximumRate)))
-        return monitoring.nextSnapshotFrame + min(Int64(latency.periodSize * latency.periods), period / 2)
+        let late = max(period - Int64(updateInterval), min(Int64(latency.periodSize * latency.periods), period / 2))
+        return monitoring.nextSnapshotFrame + late
     }
 }
 

@@ -52,19 +52,20 @@ final class TelemetryConnection {
         chunk = hello
     }
 
-    /// Whether a snapshot at engine time `time` is due to this client.
+    /// Whether a snapshot due at engine time `time` is due to this client.
     ///
-    /// - Parameter time: the snapshot's engine time, in seconds.
+    /// - Parameter time: the engine time the snapshot was due at (its own
+    ///   time, or earlier when the engine built it late), in seconds.
     func isDue(at time: Double) -> Bool {
         time >= nextDue - Self.dueTolerance
     }
 
-    /// Takes `line`, the snapshot at `time`, as the one to send next,
+    /// Takes `line`, the snapshot due at `time`, as the one to send next,
     /// replacing one not yet sent.
     ///
     /// - Parameters:
     ///   - line: the encoded snapshot, shared between clients.
-    ///   - time: its engine time.
+    ///   - time: the engine time it was due at.
     func offerSnapshot(_ line: [UInt8], at time: Double) {
         snapshot = line
         let period = 1 / Double(rate)

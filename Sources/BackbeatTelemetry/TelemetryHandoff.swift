@@ -24,6 +24,8 @@ final class TelemetryHandoff: @unchecked Sendable {
 
     private let lock = Lock()
     private var snapshot: TelemetrySnapshot?
+    /// The engine time `snapshot` was due at (its own time, or earlier).
+    private var snapshotDue = 0.0
     private var events: [TelemetryEvent] = []
     private var droppedEvents = 0
     /// A byte is in the pipe (or about to be) that the server has not taken yet.
@@ -59,8 +61,10 @@ final class TelemetryHandoff: @unchecked Sendable {
 
     /// Leaves `snapshot` in the slot, replacing one the server has not taken.
     ///
-    /// - Parameter snapshot: the newest snapshot.
-    func publish(_ snapshot: TelemetrySnapshot) {
+    /// - Parameters:
+    ///   - snapshot: the newest snapshot.
+    ///   - due: the engine time it was due at, which the clients' rates count in.
+    func publish(_ snapshot: TelemetrySnapshot, due: Double) {
         // With nobody watching, monitoring costs one atomic load.
         guard clientCount.load(ordering: .relaxed) > 0 else { return }
         // The replaced snapshot is released after the lock, not under it.
@@ -68,6 +72,7 @@ final class TelemetryHandoff: @unchecked Sendable {
         lock.withLock {
             guard !closed else { return }
             swap(&self.snapshot, &replaced)
+            snapshotDue = due
             wakeLocked()
         }
         _ = replaced
@@ -101,17 +106,23 @@ final class TelemetryHandoff: @unchecked Sendable {
         }
     }
 
-    /// What the server thread takes on waking: the snapshot, the events
-    /// (swapped with `spare`, which comes back empty with its capacity, so
-    /// that publishing does not allocate), how many events the ring dropped,
-    /// and whether the server must stop.
+    /// What the server thread takes on waking: the snapshot and the time it
+    /// was due at, the events (swapped with `spare`, which comes back empty
+    /// with its capacity, so that publishing does not allocate), how many
+    /// events the ring dropped, and whether the server must stop.
     ///
     /// - Parameter spare: the server's empty event array; gets the events.
-    func take(events spare: inout [TelemetryEvent]) -> (snapshot: TelemetrySnapshot?, dropped: Int, closed: Bool) {
+    func take(
+        events spare: inout [TelemetryEvent]
+    ) -> (snapshot: TelemetrySnapshot?, due: Double, dropped: Int, closed: Bool) {
         // Empty the pipe before looking, so that a publish after the look
         // leaves a byte behind and wakes the next poll.
-        var sink = [UInt8](repeating: 0, count: 64)
-        while read(wakeReader, &sink, sink.count) > 0 {}
+        // Publishers leave at most a byte or two (one per wake, one to
+        // close): one read empties it, and another, which would find it empty,
+        // is a system call per snapshot for nothing.
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { sink in
+            while read(wakeReader, sink.baseAddress, sink.count) == sink.count {}
+        }
         spare.removeAll(keepingCapacity: true)
         return lock.withLock {
             wakePending = false
@@ -120,7 +131,7 @@ final class TelemetryHandoff: @unchecked Sendable {
                 snapshot = nil
                 droppedEvents = 0
             }
-            return (snapshot, droppedEvents, closed)
+            return (snapshot, snapshotDue, droppedEvents, closed)
         }
     }
 

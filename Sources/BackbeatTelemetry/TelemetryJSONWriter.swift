@@ -227,6 +227,23 @@ struct TelemetryJSONWriter: TextOutputStream {
     /// Ends the line with `\n`.
     mutating func endLine() { bytes.append(UInt8(ascii: "\n")) }
 
+    /// Writes a value already encoded (one written by this writer before,
+    /// without its separating comma), after a comma if one is due.
+    ///
+    /// - Parameter encoded: the value's bytes.
+    mutating func encodedValue(_ encoded: UnsafeRawBufferPointer) {
+        separate()
+        bytes.append(contentsOf: encoded)
+    }
+
+    /// Where the value written since `start` (a count of ``bytes`` taken
+    /// before writing it) begins and ends, leaving out its separating comma.
+    ///
+    /// - Parameter start: ``bytes``' count before the value was written.
+    func valueRange(since start: Int) -> Range<Int> {
+        start < bytes.count && bytes[start] == UInt8(ascii: ",") ? start + 1..<bytes.count : start..<bytes.count
+    }
+
     /// Whether a key was just written, so that its value takes no comma.
     private var pendingValue = false
 

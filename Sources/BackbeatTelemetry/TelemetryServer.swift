@@ -13,7 +13,7 @@ import Musl
 /// The socket's folder is private (0700, this user's) and the socket 0600;
 /// a client of another user id is refused (SO_PEERCRED). One thread of the
 /// server's own does all the I/O. The engine hands it snapshots and events
-/// with ``publish(_:)-(TelemetrySnapshot)``, which never waits on a client;
+/// with ``publish(_:due:)``, which never waits on a client;
 /// each client gets a hello line, then snapshots at its own rate in engine
 /// time (``TelemetryProtocol/defaultRate`` until it sends a `rate` command),
 /// every event, and one reply per command. `set` and `reload` commands go to
@@ -81,9 +81,15 @@ package final class TelemetryServer: @unchecked Sendable {
     /// client: the server's thread encodes and sends it; a snapshot it has
     /// not taken yet is replaced.
     ///
-    /// - Parameter snapshot: the snapshot, built under the engine lock.
-    package func publish(_ snapshot: TelemetrySnapshot) {
-        handoff.publish(snapshot)
+    /// - Parameters:
+    ///   - snapshot: the snapshot, built under the engine lock.
+    ///   - due: the engine time it was due at, when it was built later than
+    ///     that (a device's update step builds it at the first step that
+    ///     comes after it is due); nil: its own time. Each client's rate
+    ///     counts in due times, so that a late snapshot followed by one on
+    ///     time does not look early and go unsent.
+    package func publish(_ snapshot: TelemetrySnapshot, due: Double? = nil) {
+        handoff.publish(snapshot, due: min(due ?? snapshot.time, snapshot.time))
     }
 
     /// Hands an event line to every client (none, and nothing is kept, when

@@ -24,9 +24,9 @@ final class TelemetryServerLoop: @unchecked Sendable {
     private let hello: [UInt8]
     private var clients: [TelemetryConnection] = []
     private var spareEvents: [TelemetryEvent] = []
-    /// The last snapshot's line: the next is written into its storage, with
-    /// no allocation once the clients have sent it (they let go of it then).
-    private var snapshotLine: [UInt8] = []
+    /// Writes each snapshot's line, copying the voices that read as in the
+    /// line before from a cache of fixed size, into storage the clients have let go of.
+    private let encoder = TelemetrySnapshotEncoder()
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     /// Set when accept ran out of descriptors: the listener is left out of
     /// the poll for a moment, since it would stay readable and spin.
@@ -72,7 +72,7 @@ final class TelemetryServerLoop: @unchecked Sendable {
             if descriptors[0].revents != 0 {
                 let taken = handoff.take(events: &spareEvents)
                 if taken.closed { break }
-                deliver(snapshot: taken.snapshot, dropped: taken.dropped)
+                deliver(snapshot: taken.snapshot, due: taken.due, dropped: taken.dropped)
             }
             // Clients first, by the descriptors polled (accepting appends to `clients`).
             var gone: [TelemetryConnection] = []
@@ -87,9 +87,9 @@ final class TelemetryServerLoop: @unchecked Sendable {
         shutDown()
     }
 
-    /// Hands the snapshot to every client due one (encoding it once, if any
-    /// is) and the events to every client.
-    private func deliver(snapshot: TelemetrySnapshot?, dropped: Int) {
+    /// Hands the snapshot to every client due one at `due` (encoding it
+    /// once, if any is) and the events to every client.
+    private func deliver(snapshot: TelemetrySnapshot?, due: Double, dropped: Int) {
         if dropped > 0 {
             let time = spareEvents.first?.time ?? snapshot?.time ?? 0
             for client in clients { client.countDroppedEvents(dropped, at: time) }
@@ -99,13 +99,10 @@ final class TelemetryServerLoop: @unchecked Sendable {
             for client in clients { client.offerEvent(line, at: event.time) }
         }
         guard let snapshot else { return }
-        var written = false
-        for client in clients where client.isDue(at: snapshot.time) {
-            if !written {
-                snapshot.writeJSONLine(into: &snapshotLine)
-                written = true
-            }
-            client.offerSnapshot(snapshotLine, at: snapshot.time)
+        var line: [UInt8]?
+        for client in clients where client.isDue(at: due) {
+            if line == nil { line = encoder.line(for: snapshot) }
+            if let line { client.offerSnapshot(line, at: due) }
         }
     }
 
@@ -127,7 +124,17 @@ final class TelemetryServerLoop: @unchecked Sendable {
                     _ = client.flush()
                     return false
                 case .success(let count):
-                    client.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[..<count]))
+                    let received = UnsafeRawBufferPointer(rebasing: readBuffer[..<count])
+                    // A line that cannot fit is refused before it is kept, as
+                    // `runCommands` would refuse it after: garbage never grows
+                    // the buffer past the limit (and its allocation past 64 KiB).
+                    if client.input.count + count > TelemetryProtocol.maximumCommandLength,
+                        !received.contains(UInt8(ascii: "\n")), !client.input.contains(UInt8(ascii: "\n"))
+                    {
+                        client.sendFinal(Self.lineTooLong)
+                        return false
+                    }
+                    client.input.append(contentsOf: received)
                     guard runCommands(of: client) else { return false }
                     if !client.acceptsCommands { return true }
                 case .failure(let error) where error.code == EAGAIN || error.code == EWOULDBLOCK:
@@ -161,12 +168,16 @@ final class TelemetryServerLoop: @unchecked Sendable {
         if client.input.count > TelemetryProtocol.maximumCommandLength
             && !client.input.contains(UInt8(ascii: "\n"))
         {
-            let message = "command line longer than \(TelemetryProtocol.maximumCommandLength) bytes without a newline"
-            client.sendFinal(TelemetryReply.error(message, id: nil).jsonLine)
+            client.sendFinal(Self.lineTooLong)
             return false
         }
         return true
     }
+
+    /// The error line for a partial line longer than the protocol allows; the connection ends after it.
+    private static let lineTooLong = TelemetryReply.error(
+        "command line longer than \(TelemetryProtocol.maximumCommandLength) bytes without a newline", id: nil
+    ).jsonLine
 
     private func run(line: ArraySlice<UInt8>, from client: TelemetryConnection) {
         var line = line

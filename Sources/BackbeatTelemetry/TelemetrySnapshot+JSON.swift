@@ -16,6 +16,19 @@ extension TelemetrySnapshot {
     ///
     /// - Parameter line: the array to write into.
     package func writeJSONLine(into line: inout [UInt8]) {
+        writeJSONLine(into: &line) { json in
+            for voice in voices { Self.write(voice, to: &json) }
+        }
+    }
+
+    /// Writes ``jsonLine`` into `line` as ``writeJSONLine(into:)`` does, the
+    /// voices' objects by `writeVoices` (``TelemetrySnapshotEncoder`` copies
+    /// the unchanged ones from the line before).
+    ///
+    /// - Parameters:
+    ///   - line: the array to write into.
+    ///   - writeVoices: writes the elements of the `voices` array, in order.
+    func writeJSONLine(into line: inout [UInt8], voices writeVoices: (inout TelemetryJSONWriter) -> Void) {
         var json = TelemetryJSONWriter(
             reusing: &line, capacity: 1024 + voices.count * 160 + buses.count * 160)
         defer { line = json.takeBytes() }
@@ -23,7 +36,10 @@ extension TelemetrySnapshot {
         json.field("type", type)
         json.field("version", version)
         json.field("time", time)
-        json.field("voices", voices, each: Self.write)
+        json.key("voices")
+        json.beginArray()
+        writeVoices(&json)
+        json.endArray()
         json.field("voiceCounts", voiceCounts, as: Self.write)
         json.field("buses", buses, each: Self.write)
         json.field("parameters", parameters, each: Self.write)
@@ -35,7 +51,12 @@ extension TelemetrySnapshot {
         json.endLine()
     }
 
-    private static func write(_ voice: Voice, to json: inout TelemetryJSONWriter) {
+    /// Writes one voice's object.
+    ///
+    /// - Parameters:
+    ///   - voice: the voice.
+    ///   - json: the line being written.
+    static func write(_ voice: Voice, to json: inout TelemetryJSONWriter) {
         json.beginObject()
         json.field("id", voice.id)
         json.field("name", voice.name)

@@ -29,6 +29,25 @@ struct MonitorCyclesTests {
         // (0.044 + 0.06) / ((0.04 + 0.06 + 0.06 + 0.06) / 2): the segments pooled, not the children's ratios averaged.
         #expect(abs(MonitorCycles.ratio(.on, over: [first, second]) - 0.104 / 0.11) < 1e-9)
         #expect(MonitorCycles(line: "0.03 0.03 0.03 7") == nil)
+        #expect(first.cycleRatios(.client).count == 1)
+        #expect(abs(first.cycleRatios(.client)[0] - 1.2) < 1e-9)
         #expect(MonitorCycles(line: "0.03,0.01 0.03 0.03 0.03 7") == nil)
+    }
+}
+
+@Suite("Monitor cycle ratios")
+struct MonitorCycleRatioTests {
+    @Test("Each cycle's two segments of a state go over that cycle's off and control segments alone")
+    func perCycle() throws {
+        let cycles = try #require(
+            MonitorCycles(line: "0.03,0.01,0.02,0.02 0.033,0.011,0.02,0.02 0.04,0.02,0.05,0.05 0.02,0.04,0.02,0.02 5"))
+        let expected: [(MonitorCycles.State, [Double])] = [
+            (.on, [0.88, 1]), (.client, [1.2, 2.5]), (.control, [1.5, 1]), (.off, [1, 1]),
+        ]
+        for (state, ratios) in expected {
+            let measured = cycles.cycleRatios(state)
+            #expect(measured.count == ratios.count, "\(state)")
+            for (a, b) in zip(measured, ratios) { #expect(abs(a - b) < 1e-9, "\(state)") }
+        }
     }
 }

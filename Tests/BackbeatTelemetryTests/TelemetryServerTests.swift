@@ -96,6 +96,45 @@ import Testing
         }
     }
 
+    /// A device's update step builds a snapshot at the first step after it
+    /// is due, up to a period late: a late one followed by one on time is
+    /// not early to the client, which counts in due times.
+    @Test func aSnapshotBuiltLateDoesNotMakeTheNextLookEarly() throws {
+        let times = try withServer { server, _ in
+            try Self.snapshotTimesRead(publishing: Self.lateThenOnTime, on: server)
+        }
+        #expect(times == Self.lateThenOnTime)
+    }
+
+    /// Ten snapshot times a tenth of a second apart, every other one 90 ms late.
+    static let lateThenOnTime: [Double] = (0..<10).map { step in
+        let due = Double(step) / 10
+        return step % 2 == 0 ? due + 0.09 : due
+    }
+
+    /// Publishes a snapshot at each of `times`, due a tenth of a second
+    /// apart from 0, to a client reading 10 a second, and returns the times
+    /// of the snapshots it read.
+    static func snapshotTimesRead(publishing times: [Double], on server: TelemetryServer) throws -> [Double] {
+        let client = try TelemetryClient(path: server.path)
+        _ = try client.readHello()
+        try client.send(TelemetryCommand(id: 1, action: .rate(10)))
+        _ = try client.read { $0.reply != nil }
+        var lines: [TelemetryLine] = []
+        for (step, time) in times.enumerated() {
+            server.publish(makeSnapshot(time: time), due: Double(step) / 10)
+            server.publish(TelemetryEvent(time: time, event: .voiceStarted, voice: UInt64(step)))
+            let (marker, before) = try client.read { $0.event?.voice == UInt64(step) }
+            lines += before + [marker]
+        }
+        server.publish(TelemetryEvent(time: 1, event: .voiceStarted, voice: 1000))
+        while let line = try client.next() {
+            if line.event?.voice == 1000 { break }
+            lines.append(line)
+        }
+        return lines.compactMap { $0.snapshot?.time }
+    }
+
     @Test func snapshotsFollowEachClientsRateInEngineTime() throws {
         try withServer { server, _ in
             let slow = try TelemetryClient(path: server.path)
