@@ -256,6 +256,11 @@ extension AcousticScene {
             case .staticMesh(let index):
                 let edges = staticEdges[index].pieces[Int(blocker.piece)]
                 let groups = staticEdges[index].chunks[Int(blocker.piece)]
+                // A crate's or a short wall's few edges: one by one, as the groups would cost more.
+                guard groups.chunks.count > 2 else {
+                    for (e, edge) in edges.enumerated() { consider(edge, place: base + e) }
+                    continue
+                }
                 bounds.removeAll(keepingCapacity: true)
                 var first = 0
                 for (c, chunk) in groups.chunks.enumerated() {
