@@ -209,8 +209,10 @@ extension AcousticScene {
     /// with the shortest paths from `source` to `listener` around them,
     /// shortest first, ties in the pieces' order: what sorting them all and
     /// taking the first `count` gives, without the sort. A wall piece of a
-    /// big level has hundreds of edges and a path tries eight; sorting them
-    /// all was over half of an update's time.
+    /// big level has thousands of edges and a path tries eight: a static
+    /// piece's edges are looked at by groups (``EdgeChunks``), the nearest
+    /// group first, and a group, or an edge, that cannot be nearer than the
+    /// last kept is skipped without its bend points.
     ///
     /// - Parameters:
     ///   - blockers: The pieces the direct path crossed.
@@ -221,26 +223,64 @@ extension AcousticScene {
         of blockers: [Blocker], from source: SIMD3<Float>, to listener: SIMD3<Float>, count: Int
     ) -> [RankedEdge] {
         var nearest: [RankedEdge] = []
+        // Each kept edge's place in the pieces' order: ties go to the earlier, whatever order they were looked at in.
+        var places: [Int] = []
         nearest.reserveCapacity(count + 1)
-        func consider(_ edge: DiffractionEdge) {
+        places.reserveCapacity(count + 1)
+        func isFull(beyond bound: Float) -> Bool {
+            guard nearest.count == count, let last = nearest.last else { return false }
+            return bound > last.length
+        }
+        func consider(_ edge: DiffractionEdge, place: Int) {
+            // An edge no nearer than the last kept, even at best, is skipped without its bend point.
+            if isFull(beyond: edge.shortestPathBound(from: source, to: listener)) { return }
             let bend = Diffraction.bendPoint(onEdge: edge.a, edge.b, from: source, to: listener)
             let pathLength = length(source - bend) + length(bend - listener)
-            if nearest.count == count, let last = nearest.last, !(pathLength < last.length) { return }
-            // After every edge as short: the order a stable sort keeps.
+            func before(_ at: Int) -> Bool {
+                pathLength < nearest[at].length || (pathLength == nearest[at].length && place < places[at])
+            }
+            if nearest.count == count, !before(count - 1) { return }
             var at = nearest.count
-            while at > 0, pathLength < nearest[at - 1].length { at -= 1 }
+            while at > 0, before(at - 1) { at -= 1 }
             nearest.insert((edge, bend, pathLength), at: at)
-            if nearest.count > count { nearest.removeLast() }
+            places.insert(place, at: at)
+            if nearest.count > count {
+                nearest.removeLast()
+                places.removeLast()
+            }
         }
-        for blocker in blockers {
+        var bounds: [Float] = []
+        for (ordinal, blocker) in blockers.enumerated() {
+            let base = ordinal << 32
             switch geometries[blocker.geometry] {
             case .staticMesh(let index):
-                for edge in staticEdges[index].pieces[Int(blocker.piece)] { consider(edge) }
+                let edges = staticEdges[index].pieces[Int(blocker.piece)]
+                let groups = staticEdges[index].chunks[Int(blocker.piece)]
+                // A crate's or a short wall's few edges: one by one, as the groups would cost more.
+                guard groups.chunks.count > 2 else {
+                    for (e, edge) in edges.enumerated() { consider(edge, place: base + e) }
+                    continue
+                }
+                bounds.removeAll(keepingCapacity: true)
+                var first = 0
+                for (c, chunk) in groups.chunks.enumerated() {
+                    bounds.append(chunk.shortestPathBound(from: source, to: listener))
+                    if bounds[c] < bounds[first] { first = c }
+                }
+                for step in 0..<groups.chunks.count {
+                    // The nearest group first, then the others in order.
+                    let c = step == 0 ? first : step <= first ? step - 1 : step
+                    if isFull(beyond: bounds[c]) { continue }
+                    for i in groups.chunks[c].range {
+                        let e = Int(groups.order[i])
+                        consider(edges[e], place: base + e)
+                    }
+                }
             case .portal:
                 break
             case .movableMesh(let index):
-                for edge in movableEdges[index].pieces[Int(blocker.piece)] {
-                    consider(edge.transformed(by: transforms[index]))
+                for (e, edge) in movableEdges[index].pieces[Int(blocker.piece)].enumerated() {
+                    consider(edge.transformed(by: transforms[index]), place: base + e)
                 }
             }
         }

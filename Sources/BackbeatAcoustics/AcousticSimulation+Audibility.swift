@@ -23,14 +23,27 @@ extension AcousticSimulation {
     func estimateAudibilityLocked(_ scene: AcousticScene, listener: SIMD3<Float>, awake: [AcousticVoiceState]) {
         let dormant = engine.acousticDormantVoices(from: dormantCursor, limit: Self.dormantVoicesPerUpdate)
         dormantCursor = dormant.next
-        let voices = awake + dormant.voices
         // Whatever was set from here on is cleared once the level goes (clearEstimatesLocked).
         estimatesSet = true
-        guard !voices.isEmpty else { return }
-        let estimates = scene.audibilityEstimates(from: listener, to: voices.map(\.position))
+        guard !awake.isEmpty || !dormant.voices.isEmpty else { return }
+        // The awake voices, then the dormant ones, without a joined copy of the two.
+        estimatePositions.removeAll(keepingCapacity: true)
+        for state in awake { estimatePositions.append(state.position) }
+        for state in dormant.voices { estimatePositions.append(state.position) }
+        let estimates = scene.audibilityEstimates(from: listener, to: estimatePositions)
         var gains: [(voice: Voice, gain: Float)] = []
-        for (index, (state, bands)) in zip(voices, estimates).enumerated() {
-            let filter = bands.filterGains
+        // A level has a few rooms, so a frame's estimates are a few values
+        // over and over: each is fitted to the band-pass once.
+        var fitted: [(bands: AcousticBands, filter: FilterGains)] = []
+        for (index, bands) in estimates.enumerated() {
+            let state = index < awake.count ? awake[index] : dormant.voices[index - awake.count]
+            let filter: FilterGains
+            if let known = fitted.first(where: { $0.bands == bands }) {
+                filter = known.filter
+            } else {
+                filter = bands.filterGains
+                if fitted.count < 16 { fitted.append((bands, filter)) }
+            }
             if filter.gain != state.acousticGain { gains.append((state.voice, filter.gain)) }
             // Awake and virtual: the estimate is its sound until it is heard (setting an unchanged filter is a compare).
             if index < awake.count, !state.isReal {

@@ -43,6 +43,8 @@ public final class AcousticSimulation: @unchecked Sendable {
         var radius: Float
         var generation: Int
         var path: AcousticPath
+        /// The path's band gains as OpenAL's band-pass takes them, fitted once with the path.
+        var filter: FilterGains
         /// The update it was worked out in.
         var update: Int
         /// The room the voice is in, if the level has rooms.
@@ -61,10 +63,12 @@ public final class AcousticSimulation: @unchecked Sendable {
     /// The filters an update hands over (the virtual voices' estimates, then
     /// the heard voices' results), reused.
     var filters: [AcousticVoiceFilter] = []
+    /// The points an update estimates (awake voices, then dormant ones), reused.
+    var estimatePositions: [SIMD3<Float>] = []
     /// Updates so far, and the movement threshold and path budget (see their properties).
     var updates = 0
     var movementThresholdValue: Float = 0.1
-    var pathBudget = Int.max
+    var pathBudget = AcousticSimulation.defaultMaximumPathsPerUpdate
     private var voicesWithFilters: [Voice.ID: Voice] = [:]
     private var workedOut = 0
     /// Whether the last update set any room's reverb (so the next one silences them).
@@ -158,25 +162,34 @@ public final class AcousticSimulation: @unchecked Sendable {
             let voices = awake.filter(\.isReal)
             updates += 1
             var kept = [Cached?](repeating: nil, count: voices.count)
-            var missing: [Int] = []
+            // After a change of geometry every path is worked out; voices new
+            // to the rays (heard meanwhile by their estimate) and voices that
+            // moved share the budget.
+            var changed: [Int] = []
+            var waiting: [Int] = []
             for (index, state) in voices.enumerated() {
                 let cached = cache[state.voice.id]
                 kept[index] = cached
-                if let cached, cached.generation == generation, cached.radius == state.radius,
-                    Self.within(movementThresholdValue, cached, listener: listener, position: state.position)
-                {
+                guard let cached else {
+                    waiting.append(index)
                     continue
                 }
-                missing.append(index)
+                if cached.generation != generation || cached.radius != state.radius {
+                    changed.append(index)
+                } else if !Self.within(
+                    movementThresholdValue, cached, listener: listener, position: state.position)
+                {
+                    waiting.append(index)
+                }
             }
-            let chosen = Self.budgeted(missing, kept: kept, budget: pathBudget)
+            let chosen = Self.budgeted(changed: changed, waiting: waiting, kept: kept, budget: pathBudget)
             let computed = scene.paths(
                 from: listener, to: chosen.map { (position: voices[$0].position, radius: voices[$0].radius) })
             workedOut += computed.count
             for (index, path) in zip(chosen, computed) {
                 kept[index] = Cached(
                     listener: listener, position: voices[index].position, radius: voices[index].radius,
-                    generation: generation, path: path, update: updates,
+                    generation: generation, path: path, filter: path.gains.filterGains, update: updates,
                     room: scene.roomCount > 1 ? scene.room(containing: voices[index].position) : nil,
                     handedBack: kept[index]?.handedBack)
             }
@@ -190,7 +203,7 @@ public final class AcousticSimulation: @unchecked Sendable {
             for (state, cached) in zip(voices, kept) {
                 guard var cached else { continue }
                 heard += 1
-                let gains = cached.path.gains.filterGains
+                let gains = cached.filter
                 // A voice in another room excites its own room unhindered;
                 // that room's reverb reaches the listener through the portals.
                 let otherRoom =

@@ -2,12 +2,46 @@
 /// or a crease (two triangles not in one plane). Edges inside a flat surface
 /// (a quad's diagonal) bend nothing and are left out.
 struct DiffractionEdge {
-    var a: SIMD3<Float>
-    var b: SIMD3<Float>
+    let a: SIMD3<Float>
+    let b: SIMD3<Float>
     /// Perpendicular to the edge, pointing away from the surface(s) it bounds:
     /// a bend point is moved this way a little, so the paths to it leave the
     /// surface instead of grazing it, and pass through an opening it borders.
     var outward: SIMD3<Float>
+    /// The edge's direction (unit length) and length: a path around the
+    /// edge is no shorter than the distances from its two ends to the edge,
+    /// a bound that spares most edges of a big piece the bend point's work.
+    private let direction: SIMD3<Float>
+    private let edgeLength: Float
+
+    /// An edge from `a` to `b`.
+    ///
+    /// - Parameters:
+    ///   - a: One end.
+    ///   - b: The other end.
+    ///   - outward: Perpendicular to the edge, away from the surfaces it bounds (unit length).
+    init(a: SIMD3<Float>, b: SIMD3<Float>, outward: SIMD3<Float>) {
+        self.a = a
+        self.b = b
+        self.outward = outward
+        edgeLength = length(b - a)
+        direction = edgeLength > 0 ? (b - a) / edgeLength : .zero
+    }
+
+    /// A length no path from `source` to `listener` that touches the edge is
+    /// shorter than: the sum of their distances to the edge.
+    ///
+    /// - Parameters:
+    ///   - source: Where the sound starts.
+    ///   - listener: Where it is heard.
+    func shortestPathBound(from source: SIMD3<Float>, to listener: SIMD3<Float>) -> Float {
+        func distance(_ p: SIMD3<Float>) -> Float {
+            let w = p - a
+            let along = min(max(dot(w, direction), 0), edgeLength)
+            return length(w - direction * along)
+        }
+        return distance(source) + distance(listener)
+    }
 
     /// Perpendicular to the edge and to ``outward``: across the surface, for
     /// the probe that checks a bend point is in the open.

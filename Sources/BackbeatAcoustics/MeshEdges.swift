@@ -5,6 +5,8 @@
 struct MeshEdges {
     /// Each piece's edges.
     let pieces: [[DiffractionEdge]]
+    /// Each piece's edges grouped for the nearest-edge search.
+    let chunks: [EdgeChunks]
     /// Each triangle's piece.
     let pieceOfTriangle: [Int32]
 
@@ -55,5 +57,6 @@ struct MeshEdges {
             pieces[Int(piece(corner))].append(edge)
         }
         self.pieces = pieces
+        chunks = pieces.map(EdgeChunks.init(edges:))
     }
 }

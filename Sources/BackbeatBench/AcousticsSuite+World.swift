@@ -19,6 +19,15 @@ extension AcousticsSuite {
         var paths = 0
         /// The updates' thread CPU time, over the rounds.
         var updateNanoseconds: UInt64 = 0
+        /// The engine's update steps over the rounds, acoustics on and off,
+        /// and the seconds of audio each side rendered in all.
+        var stepsOn = 0
+        var stepsOff = 0
+        var seconds = 0.0
+        /// The rendering thread's CPU time (moving, rendering and working out
+        /// the points, the same on both sides), acoustics on and off, over the rounds.
+        var renderCPUOn: UInt64 = 0
+        var renderCPUOff: UInt64 = 0
     }
 
     /// Throughput, × real time, of the `spatial` suite's `count`-emitter
@@ -56,7 +65,13 @@ extension AcousticsSuite {
                 side.eachFrame = { thread.frameRendered() }
                 (simulation, game) = (s, thread)
             }
+            let cpuStart = threadCPUNanoseconds()
             let spent = try side.render(frames: frames, into: &samples)
+            let cpu = threadCPUNanoseconds() - cpuStart
+            if acoustics { run.renderCPUOn += cpu } else { run.renderCPUOff += cpu }
+            let steps = side.engine.withLock(waking: false) { side.engine.renderCounts.steps }
+            if acoustics { run.stepsOn += steps } else { run.stepsOff += steps }
+            if acoustics { run.seconds += Double(frames) / Double(spatial.sampleRate) }
             if let game, let simulation {
                 let tally = game.stop()
                 run.updates += tally.updates

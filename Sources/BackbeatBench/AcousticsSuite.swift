@@ -99,6 +99,14 @@ package struct AcousticsSuite: BenchSuite {
                 "game thread: \(world.updates) updates for \(world.gameFrames) game frames rendered, "
                     + "\(String(format: "%.0f", perUpdate)) µs of CPU and "
                     + "\(String(format: "%.1f", Double(world.paths) / Double(max(1, world.updates)))) paths each")
+            let seconds = max(world.seconds, 1e-9)
+            log(
+                "update steps per second of audio: acoustics on \(Int((Double(world.stepsOn) / seconds).rounded())), "
+                    + "off \(Int((Double(world.stepsOff) / seconds).rounded()))")
+            log(
+                "render thread CPU per second of audio: acoustics on "
+                    + "\(String(format: "%.1f", Double(world.renderCPUOn) / 1e6 / seconds)) ms, off "
+                    + "\(String(format: "%.1f", Double(world.renderCPUOff) / 1e6 / seconds)) ms")
             figures += [
                 Figure(
                     key: "xrealtime_10k", rounds: world.on,

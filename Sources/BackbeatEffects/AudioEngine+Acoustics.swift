@@ -80,7 +80,10 @@ extension AudioEngine {
     ///   - filters: The voices and their filters.
     ///   - duration: How long the glide takes in engine time; nil for the de-zipper time.
     package func setAcousticFilters(_ filters: [AcousticVoiceFilter], over duration: MediaTime?) {
-        withLock {
+        // Only a change asks for an update step: most of a frame's filters
+        // (the virtual voices' estimates) are the ones the voices have.
+        let changedAny = withLock(waking: false) { () -> Bool in
+            var changedAny = false
             // The direction glides as long as the band gains.
             let frames = max(duration?.frames(atSampleRate: sampleRate) ?? 0, dezipperFrames)
             // What changed a voice, for the capture (nil, and nothing kept, without one).
@@ -103,10 +106,15 @@ extension AudioEngine {
                         $0.reverbRoom = filter.reverbRoom
                     }
                 }
-                if changes { changed?.append(filter) }
+                if changes {
+                    changedAny = true
+                    changed?.append(filter)
+                }
             }
             if let changed { recordAcousticFiltersLocked(changed, over: duration) }
+            return changedAny
         }
+        if changedAny { withLock {} }
     }
 
     /// Up to `limit` dormant voices (virtual, out of earshot, asleep in the

@@ -164,6 +164,27 @@ final class EnvironmentMixer: EngineComponent {
         current = now
     }
 
+    /// When the slot next changes without a call from the game (which
+    /// wakes the update loop): every period while it glides, a snapshot's
+    /// reverb is under way, or a voice sends to it (its tail is counted from
+    /// the last period sent to); once its tail has died away when loaded and
+    /// sent to no more; nothing once settled and unloaded. The listener's
+    /// position, the zones and the game-wide reverb change only by such calls.
+    ///
+    /// - Parameter frame: The frame of the step just taken.
+    func nextStepFrame(after frame: Int64) -> Int64? {
+        guard let engine, let slot else { return nil }
+        guard snapshotReverbs.isEmpty, nextGlideFrames == nil, let current, let target,
+            current.properties == target.properties, current.gain == target.gain,
+            frame + Int64(engine.updateInterval) >= glideEnd || glideEnd <= glideStart
+        else { return frame }
+        if isSentToLocked(slot: slot) { return frame }
+        guard effectLoaded, let last = lastSendFrame else { return nil }
+        return last + Self.tailFrames(of: current.properties, sampleRate: engine.sampleRate) + 1
+    }
+
+    func nextDueFrame(after frame: Int64) -> Int64? { nextStepFrame(after: frame) }
+
     /// Whether a voice holding a source sends to `slot` now, or will at this
     /// step (its reverb blend is up: the voices may step after the mixer).
     private func isSentToLocked(slot: ALEffectSlot) -> Bool {

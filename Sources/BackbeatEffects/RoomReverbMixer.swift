@@ -108,8 +108,11 @@ final class RoomReverbMixer: EngineComponent {
     ///   - reverbs: The rooms heard and how.
     ///   - frames: How long the levels glide.
     ///   - frame: The engine frame now.
-    func set(_ reverbs: [RoomReverb], glideFrames frames: Int64, at frame: Int64) {
-        guard let engine else { return }
+    /// - Returns: Whether anything changed (a slot, a level, a pan, a reverb):
+    ///   the same rooms set again ask for no update step.
+    @discardableResult
+    func set(_ reverbs: [RoomReverb], glideFrames frames: Int64, at frame: Int64) -> Bool {
+        guard let engine else { return false }
         var wanted: [String: RoomReverb] = [:]
         // The loudest rooms keep a slot; a room first heard at silence waits for a level.
         let ranked = reverbs.filter { Self.level(of: $0) > 0 || rooms[$0.room] != nil }
@@ -132,6 +135,7 @@ final class RoomReverbMixer: EngineComponent {
         let left = Set(rooms.keys.filter { wanted[$0] == nil })
         // Voices already in a room learn of its new slot, or that it has
         // none any more, at their next step.
+        var changed = made || left != leaving
         if made || !left.isSubset(of: leaving) { engine.voicePoolLocked.unsettleAll() }
         leaving = left
         for name in rooms.keys {
@@ -139,6 +143,8 @@ final class RoomReverbMixer: EngineComponent {
             let reverb = wanted[name]
             let target = reverb.map { min(max($0.gain, 0), 1) * $0.reverb.slotGain } ?? 0
             if let reverb {
+                // The pans are in the properties: a new pan is a change.
+                if room.properties != reverb.reverb.properties { changed = true }
                 room.properties = reverb.reverb.properties
                 let p = room.properties
                 room.pans.glide(
@@ -148,6 +154,7 @@ final class RoomReverbMixer: EngineComponent {
                     ), silent: room.current == 0, at: frame, over: frames)
             }
             if target != room.target {
+                changed = true
                 room.from = room.current
                 room.target = target
                 room.glideStart = frame
@@ -155,7 +162,8 @@ final class RoomReverbMixer: EngineComponent {
             }
             rooms[name] = room
         }
-        busy = true
+        if changed { busy = true }
+        return changed
     }
 
     /// The slot level a room's reverb asks for.
@@ -229,6 +237,12 @@ final class RoomReverbMixer: EngineComponent {
         busy = gliding || waiting
     }
 
+    /// Every period while a level or a pan glides or a slot waits to be
+    /// freed; nothing otherwise: ``set(_:glideFrames:at:)`` comes from a
+    /// call that wakes the update loop, and nothing else moves the rooms.
+    func nextDueFrame(after frame: Int64) -> Int64? { busy ? frame : nil }
+    func nextStepFrame(after frame: Int64) -> Int64? { busy ? frame : nil }
+
     func deviceWillBeReplaced(readPositions: Bool) {
         rooms = [:]
         leaving = []
@@ -261,8 +275,8 @@ extension AudioEngine {
     ///   - reverbs: The rooms heard through portals, and how.
     ///   - duration: How long the levels glide in engine time; nil for the de-zipper time.
     package func setRoomReverbs(_ reverbs: [RoomReverb], over duration: MediaTime?) {
-        withLock {
-            guard !reverbs.isEmpty || existingEffectsLocked?.roomReverbs != nil else { return }
+        let changed = withLock(waking: false) { () -> Bool in
+            guard !reverbs.isEmpty || existingEffectsLocked?.roomReverbs != nil else { return false }
             // Levels within 0...1 as the mixer takes them (NaN: silence), as the capture records them.
             let reverbs =
                 reverbs.contains { !($0.gain >= 0 && $0.gain <= 1) }
@@ -271,8 +285,10 @@ extension AudioEngine {
                 } : reverbs
             recordRoomReverbsLocked(reverbs, over: duration)
             let frames = duration?.frames(atSampleRate: sampleRate) ?? dezipperFrames
-            roomReverbsLocked.set(reverbs, glideFrames: max(frames, dezipperFrames), at: currentFrameLocked)
+            return roomReverbsLocked.set(reverbs, glideFrames: max(frames, dezipperFrames), at: currentFrameLocked)
         }
+        // Only a change asks for an update step: the acoustics set the same rooms every game frame.
+        if changed { withLock {} }
     }
 
     /// The room reverbs' slots: how many there are now, and how many were

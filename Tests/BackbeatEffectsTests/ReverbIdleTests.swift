@@ -55,4 +55,25 @@ struct ReverbIdleTests {
             #expect(!engine.withLock { engine.environmentLocked.isEffectLoaded })
         }
     }
+
+    @Test("Settled reverbs ask for no update step: the environment's and a room's, once their glides end")
+    func settledReverbsAskForNoStep() throws {
+        try withOfflineEngine { engine in
+            engine.reverbParameters = try AudioEnvironmentReverbParameters(preset: "hangar")
+            let cave = try AudioEnvironmentReverbParameters(preset: "cave")
+            engine.setRoomReverbs([RoomReverb(room: "b", reverb: cave, gain: 0.5)], over: MediaTime(seconds: 0.04))
+            // The glides end (40 ms, and the de-zipper's).
+            _ = try engine.render(frames: 9_600)
+            let period = engine.updateInterval
+            let before = engine.withLock(waking: false) { engine.renderCounts.steps }
+            _ = try engine.render(frames: 40 * period)
+            let steps = engine.withLock(waking: false) { engine.renderCounts.steps } - before
+            #expect(steps == 0, "\(steps) update steps in 40 idle periods")
+            // A change still steps, and the room's level glides to it.
+            engine.setRoomReverbs([RoomReverb(room: "b", reverb: cave, gain: 0.25)], over: MediaTime(seconds: 0.04))
+            _ = try engine.render(frames: 20 * period)
+            let gliding = engine.withLock(waking: false) { engine.renderCounts.steps } - before
+            #expect(gliding >= 8, "\(gliding) update steps for a 40 ms glide")
+        }
+    }
 }
