@@ -82,7 +82,7 @@ extension AudioEngine {
     package func setAcousticFilters(_ filters: [AcousticVoiceFilter], over duration: MediaTime?) {
         // Only a change asks for an update step: most of a frame's filters
         // (the virtual voices' estimates) are the ones the voices have.
-        let changedAny = withLock(waking: false) { () -> Bool in
+        withLock(waking: false) {
             var changedAny = false
             // The direction glides as long as the band gains.
             let frames = max(duration?.frames(atSampleRate: sampleRate) ?? 0, dezipperFrames)
@@ -112,9 +112,8 @@ extension AudioEngine {
                 }
             }
             if let changed { recordAcousticFiltersLocked(changed, over: duration) }
-            return changedAny
+            if changedAny { requestStepLocked() }
         }
-        if changedAny { withLock {} }
     }
 
     /// Up to `limit` dormant voices (virtual, out of earshot, asleep in the

@@ -275,8 +275,8 @@ extension AudioEngine {
     ///   - reverbs: The rooms heard through portals, and how.
     ///   - duration: How long the levels glide in engine time; nil for the de-zipper time.
     package func setRoomReverbs(_ reverbs: [RoomReverb], over duration: MediaTime?) {
-        let changed = withLock(waking: false) { () -> Bool in
-            guard !reverbs.isEmpty || existingEffectsLocked?.roomReverbs != nil else { return false }
+        withLock(waking: false) {
+            guard !reverbs.isEmpty || existingEffectsLocked?.roomReverbs != nil else { return }
             // Levels within 0...1 as the mixer takes them (NaN: silence), as the capture records them.
             let reverbs =
                 reverbs.contains { !($0.gain >= 0 && $0.gain <= 1) }
@@ -285,10 +285,11 @@ extension AudioEngine {
                 } : reverbs
             recordRoomReverbsLocked(reverbs, over: duration)
             let frames = duration?.frames(atSampleRate: sampleRate) ?? dezipperFrames
-            return roomReverbsLocked.set(reverbs, glideFrames: max(frames, dezipperFrames), at: currentFrameLocked)
+            // Only a change asks for an update step: the acoustics set the same rooms every game frame.
+            if roomReverbsLocked.set(reverbs, glideFrames: max(frames, dezipperFrames), at: currentFrameLocked) {
+                requestStepLocked()
+            }
         }
-        // Only a change asks for an update step: the acoustics set the same rooms every game frame.
-        if changed { withLock {} }
     }
 
     /// The room reverbs' slots: how many there are now, and how many were

@@ -21,6 +21,15 @@ extension AudioEngine {
         components.insert(WeakComponent(component: component), at: first ? 0 : components.count)
     }
 
+    /// Asks for an update step, with the lock held: what a waking
+    /// ``withLock(waking:_:)`` does as it leaves, for a call that took the
+    /// lock without waking and found, under it, that it changed something.
+    package func requestStepLocked() {
+        preconditionLocked()
+        stepRequested = true
+        updateLoop.wakeLocked()
+    }
+
     /// Adds an observer that sees every update step begin, without the lock
     /// (a scripted environment: it posts to the session, whose decisions take
     /// the lock). The engine holds it weakly.

@@ -14,13 +14,7 @@ import Testing
             let panel = TestGeometry.wall("panel", z: -3, x: -5...5, y: -5...5, material: .metal)
             let scene = try AcousticScene(level: AcousticLevel(staticMeshes: [wall], movableMeshes: [panel]))
             try scene.setTransform(AcousticTransform(translation: [100, 0, 0]), ofMovableMesh: "panel")
-            let sound = try SoundEffect(
-                buffer: RenderedOcclusionTests.signal(sampleRate: 48_000), name: "tones", engine: engine)
-            let voices = (0..<3).map { i in
-                let voice = sound.play(looping: .forever)
-                voice.position = Audio3DPoint(x: Float(i), y: 0, z: -2)
-                return voice
-            }
+            let voices = try AcousticSimulationTests.threeLoopingVoices(on: engine)
             let simulation = AcousticSimulation(engine: engine, scene: scene)
             simulation.maximumPathsPerUpdate = 1
             // New voices share the budget: one a frame, in order.

@@ -88,17 +88,25 @@ import Glibc
         }
     }
 
+    /// Three voices looping the test tones, 1 m apart along x at z = -2.
+    ///
+    /// - Parameter engine: The engine to play them on.
+    /// - Returns: The voices, left to right.
+    static func threeLoopingVoices(on engine: AudioEngine) throws -> [Voice] {
+        let sound = try SoundEffect(
+            buffer: RenderedOcclusionTests.signal(sampleRate: 48_000), name: "tones", engine: engine)
+        return (0..<3).map { i in
+            let voice = sound.play(looping: .forever)
+            voice.position = Audio3DPoint(x: Float(i), y: 0, z: -2)
+            return voice
+        }
+    }
+
     @Test func aStillSceneReusesItsPaths() throws {
         try withOfflineEngine { engine in
             let wall = TestGeometry.wall("wall", z: -1, x: -10...10, y: -10...10, material: .concrete)
             let scene = try AcousticScene(level: AcousticLevel(staticMeshes: [wall]))
-            let sound = try SoundEffect(
-                buffer: RenderedOcclusionTests.signal(sampleRate: 48_000), name: "tones", engine: engine)
-            let voices = (0..<3).map { i in
-                let voice = sound.play(looping: .forever)
-                voice.position = Audio3DPoint(x: Float(i), y: 0, z: -2)
-                return voice
-            }
+            let voices = try AcousticSimulationTests.threeLoopingVoices(on: engine)
             let simulation = AcousticSimulation(engine: engine, scene: scene)
             #expect(simulation.update() == 3)
             #expect(simulation.update() == 3)
