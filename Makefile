@@ -53,7 +53,7 @@ release: deps
 test: deps
 	$(MAKE) snippets
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --no-parallel
+	$(SWIFT) test --skip-build --no-parallel
 	$(MAKE) test-monitor-web
 	$(MAKE) hello-game
 
