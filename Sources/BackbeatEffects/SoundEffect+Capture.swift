@@ -182,7 +182,7 @@ extension SoundEffect {
         position: Audio3DPoint?, rate: Float, looping: Looping, priority: Int, bus: Bus?
     ) {
         let requested = voice.record.requestFrame
-        let frame = time == nil ? max(requested, voice.heardStartFrameLocked() ?? requested) : requested
+        let frame = time == nil ? max(requested, voice.heardStartFrameLocked(engine) ?? requested) : requested
         engine.recordLocked(.effectsVoicePlay, frame: frame) { e in
             e.append(id)
             e.append(voice.id.raw)
