@@ -4,23 +4,33 @@
 ///
 /// Not an array: appending a record into it is one bounds check and the
 /// stores, with no uniqueness check on every byte. The writer holds two
-/// and trades them between the game and its thread; it frees them.
+/// and trades them between the game and its thread.
 struct CaptureByteBlock {
-    private(set) var base: UnsafeMutablePointer<UInt8>
+    /// The memory, freed with its last block.
+    private final class Storage {
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(1, capacity)
+            base = .allocate(capacity: self.capacity)
+            base.initialize(repeating: 0, count: self.capacity)
+        }
+
+        deinit { base.deallocate() }
+    }
+
+    private var storage: Storage
     private(set) var count = 0
-    private(set) var capacity: Int
 
     /// A block of `capacity` bytes, every page touched.
     ///
     /// - Parameter capacity: The bytes to reserve (at least one).
     init(capacity: Int) {
-        self.capacity = max(1, capacity)
-        base = .allocate(capacity: self.capacity)
-        base.initialize(repeating: 0, count: self.capacity)
+        storage = Storage(capacity: capacity)
     }
 
-    /// Frees the memory. The block is unusable after.
-    func deallocate() { base.deallocate() }
+    private var base: UnsafeMutablePointer<UInt8> { storage.base }
 
     /// The bytes written, for the time `body` runs.
     ///
@@ -34,13 +44,10 @@ struct CaptureByteBlock {
     /// - Parameter bytes: The bytes about to be written.
     /// - Returns: Where they go.
     mutating func room(for bytes: Int) -> UnsafeMutablePointer<UInt8> {
-        if capacity - count < bytes {
-            let grown = max(capacity * 2, count + bytes)
-            let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-            moved.initialize(from: base, count: count)
-            base.deallocate()
-            base = moved
-            capacity = grown
+        if storage.capacity - count < bytes {
+            let grown = Storage(capacity: max(storage.capacity * 2, count + bytes))
+            grown.base.update(from: base, count: count)
+            storage = grown
         }
         return base + count
     }

@@ -15,7 +15,8 @@ import Musl
 /// Writes a capture file as the game runs.
 ///
 /// ``append(_:frame:_:)`` encodes a record into memory (no system call, and
-/// no allocation: both blocks are reserved and touched up front) and returns; a thread of its own
+/// no allocation short of a burst larger than a block: both blocks are
+/// reserved and touched up front) and returns; a thread of its own
 /// closes a block and writes it at least every ``CaptureFormat/flushInterval``
 /// of wall time, or sooner once a block's worth is waiting. So a crash
 /// loses at most the last half second, and the game's thread never waits
@@ -62,10 +63,7 @@ package final class CaptureFileWriter: @unchecked Sendable {
         thread.start()
     }
 
-    deinit {
-        Glibc.close(descriptor)
-        state.withLockedValue { $0.pending.deallocate() }
-    }
+    deinit { Glibc.close(descriptor) }
 
     /// Appends one record. Call it from any thread; records keep the order of the calls.
     ///
@@ -170,7 +168,6 @@ package final class CaptureFileWriter: @unchecked Sendable {
         // The block being written and the one the game appends to trade
         // places, so neither side allocates or copies a block to hand it over.
         var block = CaptureByteBlock(capacity: Self.reservedBlockBytes)
-        defer { block.deallocate() }
         while true {
             let deadline = MonotonicClock.now() + CaptureFormat.flushInterval
             _ = state.wait(until: deadline) { $0.closing || $0.pending.count >= CaptureFormat.targetBlockBytes }
