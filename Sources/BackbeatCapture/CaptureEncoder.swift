@@ -98,6 +98,12 @@ package struct CaptureEncoder: Sendable {
         if let value { write(&self, value) }
     }
 
+    /// One byte (a code or tag), without the generic path's cost in a
+    /// module that cannot specialize it.
+    ///
+    /// - Parameter value: The value to append.
+    package mutating func appendFixed(_ value: UInt8) { bytes.append(value) }
+
     /// A fixed-width integer, little-endian.
     ///
     /// - Parameter value: The value to append.

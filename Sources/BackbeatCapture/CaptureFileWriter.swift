@@ -14,15 +14,16 @@ import Musl
 
 /// Writes a capture file as the game runs.
 ///
-/// ``append(_:frame:_:)`` encodes a record into memory (no system call, no
-/// allocation once the buffers have grown) and returns; a thread of its own
+/// ``append(_:frame:_:)`` encodes a record into memory (no system call, and
+/// no allocation short of a burst larger than a block: both blocks are
+/// reserved and touched up front) and returns; a thread of its own
 /// closes a block and writes it at least every ``CaptureFormat/flushInterval``
 /// of wall time, or sooner once a block's worth is waiting. So a crash
 /// loses at most the last half second, and the game's thread never waits
 /// for the disk.
 package final class CaptureFileWriter: @unchecked Sendable {
     private struct State {
-        var pending: [UInt8] = []
+        var pending = CaptureByteBlock(capacity: CaptureFileWriter.reservedBlockBytes)
         var scratch = CaptureEncoder()
         var lastFrame: Int64 = 0
         var closing = false
@@ -77,26 +78,75 @@ package final class CaptureFileWriter: @unchecked Sendable {
             encode(&state.scratch)
             // The record's header goes straight into the block (no encoder
             // of its own: that would be an allocation per record).
-            Self.appendVarint(UInt64(kind.rawValue), to: &state.pending)
-            let delta = frame &- state.lastFrame
-            Self.appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)), to: &state.pending)
-            Self.appendVarint(UInt64(state.scratch.bytes.count), to: &state.pending)
+            state.pending.appendVarint(UInt64(kind.rawValue))
+            state.pending.appendVarint(Self.zigzag(frame &- state.lastFrame))
+            state.pending.appendVarint(UInt64(state.scratch.bytes.count))
             state.lastFrame = frame
-            state.pending.append(contentsOf: state.scratch.bytes)
+            state.scratch.bytes.withUnsafeBytes { state.pending.append($0) }
             state.records += 1
             return state.pending.count >= CaptureFormat.targetBlockBytes
         }
     }
 
-    /// Appends `value` as ``CaptureEncoder`` writes an unsigned varint.
-    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
+    /// The most payload ``append(_:frame:maximumPayloadBytes:_:)`` takes:
+    /// its length is then one byte, written after the payload.
+    package static let smallPayloadLimit = 0x7F
+
+    /// Appends one small record (a play: the records a game makes many of)
+    /// whose payload `write` puts straight into the block, with no encoder
+    /// between: the room is made once, and each value is a few stores. The
+    /// bytes are those ``append(_:frame:_:)`` writes for the same values.
+    ///
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - frame: The engine frame at which it took effect.
+    ///   - maximumPayloadBytes: The most `write` can write, at most
+    ///     ``smallPayloadLimit`` (writing more traps).
+    ///   - write: Writes the record's payload.
+    package func append(
+        _ kind: CaptureKind, frame: Int64, maximumPayloadBytes: Int, _ write: (inout CaptureRecordBytes) -> Void
+    ) {
+        precondition((0...Self.smallPayloadLimit).contains(maximumPayloadBytes), "a small record is under 128 bytes")
+        state.update { state in
+            guard !state.closing else { return false }
+            // Kind (3 bytes at most), frame delta (10), length (1), payload.
+            let at = state.pending.room(for: 14 + maximumPayloadBytes)
+            var header = Self.putVarint(UInt64(kind.rawValue), at: at)
+            header += Self.putVarint(Self.zigzag(frame &- state.lastFrame), at: at + header)
+            var payload = CaptureRecordBytes(base: at + header + 1, limit: maximumPayloadBytes)
+            write(&payload)
+            at[header] = UInt8(payload.count)
+            state.pending.commit(header + 1 + payload.count)
+            state.lastFrame = frame
+            state.records += 1
+            return state.pending.count >= CaptureFormat.targetBlockBytes
         }
-        bytes.append(UInt8(value))
     }
+
+    /// A frame delta as the header stores it: zigzag, so a small step back stays short.
+    private static func zigzag(_ delta: Int64) -> UInt64 {
+        UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+    }
+
+    /// Writes `value` as a varint at `at` (room for 10 bytes); returns the bytes written.
+    private static func putVarint(_ value: UInt64, at: UnsafeMutablePointer<UInt8>) -> Int {
+        var value = value
+        var n = 0
+        while value >= 0x80 {
+            at[n] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            n += 1
+        }
+        at[n] = UInt8(value)
+        return n + 1
+    }
+
+    /// Bytes reserved (and touched) for each of the two blocks that trade
+    /// places: a full block and as much again while the writing thread
+    /// wakes. Growing a block, or meeting a fresh page in it, would cost the
+    /// game's thread microseconds in an append (a copy, or a page fault per
+    /// 4 KiB: about one play in a hundred).
+    package static let reservedBlockBytes = 2 * CaptureFormat.targetBlockBytes
 
     /// Bytes in the file so far (header and blocks written).
     package var bytesWritten: Int64 { state.withLockedValue { $0.bytesWritten } }
@@ -117,7 +167,7 @@ package final class CaptureFileWriter: @unchecked Sendable {
     private func run() {
         // The block being written and the one the game appends to trade
         // places, so neither side allocates or copies a block to hand it over.
-        var block: [UInt8] = []
+        var block = CaptureByteBlock(capacity: Self.reservedBlockBytes)
         while true {
             let deadline = MonotonicClock.now() + CaptureFormat.flushInterval
             _ = state.wait(until: deadline) { $0.closing || $0.pending.count >= CaptureFormat.targetBlockBytes }
@@ -125,14 +175,14 @@ package final class CaptureFileWriter: @unchecked Sendable {
                 swap(&block, &state.pending)
                 return state.closing
             }
-            if !block.isEmpty { writeBlock(block) }
-            block.removeAll(keepingCapacity: true)
+            if block.count > 0 { block.withBytes { writeBlock($0) } }
+            block.removeAll()
             if closing { return }
         }
     }
 
-    private func writeBlock(_ payload: [UInt8]) {
-        payload.withUnsafeBytes { payload in
+    private func writeBlock(_ payload: UnsafeRawBufferPointer) {
+        do {
             var start = 0
             while start < payload.count {
                 let end = min(payload.count, start + CaptureFormat.maximumBlockBytes)

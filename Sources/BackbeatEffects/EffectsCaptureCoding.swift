@@ -54,7 +54,10 @@ package enum EffectsCaptureCoding {
     ///   - time: The time, or nil.
     ///   - encoder: Where to write it.
     package static func encode(_ time: MediaTime?, into encoder: inout CaptureEncoder) {
-        encoder.appendOptional(time) { encode($1, into: &$0) }
+        // As `appendOptional` writes it, without its generic call: from this
+        // module that call looks up type metadata, on every play's record.
+        encoder.append(time != nil)
+        if let time { encode(time, into: &encoder) }
     }
 
     /// Reads an optional time.
@@ -70,7 +73,9 @@ package enum EffectsCaptureCoding {
     ///   - point: The point, or nil.
     ///   - encoder: Where to write it.
     package static func encode(_ point: Audio3DPoint?, into encoder: inout CaptureEncoder) {
-        encoder.appendOptional(point) { encode($1, into: &$0) }
+        // As `appendOptional` writes it, without its generic call (see the time's).
+        encoder.append(point != nil)
+        if let point { encode(point, into: &encoder) }
     }
 
     /// Reads an optional point.

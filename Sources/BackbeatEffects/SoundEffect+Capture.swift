@@ -182,19 +182,73 @@ extension SoundEffect {
         position: Audio3DPoint?, rate: Float, looping: Looping, priority: Int, bus: Bus?
     ) {
         let requested = voice.record.requestFrame
-        let frame = time == nil ? max(requested, voice.heardStartFrameLocked() ?? requested) : requested
-        engine.recordLocked(.effectsVoicePlay, frame: frame) { e in
+        let frame = time == nil ? max(requested, voice.heardStartFrameLocked(engine) ?? requested) : requested
+        guard let busCode = Self.builtinBusCode(bus, engine: engine) else {
+            // A bus of the game's own: its name makes the record any length.
+            engine.recordLocked(.effectsVoicePlay, frame: frame) { e in
+                e.append(id)
+                e.append(voice.id.raw)
+                EffectsCaptureCoding.encode(time, into: &e)
+                e.append(volume)
+                e.append(pan)
+                EffectsCaptureCoding.encode(position, into: &e)
+                e.append(rate)
+                EffectsCaptureCoding.encode(looping, into: &e)
+                e.append(priority)
+                EffectsCaptureCoding.encode(bus, engine: engine, into: &e)
+            }
+            return
+        }
+        // The same bytes, written straight into the capture's block: a play
+        // is what a game records most, and its record's cost is the play's
+        // cost with capture on (`capture.trigger_overhead_us`).
+        engine.recordLocked(.effectsVoicePlay, frame: frame, maximumPayloadBytes: Self.playRecordBytes) { e in
             e.append(id)
             e.append(voice.id.raw)
-            EffectsCaptureCoding.encode(time, into: &e)
+            e.append(time != nil)
+            if let time {
+                e.append(time.value)
+                e.append(UInt64(UInt32(bitPattern: time.timescale)))
+            }
             e.append(volume)
             e.append(pan)
-            EffectsCaptureCoding.encode(position, into: &e)
+            e.append(position != nil)
+            if let position {
+                e.append(position.x)
+                e.append(position.y)
+                e.append(position.z)
+            }
             e.append(rate)
-            EffectsCaptureCoding.encode(looping, into: &e)
+            switch looping {
+            case .once: e.append(UInt64(0))
+            case .times(let n):
+                e.append(UInt64(1))
+                e.append(n)
+            case .forever: e.append(UInt64(2))
+            }
             e.append(priority)
-            EffectsCaptureCoding.encode(bus, engine: engine, into: &e)
+            e.appendFixed(busCode)
         }
+    }
+
+    /// The most bytes a play's record takes on a built-in bus: the ids (5
+    /// and 10), the time (1 + 10 + 5), volume and pan (4 + 4), the point
+    /// (1 + 12), rate (4), looping (1 + 10), priority (10), the bus (1).
+    static let playRecordBytes = 5 + 10 + 16 + 8 + 13 + 4 + 11 + 10 + 1
+
+    /// The code ``EffectsCaptureCoding/encode(_:engine:into:)`` writes for
+    /// `bus` when it is one byte: the default bus or one of the engine's
+    /// own; nil for a bus of the game's, which it names.
+    ///
+    /// - Parameters:
+    ///   - bus: The bus a play asked for, or nil.
+    ///   - engine: Its engine.
+    static func builtinBusCode(_ bus: Bus?, engine: AudioEngine) -> UInt8? {
+        guard let bus else { return 0 }
+        if bus === engine.masterBus { return 1 }
+        if bus === engine.musicBus { return 2 }
+        if bus === engine.effectsBus { return 3 }
+        return nil
     }
 }
 

@@ -426,7 +426,7 @@ public final class SoundEvent: @unchecked Sendable, CustomStringConvertible {
                 engine: engine, at: time, volume: volume, position: position, bus: bus)
             if let captureID {
                 // On a device, stamped with the frame the mixer started it on (as a sound's play).
-                let heard = time == nil ? started.lazy.compactMap { $0.heardStartFrameLocked() }.first : nil
+                let heard = time == nil ? started.lazy.compactMap { $0.heardStartFrameLocked(engine) }.first : nil
                 recordPlayLocked(
                     captureID, engine: engine, frame: max(calledOn, heard ?? calledOn), at: time, volume: volume,
                     position: position, bus: bus, started)

@@ -26,8 +26,17 @@ extension Voice {
     /// period between the engine's look at its clock and the play. A
     /// capture stamps a play with this frame, so that a replay starts the
     /// sound where the device did.
-    func heardStartFrameLocked() -> Int64? {
-        deviceStartLocked()?.startFrame
+    ///
+    /// It looks at `engine`'s output kind (a constant) before anything else:
+    /// a capture asks on every play, and an offline or file engine must pay
+    /// one check for it, not the voice's weak reference to its engine and the
+    /// device's lookup. (A device engine that fell back to a loopback device
+    /// goes on to that lookup, which says nil.)
+    ///
+    /// - Parameter engine: The voice's engine.
+    func heardStartFrameLocked(_ engine: AudioEngine) -> Int64? {
+        guard case .device = engine.output else { return nil }
+        return deviceStartLocked()?.startFrame
     }
 
     /// The device clock's frame and the sound frames the source has mixed,

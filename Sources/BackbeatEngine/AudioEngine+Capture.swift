@@ -86,6 +86,25 @@ extension AudioEngine {
         captureRecorder.writer.append(kind, frame: frame, encode)
     }
 
+    /// Appends a small record stamped with `frame`, its payload written
+    /// straight into the capture's block, when a capture is on: for what a
+    /// game does many times a second (a play). See
+    /// ``CaptureFileWriter/append(_:frame:maximumPayloadBytes:_:)``.
+    ///
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - frame: The engine frame it took effect on.
+    ///   - maximumPayloadBytes: The most `write` can write (under 128).
+    ///   - write: Writes its payload.
+    @inline(__always)
+    package func recordLocked(
+        _ kind: CaptureKind, frame: Int64, maximumPayloadBytes: Int, _ write: (inout CaptureRecordBytes) -> Void
+    ) {
+        guard let captureRecorder else { return }
+        preconditionLocked()
+        captureRecorder.writer.append(kind, frame: frame, maximumPayloadBytes: maximumPayloadBytes, write)
+    }
+
     /// The capture's id for an object (by its `tag`), writing the record that
     /// declares it (`declare`) the first time this capture sees it. Nil when
     /// no capture is on.
