@@ -28,6 +28,17 @@ extension AcousticsSuite {
         /// the points, the same on both sides), acoustics on and off, over the rounds.
         var renderCPUOn: UInt64 = 0
         var renderCPUOff: UInt64 = 0
+        /// The timed part alone (moving and rendering), acoustics on and off
+        /// over the rounds: its wall time, and the rendering thread's CPU in it
+        /// (the difference is time it waited: for the engine lock, or a core).
+        var timedOn: (wall: UInt64, cpu: UInt64) = (0, 0)
+        var timedOff: (wall: UInt64, cpu: UInt64) = (0, 0)
+        /// The rendering thread over the whole of each side's render
+        /// (working out the points too), acoustics on and off: the time it
+        /// waited for a core, and the time it slept (wall less CPU less that
+        /// wait: the engine lock, held by the game thread).
+        var waitedOn: (core: UInt64, slept: UInt64) = (0, 0)
+        var waitedOff: (core: UInt64, slept: UInt64) = (0, 0)
     }
 
     /// Throughput, × real time, of the `spatial` suite's `count`-emitter
@@ -65,10 +76,25 @@ extension AcousticsSuite {
                 side.eachFrame = { thread.frameRendered() }
                 (simulation, game) = (s, thread)
             }
-            let cpuStart = threadCPUNanoseconds()
+            let (cpuStart, delayStart, wallStart) = (
+                threadCPUNanoseconds(), threadRunDelayNanoseconds(), monotonicNanoseconds()
+            )
             let spent = try side.render(frames: frames, into: &samples)
             let cpu = threadCPUNanoseconds() - cpuStart
+            let delay = threadRunDelayNanoseconds() &- delayStart
+            let slept = (monotonicNanoseconds() - wallStart) &- cpu &- delay
+            let waited = (core: delay, slept: Int64(bitPattern: slept) > 0 ? slept : 0)
+            if acoustics {
+                run.waitedOn = (run.waitedOn.core + waited.core, run.waitedOn.slept + waited.slept)
+            } else {
+                run.waitedOff = (run.waitedOff.core + waited.core, run.waitedOff.slept + waited.slept)
+            }
             if acoustics { run.renderCPUOn += cpu } else { run.renderCPUOff += cpu }
+            if acoustics {
+                run.timedOn = (run.timedOn.wall + spent, run.timedOn.cpu + side.cpuSpent)
+            } else {
+                run.timedOff = (run.timedOff.wall + spent, run.timedOff.cpu + side.cpuSpent)
+            }
             let steps = side.engine.withLock(waking: false) { side.engine.renderCounts.steps }
             if acoustics { run.stepsOn += steps } else { run.stepsOff += steps }
             if acoustics { run.seconds += Double(frames) / Double(spatial.sampleRate) }

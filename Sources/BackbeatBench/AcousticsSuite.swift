@@ -107,6 +107,20 @@ package struct AcousticsSuite: BenchSuite {
                 "render thread CPU per second of audio: acoustics on "
                     + "\(String(format: "%.1f", Double(world.renderCPUOn) / 1e6 / seconds)) ms, off "
                     + "\(String(format: "%.1f", Double(world.renderCPUOff) / 1e6 / seconds)) ms")
+            func timed(_ t: (wall: UInt64, cpu: UInt64)) -> String {
+                String(format: "%.1f ms (CPU %.1f ms)", Double(t.wall) / 1e6 / seconds, Double(t.cpu) / 1e6 / seconds)
+            }
+            log(
+                "moving and rendering per second of audio: acoustics on \(timed(world.timedOn)), off \(timed(world.timedOff))"
+            )
+            func waited(_ w: (core: UInt64, slept: UInt64)) -> String {
+                String(
+                    format: "%.1f ms for a core, %.1f ms asleep", Double(w.core) / 1e6 / seconds,
+                    Double(w.slept) / 1e6 / seconds)
+            }
+            log(
+                "render thread waits per second of audio: acoustics on \(waited(world.waitedOn)), off \(waited(world.waitedOff))"
+            )
             figures += [
                 Figure(
                     key: "xrealtime_10k", rounds: world.on,

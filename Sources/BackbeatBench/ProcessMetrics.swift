@@ -35,6 +35,17 @@ package func threadCPUNanoseconds() -> UInt64 {
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
+/// How long the calling thread has been ready to run but waited for a core,
+/// in nanoseconds (the second field of Linux's `/proc/thread-self/schedstat`;
+/// 0 where it cannot be read). A thread's wall time is its CPU time, this
+/// wait, and the time it slept (for a lock, say).
+package func threadRunDelayNanoseconds() -> UInt64 {
+    guard let text = try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count >= 2 else { return 0 }
+    return UInt64(fields[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+}
+
 /// Monotonic nanoseconds, for timing benchmarks only (never behaviour).
 package func monotonicNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 

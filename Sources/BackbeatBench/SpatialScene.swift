@@ -155,6 +155,10 @@ package struct SpatialScene: Sendable {
         /// Work a game does each game frame between moving the emitters and
         /// rendering (the `acoustics` suite's `AcousticSimulation.update()`), timed with them.
         package var eachFrame: (() -> Void)?
+        /// The rendering thread's CPU time within what ``render(frames:into:)``
+        /// returns as spent (moving and rendering), so far: the rest of that
+        /// wall time the thread waited (for the engine lock, or for a core).
+        package private(set) var cpuSpent: UInt64 = 0
 
         init(_ scene: SpatialScene, hrtf: Bool) throws {
             self.scene = scene
@@ -210,9 +214,11 @@ package struct SpatialScene: Sendable {
             while done < frames {
                 prepare()
                 let start = monotonicNanoseconds()
+                let cpuStart = threadCPUNanoseconds()
                 try move()
                 eachFrame?()
                 try engine.render(frames: scene.gameFrame, reusing: &block)
+                cpuSpent += threadCPUNanoseconds() - cpuStart
                 spent += monotonicNanoseconds() - start
                 samples.withUnsafeMutableBufferPointer { out in
                     for i in 0..<block.count where done * 2 + i < out.count { out[done * 2 + i] = block[i] }

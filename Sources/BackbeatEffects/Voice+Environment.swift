@@ -4,6 +4,12 @@ import BackbeatMedia
 import BackbeatOpenAL
 import BackbeatSupport
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A voice's place in the environment (reverb send, obstruction, occlusion,
 /// its own filter) and the glide of its filter gains, with the engine lock.
 struct VoiceMix {
@@ -38,6 +44,10 @@ struct VoiceMix {
     var current = (direct: FilterGains.open, send: FilterGains(gain: 0, gainLF: 1, gainHF: 1))
     var glideStart: Int64 = 0
     var glideEnd: Int64 = 0
+    /// While a gentle glide runs at the coarse cadence (see
+    /// ``Voice/coarseGlidePeriods``): the frame of its next step, which the
+    /// voice pool asks for and visits the voice at; nil otherwise.
+    var glideDue: Int64?
     /// What the source has now (nil: never set on this source).
     var appliedDirect: FilterGains?
     /// The environment reverb's send (auxiliary send 0).
@@ -324,6 +334,7 @@ extension Voice {
     func stepMix(source: ALSource, at frame: Int64, attaching: Bool, engine: AudioEngine) -> Bool {
         let voice = self
         if attaching {
+            voice.mix.glideDue = nil
             voice.mix.appliedDirect = nil
             voice.mix.appliedSend = nil
             voice.mix.appliedBusSend = nil
@@ -381,6 +392,73 @@ extension Voice {
             .apply(0, of: source, on: device, over: &mix.appliedSend)
         voice.mix = mix
         let turning = voice.stepDirection(source: source, to: stepEnd, engine: engine)
-        return stepEnd < mix.glideEnd || turning
+        let gliding = stepEnd < mix.glideEnd || turning
+        voice.mix.glideDue = nil
+        guard gliding else { return false }
+        // A gentle glide goes on at the coarse cadence: the voice settles and
+        // the pool visits it again at `glideDue`, so it asks for no step of
+        // its own in the periods between.
+        let coarse = Int64(Self.coarseGlidePeriods * engine.updateInterval)
+        let due = (frame / coarse + 1) * coarse
+        guard voice.isGentle(toward: targets, stepsLeftFrom: stepEnd, every: coarse) else { return true }
+        voice.mix.glideDue = due
+        return false
+    }
+
+    /// The periods between two steps of a gentle glide: a long glide (the
+    /// acoustics' 40 ms, not a de-zipper) whose every step at this cadence
+    /// moves each band by at most ``gentleStepAmplitude`` and the direction
+    /// by at most ``gentleStepDegrees`` is stepped every other period rather
+    /// than every period, and asks for no step in between.
+    static let coarseGlidePeriods = 2
+    /// The fewest coarse steps a glide must span to be stepped coarsely.
+    static let coarseGlideSteps: Int64 = 4
+    /// The largest change of a band's amplitude one step of a gentle glide
+    /// makes, as a fraction of the voice's own level: 1 dB of it. A band
+    /// gliding 40 dB below the voice's level moves by far less than that,
+    /// whatever its step in decibels.
+    static let gentleStepAmplitude: Float = 1 - 1 / 1.122
+    /// The largest turn of the direction, in degrees, one step of a gentle glide makes.
+    static let gentleStepDegrees: Float = 3
+
+    /// Whether the voice's glides are long (``coarseGlideSteps``) and what
+    /// is left of them (from where they are at `stepEnd`) moves each band
+    /// by at most ``gentleStepAmplitude`` and the direction by at most
+    /// ``gentleStepDegrees`` a step, at one step every `cadence` frames.
+    /// With the engine lock held.
+    ///
+    /// - Parameters:
+    ///   - targets: Where the direct path and the send glide to.
+    ///   - stepEnd: The frame the step just made ends at.
+    ///   - cadence: The frames between two coarse steps.
+    func isGentle(
+        toward targets: (direct: FilterGains, send: FilterGains), stepsLeftFrom stepEnd: Int64, every cadence: Int64
+    )
+        -> Bool
+    {
+        func steps(until end: Int64) -> Float { Float(max(1, (end - stepEnd + cadence - 1) / cadence)) }
+        if stepEnd < mix.glideEnd {
+            guard mix.glideEnd - mix.glideStart >= Self.coarseGlideSteps * cadence else { return false }
+            // Each band's amplitude (broadband times shelf), against the voice's own level.
+            let allowed = Self.gentleStepAmplitude * steps(until: mix.glideEnd)
+            for (a, b) in [(mix.current.direct, targets.direct), (mix.current.send, targets.send)] {
+                if abs(a.gain - b.gain) > allowed || abs(a.gain * a.gainLF - b.gain * b.gainLF) > allowed
+                    || abs(a.gain * a.gainHF - b.gain * b.gainHF) > allowed
+                {
+                    return false
+                }
+            }
+        }
+        if mix.directionFrom != nil {
+            guard mix.directionEnd - mix.directionStart >= Self.coarseGlideSteps * cadence,
+                let heard = mix.heardDirection, let to = mix.acousticDirection ?? gameDirectionLocked()
+            else {
+                return false
+            }
+            let cosine = heard.x * to.x + heard.y * to.y + heard.z * to.z
+            let allowed = min(Self.gentleStepDegrees * steps(until: mix.directionEnd), 180) * .pi / 180
+            if cosine < cosf(allowed) { return false }
+        }
+        return true
     }
 }

@@ -227,10 +227,12 @@ extension VoicePool {
                 return .at(target - Self.startLeadPeriods * interval)
             case .playing:
                 guard voice.isSettled else { return .now }
-                if voice.record.nextQueueCheck > frame { return .at(voice.record.nextQueueCheck) }
+                // A gentle glide's next step (see Voice.coarseGlidePeriods).
+                let glide = voice.mix.glideDue ?? .max
+                if voice.record.nextQueueCheck > frame { return .at(min(voice.record.nextQueueCheck, glide)) }
                 guard let end = estimatedEnd(of: voice, after: frame, outputRate: outputRate) else { return .now }
                 // From halfway there, then every period over its last 20 ms or so.
-                return .at(frame + max(0, (end - frame - 4 * interval) / 2))
+                return .at(min(glide, frame + max(0, (end - frame - 4 * interval) / 2)))
             case .waitingForLoad, .waitingForSource, .pausing, .stopping:
                 return .now
             }
@@ -256,7 +258,7 @@ extension VoicePool {
             case .playing:
                 guard voice.isSettled, voice.numberOfLoops < 0, !voice.userPaused, !(voice.bus?.stepPaused ?? false)
                 else { return .now }
-                return .at(voice.record.nextQueueCheck - voice.record.queueCheckSlack)
+                return .at(min(voice.record.nextQueueCheck - voice.record.queueCheckSlack, voice.mix.glideDue ?? .max))
             case .stopping(let until, _):
                 return .at(until)
             case .waitingForLoad, .waitingForSource, .pausing, .scheduled:
@@ -316,7 +318,9 @@ extension VoicePool {
         for voice in voices {
             // The common case costs nothing: a playing voice whose queue lasts
             // past this step, with no change to its gain, pause or buses.
-            if voice.isSettled && !busesChanged && frame < voice.record.nextQueueCheck - voice.record.queueCheckSlack {
+            if voice.isSettled && !busesChanged && frame < voice.record.nextQueueCheck - voice.record.queueCheckSlack
+                && frame < voice.mix.glideDue ?? .max
+            {
                 continue
             }
             if voice.record.isDormant { continue }
