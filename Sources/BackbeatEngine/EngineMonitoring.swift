@@ -33,6 +33,17 @@ struct EngineMonitoring {
     var loopCPUStart: Int64?
     /// Stream underruns since the engine opened (counted whether or not monitoring is on).
     var underruns = 0
+    /// Each bus's summed level while a snapshot folds them, kept between
+    /// snapshots so that folding allocates nothing.
+    var busTotals: [LevelTotal] = []
+
+    /// One bus's level as a snapshot sums it: its voices' and its children's.
+    struct LevelTotal {
+        var meanSquare = 0.0
+        var peak = 0.0
+        /// Some signal reached the bus (a silent one reads the floor, not 0 dB).
+        var reached = false
+    }
 
     /// The calling thread's CPU time, in nanoseconds.
     static func threadCPUNanoseconds() -> Int64 {
