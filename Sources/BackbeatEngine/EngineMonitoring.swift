@@ -33,11 +33,8 @@ struct EngineMonitoring {
     var loopCPUStart: Int64?
     /// Stream underruns since the engine opened (counted whether or not monitoring is on).
     var underruns = 0
-    /// Each bus's summed level while a snapshot folds them, kept between
-    /// snapshots so that folding allocates nothing.
-    var busTotals: [LevelTotal] = []
-
-    /// One bus's level as a snapshot sums it: its voices' and its children's.
+    /// One bus's level as a snapshot sums it: its voices' and its children's
+    /// (on the stack: a stored field here would move the engine's fields).
     struct LevelTotal {
         var meanSquare = 0.0
         var peak = 0.0
