@@ -131,26 +131,23 @@ struct DormantTable<Element: AnyObject> {
         asleep[row] = false
     }
 
-    /// Appends to `rows` every sleeping row with its level times the gain
-    /// of `curve` at its distance from a listener at `l` (no attenuation
-    /// within the reference distance, nor for a NaN distance), reading only
-    /// the table's flat arrays: a monitor's snapshot ranks thousands so.
+    /// Works out every sleeping row's level times the gain of `curve` at
+    /// its distance from a listener at `l` (no attenuation within the
+    /// reference distance, nor for a NaN distance), into `scratch`, by row,
+    /// reading only the table's flat arrays: a monitor's snapshot ranks
+    /// thousands so (``offerSleepingRows(gains:from:below:to:)`` then offers them).
     ///
-    /// Two passes: the first works out every row's gain without a branch
-    /// (a select where the curve starts, the model chosen once), which the
-    /// compiler turns into vector code, into `scratch`; the second keeps the
-    /// sleeping rows. The gains are those of
+    /// Every row's gain is worked out without a branch (a select where the
+    /// curve starts, the model chosen once), which the compiler turns into
+    /// vector code; a row that is awake or free gets a gain of no meaning.
+    /// The gains are those of
     /// ``AudioDistanceAttenuationParameters/gain(atDistance:)``, operation for operation.
     ///
     /// - Parameters:
     ///   - l: the listener's position.
     ///   - curve: the listener's distance curve.
-    ///   - rows: the rows so far; the sleeping ones are appended.
     ///   - scratch: a buffer kept between calls, so that no call allocates once it is big enough.
-    func appendSleepingGains(
-        from l: Audio3DPoint, curve: AudioDistanceAttenuationParameters, to rows: inout [VoicePool.TelemetryRow],
-        scratch: inout [Float]
-    ) {
+    func sleepingGains(from l: Audio3DPoint, curve: AudioDistanceAttenuationParameters, into scratch: inout [Float]) {
         let count = asleep.count
         if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
         let r = curve.referenceDistance
@@ -201,13 +198,38 @@ struct DormantTable<Element: AnyObject> {
                 }
             }
         }
+    }
+
+    /// Offers `selection` each sleeping row whose gain in `gains` (from
+    /// ``sleepingGains(from:curve:into:)``) is at least `floor`, or, when
+    /// `below`, each whose gain is not. A floor a little under the last
+    /// snapshot's quietest listed voice turns nearly every row away with a
+    /// compare the branch predictor gets right, before it is made a key.
+    ///
+    /// - Parameters:
+    ///   - gains: every row's gain, by row.
+    ///   - floor: the gain that parts the rows offered from the others.
+    ///   - below: offer the rows under `floor` (and any NaN) instead.
+    ///   - selection: the loudest rows so far.
+    /// - Returns: how many rows sleep, and how many of them were offered.
+    @discardableResult
+    func offerSleepingRows(
+        gains: [Float], from floor: Float, below: Bool = false, to selection: inout TelemetrySelection
+    ) -> (sleeping: Int, offered: Int) {
+        var sleeping = 0
+        var offered = 0
         asleep.withUnsafeBufferPointer { asleep in
-            scratch.withUnsafeBufferPointer { gains in
-                for row in 0..<count where asleep[row] {
-                    rows.append(VoicePool.TelemetryRow(gain: gains[row], row: Int32(truncatingIfNeeded: row)))
+            gains.withUnsafeBufferPointer { gains in
+                for row in 0..<min(asleep.count, gains.count) where asleep[row] {
+                    sleeping += 1
+                    let gain = gains[row]
+                    guard (gain >= floor) != below else { continue }
+                    offered += 1
+                    selection.offer(VoicePool.TelemetryRow(gain: gain, row: Int32(truncatingIfNeeded: row)))
                 }
             }
         }
+        return (sleeping, offered)
     }
 
     /// Appends to `found` every row within its reach of a listener at `l`:

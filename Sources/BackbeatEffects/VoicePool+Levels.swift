@@ -101,31 +101,38 @@ extension VoicePool {
         let count = min(levelSamples, max(1, blocks))
         let stride = active / Double(count)
         let last = envelope.meanSquares.count - 1
+        let lastFrame = r.frames - 1
         var sum = 0.0
         var peak: Float = 0
         var i = 0
         var t = played - active + 0.5 * stride
-        while i < count {
-            // Where the sample falls (intro, a loop, the tail), worked out
-            // once per part: the samples after it walk on until the part ends.
-            let (part, _, offset) = place(played: t, resident: r, loops: loops)
-            let base: Int
-            let length: Double
-            switch part {
-            case .intro: (base, length) = (0, Double(r.introFrames))
-            case .loop: (base, length) = (r.introFrames, Double(r.cycleFrames))
-            case .tail: (base, length) = (r.introFrames + r.cycleFrames, .infinity)
+        // Read through buffer pointers: a few thousand reads a snapshot, each
+        // an array's bounds check and its retain and release otherwise.
+        envelope.meanSquares.withUnsafeBufferPointer { meanSquares in
+            envelope.peaks.withUnsafeBufferPointer { peaks in
+                while i < count {
+                    // Where the sample falls (intro, a loop, the tail), worked out
+                    // once per part: the samples after it walk on until the part ends.
+                    let (part, _, offset) = place(played: t, resident: r, loops: loops)
+                    let base: Int
+                    let length: Double
+                    switch part {
+                    case .intro: (base, length) = (0, Double(r.introFrames))
+                    case .loop: (base, length) = (r.introFrames, Double(r.cycleFrames))
+                    case .tail: (base, length) = (r.introFrames + r.cycleFrames, .infinity)
+                    }
+                    var along = offset
+                    repeat {
+                        let frame = min(lastFrame, base + Int(along))
+                        let block = min(last, max(0, frame / LevelEnvelope.blockFrames))
+                        sum += Double(meanSquares[block])
+                        peak = max(peak, peaks[block])
+                        i += 1
+                        t += stride
+                        along += stride
+                    } while i < count && along < length
+                }
             }
-            var along = offset
-            repeat {
-                let frame = min(r.frames - 1, base + Int(along))
-                let block = min(last, max(0, frame / LevelEnvelope.blockFrames))
-                sum += Double(envelope.meanSquares[block])
-                peak = max(peak, envelope.peaks[block])
-                i += 1
-                t += stride
-                along += stride
-            } while i < count && along < length
         }
         return (sum / Double(count) * active / span, peak)
     }

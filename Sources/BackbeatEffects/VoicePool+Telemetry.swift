@@ -25,10 +25,11 @@ extension VoicePool {
     ///
     /// The awake voices are visited one by one; the dormant ones (thousands,
     /// in a big world) are ranked from the table's flat arrays alone, by
-    /// their level and the listener's distance curve, then a partial
-    /// selection keeps the loudest, and only the dormant voices it kept are
-    /// looked at (their exact gain, with their own curve if they have one):
-    /// a snapshot of 10,000 voices sorts 256 and touches a few hundred.
+    /// their level and the listener's distance curve, each offered to a
+    /// bounded selection (``TelemetrySelection``) that keeps the loudest, and
+    /// only the dormant voices it kept are looked at (their exact gain, with
+    /// their own curve if they have one): a snapshot of 10,000 voices sorts
+    /// 256, touches a few hundred, and allocates no array of them all.
     ///
     /// - Parameter builder: the snapshot under construction.
     func contributeLocked(to builder: TelemetrySnapshotBuilder) {
@@ -38,9 +39,15 @@ extension VoicePool {
         #endif
         let listener = engine.listenerLocked
         var counts = builder.snapshot.voiceCounts
-        var rows = telemetryRows
-        telemetryRows = []
-        rows.removeAll(keepingCapacity: true)
+        // Taken out while in use, so that offering to it copies nothing.
+        var selection = telemetrySelection
+        telemetrySelection = TelemetrySelection()
+        let capacity = TelemetryProtocol.maximumListedVoices
+        selection.reset(capacity: capacity)
+        // Rows from here up are offered first (see `telemetryFloor`); how many were.
+        let floor = telemetryFloor
+        var atFloor = 0
+        var offered = 0
         for voice in voices where !voice.record.isDormant && voice.phase != .finished && voice.record.slot >= 0 {
             let gain = telemetryGain(of: voice, row: voice.record.slot, listener: listener)
             switch telemetryState(of: voice, gain: gain).state {
@@ -49,32 +56,42 @@ extension VoicePool {
             case .dormant: counts.dormant += 1
             case .stopping: counts.stopping += 1
             }
-            rows.append(TelemetryRow(gain: gain, row: Int32(truncatingIfNeeded: voice.record.slot)))
+            selection.offer(TelemetryRow(gain: gain, row: Int32(truncatingIfNeeded: voice.record.slot)))
+            offered += 1
+            if gain >= floor { atFloor += 1 }
         }
-        let awake = rows.count
+        let awake = offered
         if dormantCount > 0 {
             counts.dormant += dormantCount
-            rows.reserveCapacity(awake + dormantCount)
-            table.appendSleepingGains(
-                from: listener.position, curve: listener.distanceParameters, to: &rows, scratch: &telemetryGains)
-        }
-        let listed = Self.selectLoudest(&rows, count: TelemetryProtocol.maximumListedVoices)
-        if rows.count > awake {
-            // The dormant voices kept: their exact gain (a voice's own curve), then the order again.
-            for i in 0..<listed {
-                guard let voice = table[Int(rows[i].row)], voice.record.isDormant else { continue }
-                rows[i].gain = telemetryGain(of: voice, row: Int(rows[i].row), listener: listener)
+            table.sleepingGains(from: listener.position, curve: listener.distanceParameters, into: &telemetryGains)
+            let (sleeping, passed) = table.offerSleepingRows(gains: telemetryGains, from: floor, to: &selection)
+            offered += sleeping
+            atFloor += passed
+            // Fewer rows at the floor than the listing holds: a row under it may belong.
+            if atFloor < capacity && passed < sleeping {
+                table.offerSleepingRows(gains: telemetryGains, from: floor, below: true, to: &selection)
             }
-            rows[0..<listed].sort(by: Self.louder)
         }
-        counts.unlisted += rows.count - listed
+        let anyDormant = offered > awake
+        selection.sortLoudestFirst { row in
+            // The dormant voices kept: their exact gain (a voice's own curve), then the order again.
+            guard anyDormant, let voice = table[Int(row.row)], voice.record.isDormant else { return nil }
+            return telemetryGain(of: voice, row: Int(row.row), listener: listener)
+        }
+        let listed = selection.count
+        // The next snapshot offers the sleeping rows from 6 dB under this one's
+        // quietest listed voice first: the rest can be listed only if fewer than
+        // `capacity` voices are at that floor, and then they are offered too.
+        telemetryFloor = listed >= capacity ? max(0, selection[listed - 1].gain * 0.5) : 0
+        counts.unlisted += offered - listed
         builder.snapshot.voiceCounts = counts
         builder.snapshot.voices.reserveCapacity(builder.snapshot.voices.count + listed)
-        for entry in rows.prefix(listed) {
+        for i in 0..<listed {
+            let entry = selection[i]
             guard let voice = table[Int(entry.row)] else { continue }
             builder.snapshot.voices.append(telemetryVoice(voice, row: Int(entry.row), gain: entry.gain))
         }
-        telemetryRows = rows
+        telemetrySelection = selection
         builder.snapshot.engine.sourcesInUse += sourceCount - free.count
         addLevelsLocked(to: builder, listener: listener)
     }
@@ -130,7 +147,9 @@ extension VoicePool {
     func telemetryVoice(_ voice: Voice, row: Int, gain: Float) -> TelemetrySnapshot.Voice {
         let (state, reason) = telemetryState(of: voice, gain: gain)
         var point: TelemetrySnapshot.Voice.Point?
-        if voice.isPlacedInWorld || voice.record.isDormant {
+        // Dormant first: a dormant voice's `isPlacedInWorld` reads its point
+        // through the pool's weak reference, which was a tenth of a snapshot.
+        if voice.record.isDormant || voice.isPlacedInWorld {
             let p = voice.record.isDormant ? table.point(at: row) : voice.storedPosition ?? .zero
             point = .init(x: Double(p.x), y: Double(p.y), z: Double(p.z))
         }
@@ -150,44 +169,16 @@ extension VoicePool {
     }
 
     /// Moves the `count` loudest rows (by gain, then lowest row) to the front
-    /// of `rows`, in that order, leaving the rest unordered behind them, and
-    /// returns how many were moved (`min(count, rows.count)`): a
-    /// quickselect, then a sort of the selected rows alone.
+    /// of `rows`, in that order, dropping the rest, and returns how many
+    /// were kept (`min(count, rows.count)`): what a snapshot's
+    /// ``TelemetrySelection`` keeps of the same rows.
     static func selectLoudest(_ rows: inout [TelemetryRow], count: Int) -> Int {
-        let k = min(count, rows.count)
-        guard k > 0 else { return 0 }
-        rows.withUnsafeMutableBufferPointer { r in
-            if k < r.count {
-                // Hoare's selection with a median-of-three pivot; the rows
-                // make every key distinct, so it always makes progress.
-                var low = 0
-                var high = r.count - 1
-                while low < high {
-                    let mid = low + (high - low) / 2
-                    if louder(r[mid], r[low]) { r.swapAt(mid, low) }
-                    if louder(r[high], r[low]) { r.swapAt(high, low) }
-                    if louder(r[mid], r[high]) { r.swapAt(mid, high) }
-                    let pivot = r[high]
-                    var store = low
-                    for i in low..<high where louder(r[i], pivot) {
-                        r.swapAt(i, store)
-                        store += 1
-                    }
-                    r.swapAt(store, high)
-                    if store == k - 1 || store == k {
-                        break
-                    } else if store < k {
-                        low = store + 1
-                    } else {
-                        high = store - 1
-                    }
-                }
-            }
-            // The selected rows alone, loudest first.
-            var selected = UnsafeMutableBufferPointer(rebasing: r[0..<k])
-            selected.sort(by: louder)
-        }
-        return k
+        var selection = TelemetrySelection()
+        selection.reset(capacity: count)
+        for row in rows { selection.offer(row) }
+        selection.sortLoudestFirst()
+        rows = (0..<selection.count).map { selection[$0] }
+        return rows.count
     }
 
     // MARK: Event lines

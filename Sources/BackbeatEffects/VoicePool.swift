@@ -83,8 +83,14 @@ final class VoicePool: EngineComponent, @unchecked Sendable {
     /// Reused by the audibility pass, so an update allocates nothing.
     var waiting: [Voice] = []
     var holding: [Voice] = []
-    /// Reused by each monitor snapshot (``contributeLocked(to:)``); empty while nobody monitors.
-    var telemetryRows: [TelemetryRow] = []
+    /// The loudest voices of each monitor snapshot (``contributeLocked(to:)``),
+    /// its storage kept between snapshots; empty while nobody monitors.
+    var telemetrySelection = TelemetrySelection()
+    /// Half the gain of the last snapshot's quietest listed voice (0: none):
+    /// the next snapshot offers the sleeping rows from here up first, and
+    /// the others only if too few were at it. Voices move little between
+    /// snapshots, so nearly all of 10,000 are turned away by one compare each.
+    var telemetryFloor: Float = 0
     /// Every table row's gain as a snapshot ranks them, kept between snapshots.
     var telemetryGains: [Float] = []
     /// A voice holding a source keeps it against a virtual one unless that one

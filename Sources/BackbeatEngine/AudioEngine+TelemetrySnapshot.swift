@@ -55,27 +55,29 @@ extension AudioEngine {
     }
 
     /// Every bus's level: its own signals plus its children's, at any depth.
-    /// Buses are few: each level is carried up its chain by index, with no dictionary.
+    /// Buses are few: each level is carried up its chain by index, with no
+    /// dictionary, into totals on the stack (no allocation per snapshot).
     private func foldLevelsLocked(of builder: TelemetrySnapshotBuilder) {
         guard !builder.levels.isEmpty else { return }
-        var totals = [(meanSquare: Double, peak: Double)](repeating: (0, 0), count: buses.count)
-        var reached = [Bool](repeating: false, count: buses.count)
-        for entry in builder.levels {
-            var bus: Bus? = buses.first { ObjectIdentifier($0) == entry.bus }
-            while let b = bus {
-                if let index = buses.firstIndex(where: { $0 === b }) {
-                    totals[index].meanSquare += entry.meanSquare
-                    totals[index].peak += entry.peak
-                    reached[index] = true
+        withUnsafeTemporaryAllocation(of: EngineMonitoring.LevelTotal.self, capacity: buses.count) { totals in
+            totals.initialize(repeating: EngineMonitoring.LevelTotal())
+            for entry in builder.levels {
+                var bus: Bus? = buses.first { ObjectIdentifier($0) == entry.bus }
+                while let b = bus {
+                    if let index = buses.firstIndex(where: { $0 === b }) {
+                        totals[index].meanSquare += entry.meanSquare
+                        totals[index].peak += entry.peak
+                        totals[index].reached = true
+                    }
+                    bus = b.parent
                 }
-                bus = b.parent
             }
-        }
-        for index in buses.indices where reached[index] && index < builder.snapshot.buses.count {
-            let total = totals[index]
-            builder.snapshot.buses[index].rmsDB = TelemetryLevel.decibels(meanSquare: total.meanSquare)
-            builder.snapshot.buses[index].peakDB = TelemetryLevel.decibels(
-                peak: TelemetryLevel.peak(summed: total.peak, meanSquare: total.meanSquare))
+            for index in buses.indices where totals[index].reached && index < builder.snapshot.buses.count {
+                let total = totals[index]
+                builder.snapshot.buses[index].rmsDB = TelemetryLevel.decibels(meanSquare: total.meanSquare)
+                builder.snapshot.buses[index].peakDB = TelemetryLevel.decibels(
+                    peak: TelemetryLevel.peak(summed: total.peak, meanSquare: total.meanSquare))
+            }
         }
     }
 

@@ -33,6 +33,14 @@ struct EngineMonitoring {
     var loopCPUStart: Int64?
     /// Stream underruns since the engine opened (counted whether or not monitoring is on).
     var underruns = 0
+    /// One bus's level as a snapshot sums it: its voices' and its children's
+    /// (on the stack: a stored field here would move the engine's fields).
+    struct LevelTotal {
+        var meanSquare = 0.0
+        var peak = 0.0
+        /// Some signal reached the bus (a silent one reads the floor, not 0 dB).
+        var reached = false
+    }
 
     /// The calling thread's CPU time, in nanoseconds.
     static func threadCPUNanoseconds() -> Int64 {

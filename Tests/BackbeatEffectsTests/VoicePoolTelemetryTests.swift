@@ -120,6 +120,55 @@ struct VoicePoolTelemetryTests {
         }
     }
 
+    @Test("The selection's own sort puts different keys in order, for any count")
+    func sortInPlace() {
+        var random = SystemRandomNumberGenerator()
+        for n in [0, 1, 2, 15, 16, 17, 64, 256, 1_000] {
+            var keys = Array(Set((0..<n * 3).map { _ in UInt64.random(in: 0..<UInt64(n * 10 + 1), using: &random) }))
+            keys.shuffle(using: &random)
+            let expected = keys.sorted()
+            keys.withUnsafeMutableBufferPointer { TelemetrySelection.sortInPlace($0) }
+            #expect(keys == expected, "\(keys.count) keys")
+        }
+        // Already in order, and backwards: the pivots' worst cases for a plain quicksort.
+        var ordered = (0..<1_000).map { UInt64($0) }
+        ordered.withUnsafeMutableBufferPointer { TelemetrySelection.sortInPlace($0) }
+        #expect(ordered == (0..<1_000).map { UInt64($0) })
+        var backwards = (0..<1_000).reversed().map { UInt64($0) }
+        backwards.withUnsafeMutableBufferPointer { TelemetrySelection.sortInPlace($0) }
+        #expect(backwards == (0..<1_000).map { UInt64($0) })
+    }
+
+    @Test("After the listener moves away from every voice, the next snapshot still lists the 256 loudest")
+    func floorFromTheLastSnapshot() throws {
+        try withOfflineEngine { engine in
+            let sound = try Self.tone(440, engine)
+            var random = SystemRandomNumberGenerator()
+            var distances: [Float] = (0..<2_000).map { 1 + Float($0) * 0.37 }
+            distances.shuffle(using: &random)
+            var voices: [(voice: Voice, distance: Float)] = []
+            for d in distances {
+                voices.append((sound.play(at: nil, position: Audio3DPoint(x: d, y: 0, z: 0), looping: .forever), d))
+            }
+            _ = try engine.render(frames: 4_800)
+            let nearest = Set(voices.sorted { $0.distance < $1.distance }.prefix(256).map { $0.voice.id.raw })
+            #expect(Set(Self.snapshot(engine).snapshot.voices.map(\.id)) == nearest)
+            // 5 km down the line: every voice far under the floor the last
+            // snapshot left (6 dB under its quietest), in the same order.
+            engine.listenerPosition = Audio3DPoint(x: -5_000, y: 0, z: 0)
+            _ = try engine.render(frames: 4_800)
+            let far = Self.snapshot(engine).snapshot
+            #expect(far.voices.count == 256)
+            #expect(Set(far.voices.map(\.id)) == nearest, "still the nearest, 5 km off")
+            #expect(zip(far.voices, far.voices.dropFirst()).allSatisfy { $0.gainDB >= $1.gainDB }, "loudest first")
+            #expect(far.voiceCounts.unlisted == 2_000 - 256)
+            // And back: the floor left by the far snapshot is near silence.
+            engine.listenerPosition = Audio3DPoint(x: 0, y: 0, z: 0)
+            _ = try engine.render(frames: 4_800)
+            #expect(Set(Self.snapshot(engine).snapshot.voices.map(\.id)) == nearest)
+        }
+    }
+
     @Test("The selection keeps the loudest rows, ties by row, for any count")
     func selection() {
         var random = SystemRandomNumberGenerator()
@@ -132,6 +181,37 @@ struct VoicePoolTelemetryTests {
             let k = VoicePool.selectLoudest(&rows, count: 256)
             #expect(k == min(n, 256))
             #expect(rows.prefix(k).map(\.row) == expected.map(\.row))
+        }
+    }
+
+    @Test("The bounded selection keeps the loudest offered, whatever the order, and sorts them after a change")
+    func boundedSelection() {
+        var random = SystemRandomNumberGenerator()
+        for (n, capacity) in [(0, 4), (3, 0), (3, 8), (300, 256), (2_000, 256), (5_000, 1)] {
+            // Few distinct gains, so that most of the order is the ties' (by row).
+            var rows = (0..<n).map {
+                VoicePool.TelemetryRow(gain: Float(Int.random(in: 0..<20, using: &random)), row: Int32($0))
+            }
+            rows.shuffle(using: &random)
+            var selection = TelemetrySelection()
+            // Storage kept from a larger selection before must not leak into this one.
+            selection.reset(capacity: 3)
+            for row in rows.prefix(3) { selection.offer(VoicePool.TelemetryRow(gain: 1_000, row: row.row)) }
+            selection.reset(capacity: capacity)
+            for row in rows { selection.offer(row) }
+            selection.sortLoudestFirst()
+            let expected = rows.sorted(by: VoicePool.louder).prefix(capacity)
+            #expect(selection.count == min(n, capacity))
+            let kept = (0..<selection.count).map { selection[$0] }
+            #expect(Set(kept.map(\.row)) == Set(expected.map(\.row)), "\(n) rows, \(capacity) kept")
+            #expect(kept.map(\.gain) == expected.map(\.gain), "keys give the gains back")
+            // A change of gains (a dormant voice's exact one) is sorted in.
+            selection.sortLoudestFirst { $0.row % 3 == 0 ? -$0.gain - 1 : nil }
+            let changed = expected.map { row in
+                VoicePool.TelemetryRow(gain: row.row % 3 == 0 ? -row.gain - 1 : row.gain, row: row.row)
+            }
+            let sorted = (0..<selection.count).map { selection[$0].row }
+            #expect(sorted == changed.sorted(by: VoicePool.louder).map(\.row))
         }
     }
 
