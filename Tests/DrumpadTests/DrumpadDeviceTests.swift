@@ -227,6 +227,23 @@ extension DrumpadDeviceTests {
         )
     )
     func soundServerDrumpadPadsOverMusic() throws {
+        // A real-time scene on a shared two-core machine: one stall of the
+        // sound server or of its recorder moves every pad after it (seen once
+        // in CI: the last two pads more than 10 ms off, the first two exact).
+        // So a second run is allowed, and the first run's findings are kept;
+        // a drum pad that does not keep the script's time fails both.
+        var findings: [String] = []
+        for _ in 0..<2 {
+            let problems = try padsOverMusicProblems()
+            if problems.isEmpty { return }
+            findings.append(problems.joined(separator: "; "))
+        }
+        Issue.record("both runs: \(findings.joined(separator: " | "))")
+    }
+
+    /// One run of ``soundServerDrumpadPadsOverMusic()``: what it found wrong, or nothing.
+    private func padsOverMusicProblems() throws -> [String] {
+        var problems: [String] = []
         let server = try PrivateSoundServer(sinks: ["Backbeat-Pads"])
         defer { server.stop() }
         try withTemporaryDirectory { dir in
@@ -238,7 +255,7 @@ extension DrumpadDeviceTests {
             try process.run()
             process.waitUntilExit()
             let samples = try recording.stop()
-            #expect(process.terminationStatus == 0)
+            if process.terminationStatus != 0 { problems.append("drumpad exited \(process.terminationStatus)") }
             let drums = Assets.root.appendingPathComponent("Assets/Drums")
             let bass = try Self.attack(of: drums.appendingPathComponent("bass.wav"))
             let snare = try Self.attack(of: drums.appendingPathComponent("snare.wav"))
@@ -269,21 +286,26 @@ extension DrumpadDeviceTests {
                 Self.matchScore(of: long[$0.offset % 2], in: samples, at: $0.element)
             }
             // Each pad is there, over music as loud as it (0.47 has been seen for a snare on a loud beat).
-            #expect(
-                strengths.allSatisfy { $0 > 0.3 } && strengths.reduce(0, +) / 4 > 0.5,
-                "match of each pad: \(strengths) at \(hits)")
+            if !(strengths.allSatisfy { $0 > 0.3 } && strengths.reduce(0, +) / 4 > 0.5) {
+                problems.append("match of each pad: \(strengths) at \(hits)")
+            }
             try #require(
                 hits[0] >= 12_000 && 2 * (hits[3] + 24_000) <= samples.count,
                 "pads at \(hits) in \(samples.count / 2) frames: the music before them or after them is missing")
             let gaps = zip(hits.dropFirst(), hits).map { Double($0 - $1) / 48.0 }
-            for gap in gaps { #expect(abs(gap - 250) <= 5, "gaps (ms): \(gaps)") }
+            if !gaps.allSatisfy({ abs($0 - 250) <= 5 }) { problems.append("gaps (ms): \(gaps)") }
             // The music plays under them: heard before the first pad (the
             // recording may start late on a busy machine) and after the last.
             let before = samples[(2 * max(0, hits[0] - 48_000))..<(2 * (hits[0] - 2_400))]
-            #expect(SampleAnalysis.rms(before) > 0.02, "music before the pads: \(SampleAnalysis.rms(before))")
+            if !(SampleAnalysis.rms(before) > 0.02) {
+                problems.append("music before the pads: \(SampleAnalysis.rms(before))")
+            }
             let under = samples[(2 * (hits[3] + 14_400))..<(2 * (hits[3] + 24_000))]
-            #expect(SampleAnalysis.rms(under) > 0.02, "music after the pads: \(SampleAnalysis.rms(under))")
+            if !(SampleAnalysis.rms(under) > 0.02) {
+                problems.append("music after the pads: \(SampleAnalysis.rms(under))")
+            }
         }
+        return problems
     }
 }
 
