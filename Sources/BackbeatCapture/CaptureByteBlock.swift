@@ -70,7 +70,15 @@ struct CaptureByteBlock {
     ///
     /// - Parameter value: The value to append.
     mutating func appendVarint(_ value: UInt64) {
-        let at = room(for: 10)
+        commit(Self.putVarint(value, at: room(for: 10)))
+    }
+
+    /// Writes `value` as a varint at `at` (room for 10 bytes); returns the bytes written.
+    ///
+    /// - Parameters:
+    ///   - value: The value to write.
+    ///   - at: Where to write it.
+    static func putVarint(_ value: UInt64, at: UnsafeMutablePointer<UInt8>) -> Int {
         var value = value
         var n = 0
         while value >= 0x80 {
@@ -79,7 +87,7 @@ struct CaptureByteBlock {
             n += 1
         }
         at[n] = UInt8(value)
-        commit(n + 1)
+        return n + 1
     }
 
     /// Forgets what was written, keeping the memory.

@@ -111,8 +111,8 @@ package final class CaptureFileWriter: @unchecked Sendable {
             guard !state.closing else { return false }
             // Kind (3 bytes at most), frame delta (10), length (1), payload.
             let at = state.pending.room(for: 14 + maximumPayloadBytes)
-            var header = Self.putVarint(UInt64(kind.rawValue), at: at)
-            header += Self.putVarint(Self.zigzag(frame &- state.lastFrame), at: at + header)
+            var header = CaptureByteBlock.putVarint(UInt64(kind.rawValue), at: at)
+            header += CaptureByteBlock.putVarint(Self.zigzag(frame &- state.lastFrame), at: at + header)
             var payload = CaptureRecordBytes(base: at + header + 1, limit: maximumPayloadBytes)
             write(&payload)
             at[header] = UInt8(payload.count)
@@ -126,19 +126,6 @@ package final class CaptureFileWriter: @unchecked Sendable {
     /// A frame delta as the header stores it: zigzag, so a small step back stays short.
     private static func zigzag(_ delta: Int64) -> UInt64 {
         UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
-    }
-
-    /// Writes `value` as a varint at `at` (room for 10 bytes); returns the bytes written.
-    private static func putVarint(_ value: UInt64, at: UnsafeMutablePointer<UInt8>) -> Int {
-        var value = value
-        var n = 0
-        while value >= 0x80 {
-            at[n] = UInt8(truncatingIfNeeded: value) | 0x80
-            value >>= 7
-            n += 1
-        }
-        at[n] = UInt8(value)
-        return n + 1
     }
 
     /// Bytes reserved (and touched) for each of the two blocks that trade

@@ -71,17 +71,7 @@ struct TelemetrySelection {
         var low = 0
         var high = keys.count - 1
         while high - low >= 16 {
-            let mid = low + (high - low) / 2
-            if keys[mid] < keys[low] { keys.swapAt(mid, low) }
-            if keys[high] < keys[low] { keys.swapAt(high, low) }
-            if keys[mid] < keys[high] { keys.swapAt(mid, high) }
-            let pivot = keys[high]
-            var store = low
-            for i in low..<high where keys[i] < pivot {
-                keys.swapAt(i, store)
-                store += 1
-            }
-            keys.swapAt(store, high)
+            let store = partition(keys, low: low, high: high)
             // The smaller side by recursion, the larger by the loop: a depth of log n at most.
             if store - low < high - store {
                 sortInPlace(UnsafeMutableBufferPointer(rebasing: keys[low..<store]))
@@ -103,6 +93,29 @@ struct TelemetrySelection {
         }
     }
 
+    /// Partitions `keys[low...high]` around a median-of-three pivot and
+    /// returns where the pivot ends: every key before it is smaller, every
+    /// key after it larger (the sort's and the selection's one step).
+    ///
+    /// - Parameters:
+    ///   - keys: The keys, all different.
+    ///   - low: The first index of the range.
+    ///   - high: The last index of the range, above `low`.
+    private static func partition(_ keys: UnsafeMutableBufferPointer<UInt64>, low: Int, high: Int) -> Int {
+        let mid = low + (high - low) / 2
+        if keys[mid] < keys[low] { keys.swapAt(mid, low) }
+        if keys[high] < keys[low] { keys.swapAt(high, low) }
+        if keys[mid] < keys[high] { keys.swapAt(mid, high) }
+        let pivot = keys[high]
+        var store = low
+        for i in low..<high where keys[i] < pivot {
+            keys.swapAt(i, store)
+            store += 1
+        }
+        keys.swapAt(store, high)
+        return store
+    }
+
     /// Keeps the ``capacity`` smallest keys (the loudest rows), unordered, and raises the floor to the largest of them.
     private mutating func keepLoudest() {
         let k = capacity
@@ -118,17 +131,7 @@ struct TelemetrySelection {
         var low = 0
         var high = keys.count - 1
         while low < high {
-            let mid = low + (high - low) / 2
-            if keys[mid] < keys[low] { keys.swapAt(mid, low) }
-            if keys[high] < keys[low] { keys.swapAt(high, low) }
-            if keys[mid] < keys[high] { keys.swapAt(mid, high) }
-            let pivot = keys[high]
-            var store = low
-            for i in low..<high where keys[i] < pivot {
-                keys.swapAt(i, store)
-                store += 1
-            }
-            keys.swapAt(store, high)
+            let store = partition(keys, low: low, high: high)
             if store == k - 1 || store == k {
                 return
             } else if store < k {
