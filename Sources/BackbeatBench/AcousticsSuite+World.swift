@@ -1,5 +1,6 @@
 import Backbeat
 import BackbeatAcoustics
+import BackbeatEffects
 import Foundation
 
 extension AcousticsSuite {
@@ -39,7 +40,21 @@ extension AcousticsSuite {
         /// wait: the engine lock, held by the game thread).
         var waitedOn: (core: UInt64, slept: UInt64) = (0, 0)
         var waitedOff: (core: UInt64, slept: UInt64) = (0, 0)
+        /// What the voices cost OpenAL, summed over the game frames sampled
+        /// (every ``censusEvery``th), acoustics on and off.
+        var censusOn = MixCensus()
+        var censusOff = MixCensus()
+        var censusSamplesOn = 0
+        var censusSamplesOff = 0
+        /// Dormant voices woken and put to sleep, acoustics on and off, over the rounds.
+        var transitionsOn = (sleeps: 0, wakes: 0)
+        var transitionsOff = (sleeps: 0, wakes: 0)
     }
+
+    /// Every how many game frames ``worldXRealTime(count:scene:seconds:rounds:log:)``
+    /// counts the voices (``AudioEngine/mixCensus()``): a lock and a walk of
+    /// the awake voices, kept out of most frames.
+    static let censusEvery = 5
 
     /// Throughput, × real time, of the `spatial` suite's `count`-emitter
     /// scene placed in `scene` (its listener at ``worldOrigin``), with
@@ -70,10 +85,24 @@ extension AcousticsSuite {
             side.origin = worldOrigin
             var simulation: AcousticSimulation?
             var game: AcousticsGameThread?
+            var census = MixCensus()
+            var censusSamples = 0
+            var frameIndex = 0
+            let engine = side.engine
+            func count() {
+                frameIndex += 1
+                guard frameIndex % Self.censusEvery == 0 else { return }
+                census = census.adding(engine.mixCensus())
+                censusSamples += 1
+            }
+            side.eachFrame = { count() }
             if acoustics {
                 let s = AcousticSimulation(engine: side.engine, scene: scene)
                 let thread = AcousticsGameThread(simulation: s)
-                side.eachFrame = { thread.frameRendered() }
+                side.eachFrame = {
+                    count()
+                    thread.frameRendered()
+                }
                 (simulation, game) = (s, thread)
             }
             let (cpuStart, delayStart, wallStart) = (
@@ -91,11 +120,24 @@ extension AcousticsSuite {
             }
             if acoustics { run.renderCPUOn += cpu } else { run.renderCPUOff += cpu }
             if acoustics {
+                (run.censusOn, run.censusSamplesOn) = (run.censusOn.adding(census), run.censusSamplesOn + censusSamples)
+            } else {
+                (run.censusOff, run.censusSamplesOff) = (
+                    run.censusOff.adding(census), run.censusSamplesOff + censusSamples
+                )
+            }
+            if acoustics {
                 run.timedOn = (run.timedOn.wall + spent, run.timedOn.cpu + side.cpuSpent)
             } else {
                 run.timedOff = (run.timedOff.wall + spent, run.timedOff.cpu + side.cpuSpent)
             }
             let steps = side.engine.withLock(waking: false) { side.engine.renderCounts.steps }
+            let t = side.engine.dormantTransitions
+            if acoustics {
+                run.transitionsOn = (run.transitionsOn.sleeps + t.sleeps, run.transitionsOn.wakes + t.wakes)
+            } else {
+                run.transitionsOff = (run.transitionsOff.sleeps + t.sleeps, run.transitionsOff.wakes + t.wakes)
+            }
             if acoustics { run.stepsOn += steps } else { run.stepsOff += steps }
             if acoustics { run.seconds += Double(frames) / Double(spatial.sampleRate) }
             if let game, let simulation {

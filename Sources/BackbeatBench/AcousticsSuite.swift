@@ -1,4 +1,5 @@
 import BackbeatAcoustics
+import BackbeatEffects
 import Foundation
 
 /// Acoustics from geometry (issue 33's `acoustics` suite; its first figures).
@@ -121,6 +122,21 @@ package struct AcousticsSuite: BenchSuite {
             log(
                 "render thread waits per second of audio: acoustics on \(waited(world.waitedOn)), off \(waited(world.waitedOff))"
             )
+            func census(_ c: MixCensus, _ samples: Int) -> String {
+                let n = Double(max(1, samples))
+                func mean(_ v: Int) -> String { String(format: "%.1f", Double(v) / n) }
+                return "\(mean(c.real)) real (\(mean(c.filtered)) filtered: \(mean(c.lowShelf)) low shelf, "
+                    + "\(mean(c.highShelf)) high shelf; \(mean(c.sending)) sending; "
+                    + "\(mean(c.quietByPath)) below the threshold by their path), \(mean(c.virtual)) awake virtual, "
+                    + "\(mean(c.effectSlots)) effect slots"
+            }
+            log("voices per game frame: acoustics on \(census(world.censusOn, world.censusSamplesOn))")
+            log("voices per game frame: acoustics off \(census(world.censusOff, world.censusSamplesOff))")
+            log(
+                "dormant voices per second of audio: acoustics on \(Int((Double(world.transitionsOn.sleeps) / seconds).rounded())) "
+                    + "slept, \(Int((Double(world.transitionsOn.wakes) / seconds).rounded())) woken; off "
+                    + "\(Int((Double(world.transitionsOff.sleeps) / seconds).rounded())) slept, "
+                    + "\(Int((Double(world.transitionsOff.wakes) / seconds).rounded())) woken")
             figures += [
                 Figure(
                     key: "xrealtime_10k", rounds: world.on,
