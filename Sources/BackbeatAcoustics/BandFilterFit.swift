@@ -30,6 +30,11 @@ enum BandFilterFit {
     static let deepest: Float = -60
     /// The shelf table's step, dB.
     static let shelfStep: Float = 0.5
+    /// The smallest cut a shelf is set to, dB at the corner: a shallower one
+    /// is none, since OpenAL Soft 1.19 runs a shelf's biquad on every sample
+    /// whenever its gain is not exactly 1, and 0.5 dB at the corner is
+    /// less than that in any band.
+    static let shelfSnap: Float = 0.5
     /// The grid of band differences: from -`span` to +`span` dB, every `gridStep`.
     static let span: Float = 60
     static let gridStep: Float = 2
@@ -144,7 +149,17 @@ enum BandFilterFit {
             row.reserveCapacity(n)
             for j in 0..<n {
                 let wanted = AcousticBands(low: -span + Float(i) * gridStep, mid: 0, high: -span + Float(j) * gridStep)
-                start = search(wanted, from: j == 0 ? (rows.last?[0] ?? (0, 0)) : start)
+                // From the neighbour's answer, and from no shelf: a search
+                // from the neighbour alone can stay in a pit the neighbour's
+                // deep cuts lead to (a path whose low band is louder than the
+                // mid got both shelves 30 dB deep, 27 dB off, where no low
+                // shelf and a 6 dB high shelf are 4 dB off).
+                let near = search(wanted, from: j == 0 ? (rows.last?[0] ?? (0, 0)) : start)
+                let open = search(wanted, from: (0, 0))
+                func worst(_ cuts: (low: Float, high: Float)) -> Float {
+                    spread(residual(wanted, low: cuts.low, high: cuts.high))
+                }
+                start = worst(open) < worst(near) - 1e-4 ? open : near
                 row.append(start)
             }
             rows.append(row)
@@ -171,15 +186,15 @@ enum BandFilterFit {
             let bottom = value(grid[i + 1][j]) + (value(grid[i + 1][j + 1]) - value(grid[i + 1][j])) * ty
             return top + (bottom - top) * tx
         }
-        let low = blend(\.low)
-        let high = blend(\.high)
+        // A cut within ``shelfSnap`` is no shelf: OpenAL then skips its biquad.
+        func snapped(_ cut: Float) -> Float { cut > -shelfSnap ? 0 : cut }
+        let low = snapped(blend(\.low))
+        let high = snapped(blend(\.high))
         let e = residual(wanted, low: low, high: high)
         // The broadband gain halfway between the bands still too loud and too quiet; it cannot lift.
         let broadband = min((max(e.low, e.mid, e.high) + min(e.low, e.mid, e.high)) / 2, 0)
         func amplitude(_ decibels: Float) -> Float { pow(10, decibels / 20) }
-        // A cut too small to hear is no shelf: OpenAL then skips the biquad.
         return FilterGains(
-            gain: amplitude(broadband), gainLF: low > -0.01 ? 1 : amplitude(low),
-            gainHF: high > -0.01 ? 1 : amplitude(high))
+            gain: amplitude(broadband), gainLF: low == 0 ? 1 : amplitude(low), gainHF: high == 0 ? 1 : amplitude(high))
     }
 }
