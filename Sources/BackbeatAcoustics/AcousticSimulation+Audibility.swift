@@ -10,7 +10,8 @@ extension AcousticSimulation {
     /// Sets every awake voice's audibility estimate, and a share of the
     /// dormant voices', from the rooms they and the listener are in and the
     /// portals between (``AcousticScene/audibilityEstimates(from:to:)``: a
-    /// point-in-room lookup and a table, no ray). A virtual voice also gets
+    /// point-in-room lookup and a table, no ray), or, for a voice traced
+    /// lately (``PathAudibility``), from its path. A virtual voice also gets
     /// the estimate as its filter, so it starts near what the rays will say
     /// when it takes a source: its filter joins ``filters``, which the
     /// update hands over with the heard voices' results. With the
@@ -32,11 +33,22 @@ extension AcousticSimulation {
         for state in dormant.voices { estimatePositions.append(state.position) }
         let estimates = scene.audibilityEstimates(from: listener, to: estimatePositions)
         var gains: [(voice: Voice, gain: Float)] = []
+        let generation = scene.geometryGeneration
         // A level has a few rooms, so a frame's estimates are a few values
         // over and over: each is fitted to the band-pass once.
         var fitted: [(bands: AcousticBands, filter: FilterGains)] = []
         for (index, bands) in estimates.enumerated() {
             let state = index < awake.count ? awake[index] : dormant.voices[index - awake.count]
+            // A voice traced lately takes its path's gain, not the table's (see PathAudibility).
+            if let entry = pathAudibility[state.voice.id] {
+                if Self.stands(entry, position: state.position, listener: listener, generation: generation) {
+                    pathAudibility[state.voice.id]?.update = updates
+                    let gain = Self.audibilityGain(of: entry, isReal: state.isReal)
+                    if gain != state.acousticGain { gains.append((state.voice, gain)) }
+                    continue
+                }
+                pathAudibility[state.voice.id] = nil
+            }
             let filter: FilterGains
             if let known = fitted.first(where: { $0.bands == bands }) {
                 filter = known.filter
@@ -62,6 +74,7 @@ extension AcousticSimulation {
         guard estimatesSet else { return }
         estimatesSet = false
         let voices = awake + engine.acousticDormantVoices(from: 0, limit: .max).voices
+        pathAudibility = [:]
         engine.setAcousticGains(voices.filter { $0.acousticGain != 1 }.map { (voice: $0.voice, gain: Float(1)) })
         engine.setAcousticFilters(
             voices.filter { !$0.isReal }.map { AcousticVoiceFilter(voice: $0.voice, direct: .open, send: .open) },

@@ -80,6 +80,8 @@ public final class AcousticSimulation: @unchecked Sendable {
     var dormantCursor = 0
     /// Whether estimates were set since the level was last removed.
     var estimatesSet = false
+    /// The voices' audibility from their last traced path (``PathAudibility``).
+    var pathAudibility: [Voice.ID: PathAudibility] = [:]
 
     /// A simulation of `scene` on `engine`'s voices.
     ///
@@ -107,6 +109,7 @@ public final class AcousticSimulation: @unchecked Sendable {
             lock.withLock {
                 sceneValue = newValue
                 cache = [:]
+                pathAudibility = [:]
                 reverbRoom = nil
             }
         }
@@ -159,7 +162,15 @@ public final class AcousticSimulation: @unchecked Sendable {
             filters.removeAll(keepingCapacity: true)
             // Every voice's audibility from rooms and portals; rays only for the voices heard.
             estimateAudibilityLocked(scene, listener: listener, awake: awake)
-            let voices = awake.filter(\.isReal)
+            // The heard voices, and the virtual ones whose path keeps them
+            // virtual: their path follows them, so one that comes out from
+            // behind a wall is heard again.
+            let voices = awake.filter { state in
+                state.isReal
+                    || pathAudibility[state.voice.id].map {
+                        Self.stands($0, position: state.position, listener: listener, generation: generation)
+                    } ?? false
+            }
             updates += 1
             var kept = [Cached?](repeating: nil, count: voices.count)
             // After a change of geometry every path is worked out; voices new
@@ -200,9 +211,18 @@ public final class AcousticSimulation: @unchecked Sendable {
             var nextCache = spareCache
             spareCache = [:]
             var heard = 0
+            var pathGains: [(voice: Voice, gain: Float)] = []
             for (state, cached) in zip(voices, kept) {
                 guard var cached else { continue }
                 heard += 1
+                if cached.generation == generation {
+                    let entry = PathAudibility(
+                        gain: cached.filter.gain, position: cached.position, listener: cached.listener,
+                        generation: generation, update: updates)
+                    pathAudibility[state.voice.id] = entry
+                    let gain = Self.audibilityGain(of: entry, isReal: state.isReal)
+                    if gain != state.acousticGain { pathGains.append((state.voice, gain)) }
+                }
                 let gains = cached.filter
                 // A voice in another room excites its own room unhindered;
                 // that room's reverb reaches the listener through the portals.
@@ -228,6 +248,8 @@ public final class AcousticSimulation: @unchecked Sendable {
                 voicesWithFilters = voicesWithFilters.filter { nextCache[$0.key] != nil }
             }
             engine.setAcousticFilters(filters, over: Self.glide)
+            engine.setAcousticGains(pathGains)
+            prunePathAudibilityLocked()
             return heard
         }
     }

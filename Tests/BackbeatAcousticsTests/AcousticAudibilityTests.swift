@@ -4,6 +4,10 @@ import Testing
 
 @testable import BackbeatAcoustics
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Dormant and virtual voices: their audibility comes from their room and
 /// the portals between (no ray); a voice heard gets the rays' result.
 @Suite struct AcousticAudibilityTests {
@@ -94,6 +98,46 @@ import Testing
             #expect(voice.acousticFilter == rays.gains.filterGains)
             // Not the estimate: the rays cross the concrete wall, not the door.
             #expect(voice.acousticFilter.gain < AcousticMaterial.wood.transmission.low / 2)
+        }
+    }
+
+    @Test func aHeardVoiceTheRaysFindBelowTheThresholdGoesVirtualAndStays() throws {
+        try Self.withTwoRooms { engine, scene, sound, simulation in
+            // In room b, 4 m away: the table's estimate is the closed door's
+            // (wood), the rays cross the concrete wall, far quieter.
+            let position = Audio3DPoint(x: 1.5, y: 1, z: 0)
+            let listener: SIMD3<Float> = [Self.listener.x, Self.listener.y, Self.listener.z]
+            let rays = scene.path(from: listener, to: [position.x, position.y, position.z]).gains.filterGains.gain
+            let estimate = AcousticMaterial.wood.transmission.filterGains.gain
+            try #require(rays < estimate / 4)
+            // A volume the estimate hears and the rays do not, each by more
+            // than the 2 dB the path's hysteresis asks: at 4 m the distance
+            // takes a quarter, the threshold is -60 dB.
+            let threshold = powf(10, engine.audibilityThreshold / 20)
+            let volume = threshold / (0.25 * (estimate * rays).squareRoot())
+            let voice = sound.play(at: nil, volume: volume, position: position, looping: .forever)
+            _ = try engine.render(frames: 4_800)
+            #expect(voice.state == .playing, "no level yet: heard")
+            // The voice is heard, so the update traces it, and its audibility is the rays', not the door's.
+            simulation.update()
+            #expect(simulation.pathsWorkedOut == 1)
+            #expect(abs(engine.acousticGain(of: voice) - rays) < 1e-6)
+            _ = try engine.render(frames: 4_800)
+            #expect(voice.state == .virtual, "the rays put it below the threshold: it gives its source back")
+            // Virtual, it needs 2 dB more to come back.
+            simulation.update()
+            #expect(abs(engine.acousticGain(of: voice) - rays / AcousticSimulation.pathHysteresis) < 1e-6)
+            // It does not come back while nothing moved: no flapping between the estimate and the rays.
+            for _ in 0..<5 {
+                simulation.update()
+                _ = try engine.render(frames: 960)
+                #expect(voice.state == .virtual)
+            }
+            // The door opens: the geometry changed, the voice is heard again.
+            try scene.setOpenness(1, ofPortal: "door")
+            simulation.update()
+            _ = try engine.render(frames: 4_800)
+            #expect(voice.state == .playing)
         }
     }
 }
