@@ -83,7 +83,7 @@ extension AudioEngine {
         // Only a change asks for an update step: most of a frame's filters
         // (the virtual voices' estimates) are the ones the voices have.
         withLock(waking: false) {
-            var changedAny = false
+            var heardChanged = false
             // The direction glides as long as the band gains.
             let frames = max(duration?.frames(atSampleRate: sampleRate) ?? 0, dezipperFrames)
             // What changed a voice, for the capture (nil, and nothing kept, without one).
@@ -107,12 +107,13 @@ extension AudioEngine {
                     }
                 }
                 if changes {
-                    changedAny = true
+                    // A voice without a source takes its filter when it gets one: no step for it.
+                    heardChanged = heardChanged || filter.voice.record.source != nil
                     changed?.append(filter)
                 }
             }
             if let changed { recordAcousticFiltersLocked(changed, over: duration) }
-            if changedAny { requestStepLocked() }
+            if heardChanged { requestStepLocked() }
         }
     }
 
@@ -146,13 +147,18 @@ extension AudioEngine {
     /// - Parameter gains: The voices and their estimates.
     package func setAcousticGains(_ gains: [(voice: Voice, gain: Float)]) {
         guard !gains.isEmpty else { return }
-        withLock {
+        // A step only where a voice may cross the threshold or wake (see VoicePool.setAcousticGain).
+        withLock(waking: false) {
             guard let pool = existingEffectsLocked?.pool else { return }
             var changed: [(voice: UInt64, gain: Float)]? = captureRecorder == nil ? nil : []
+            var needsStep = false
             for (voice, gain) in gains where voice.pool === pool {
-                if pool.setAcousticGain(gain, of: voice) { changed?.append((voice.id.raw, voice.record.acousticGain)) }
+                let set = pool.setAcousticGain(gain, of: voice)
+                if set.changed { changed?.append((voice.id.raw, voice.record.acousticGain)) }
+                needsStep = needsStep || set.needsStep
             }
             if let changed { recordAcousticGainsLocked(changed) }
+            if needsStep { requestStepLocked() }
         }
     }
 

@@ -303,7 +303,8 @@ extension AudioEngine {
 
     /// The listener's facing and up vectors (unit length), in one hold of the lock.
     package func listenerOrientationVectors() -> (forward: SIMD3<Float>, up: SIMD3<Float>) {
-        withLock {
+        // A read: it wakes no update step (the acoustics read it every game frame).
+        withLock(waking: false) {
             let l = listenerLocked
             return ([l.forward.x, l.forward.y, l.forward.z], [l.up.x, l.up.y, l.up.z])
         }

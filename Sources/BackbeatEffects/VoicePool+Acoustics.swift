@@ -11,16 +11,27 @@ extension VoicePool {
     /// - Parameters:
     ///   - gain: The estimate, 0...1 (clamped; NaN leaves it as it was).
     ///   - voice: A voice of this pool.
-    /// - Returns: Whether the estimate changed.
+    /// - Returns: Whether the estimate changed, and whether that needs an
+    ///   update step soon: the voice may cross the audibility threshold
+    ///   (take a source or give it back) or wake. Any other change waits
+    ///   for the next step the engine makes anyway, where the audibility
+    ///   pass sees it (a step a game frame for a level's hundreds of small
+    ///   changes would cost more than they do).
     @discardableResult
-    func setAcousticGain(_ gain: Float, of voice: Voice) -> Bool {
-        guard !gain.isNaN, voice.phase != .finished else { return false }
+    func setAcousticGain(_ gain: Float, of voice: Voice) -> (changed: Bool, needsStep: Bool) {
+        guard !gain.isNaN, voice.phase != .finished else { return (false, false) }
         let clamped = min(max(gain, 0), 1)
-        guard clamped != voice.record.acousticGain else { return false }
+        let before = voice.record.acousticGain
+        guard clamped != before else { return (false, false) }
         voice.record.acousticGain = clamped
         audibilityDirty = true
         let s = voice.record.slot
-        guard voice.record.isDormant, s >= 0, let engine else { return true }
+        guard voice.record.isDormant, s >= 0, let engine else {
+            // The last pass's audibility, scaled to the new estimate: whether it crosses the threshold.
+            let was = voice.record.audibility
+            let now = before > 0 ? was / before * clamped : (clamped > 0 ? Float.infinity : 0)
+            return (true, (was >= thresholdGain) != (now >= thresholdGain))
+        }
         let listener = engine.listenerLocked
         let level = voice.gain * (voice.bus?.stepGain ?? 1) * clamped
         let reach = reach(of: voice, level: level, listener: listener)
@@ -28,8 +39,11 @@ extension VoicePool {
         let p = table.point(at: s)
         let l = listener.position
         let (tx, ty, tz) = (l.x - p.x, l.y - p.y, l.z - p.z)
-        if tx * tx + ty * ty + tz * tz <= reach { pendingWake.append(s) }
-        return true
+        if tx * tx + ty * ty + tz * tz <= reach {
+            pendingWake.append(s)
+            return (true, true)
+        }
+        return (true, false)
     }
 
     /// Up to `limit` dormant voices and their points, from row `start` on
