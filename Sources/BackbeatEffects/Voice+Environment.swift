@@ -441,12 +441,13 @@ extension Voice {
             guard mix.glideEnd - mix.glideStart >= Self.coarseGlideSteps * cadence else { return false }
             // Each band's amplitude (broadband times shelf), against the voice's own level.
             let allowed = Self.gentleStepAmplitude * steps(until: mix.glideEnd)
-            for (a, b) in [(mix.current.direct, targets.direct), (mix.current.send, targets.send)] {
-                if abs(a.gain - b.gain) > allowed || abs(a.gain * a.gainLF - b.gain * b.gainLF) > allowed
-                    || abs(a.gain * a.gainHF - b.gain * b.gainHF) > allowed
-                {
-                    return false
-                }
+            // Two calls rather than a loop over an array of the pairs: this runs on every step of a glide.
+            func gentle(_ a: FilterGains, _ b: FilterGains) -> Bool {
+                abs(a.gain - b.gain) <= allowed && abs(a.gain * a.gainLF - b.gain * b.gainLF) <= allowed
+                    && abs(a.gain * a.gainHF - b.gain * b.gainHF) <= allowed
+            }
+            guard gentle(mix.current.direct, targets.direct), gentle(mix.current.send, targets.send) else {
+                return false
             }
         }
         if mix.directionFrom != nil {
