@@ -27,9 +27,13 @@ extension VoicePool {
         audibilityDirty = true
         let s = voice.record.slot
         guard voice.record.isDormant, s >= 0, let engine else {
-            // The last pass's audibility, scaled to the new estimate: whether it crosses the threshold.
+            // The last pass's audibility, scaled to the new estimate (the
+            // audibility is proportional to it): whether it crosses the
+            // threshold. Kept scaled, so changes between two passes add up.
             let was = voice.record.audibility
-            let now = before > 0 ? was / before * clamped : (clamped > 0 ? Float.infinity : 0)
+            guard before > 0 else { return (true, clamped > 0) }
+            let now = was / before * clamped
+            voice.record.audibility = now
             return (true, (was >= thresholdGain) != (now >= thresholdGain))
         }
         let listener = engine.listenerLocked
