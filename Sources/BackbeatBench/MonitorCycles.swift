@@ -18,6 +18,16 @@ import Glibc
 /// measures. Short segments in a mirrored order (off, on, with a client,
 /// off again as the control; then the same backwards) make slow drift fall
 /// on every state alike; the suite sums many of them.
+///
+/// Every other cycle swaps the states' places (control, with a client, on,
+/// off; then backwards), so that over two cycles off and control, and on
+/// and with a client, each take the same places in the cycle: a place's
+/// own cost (the first segment after a cycle's end, the middle ones after
+/// the most changes) weighs on the states alike. The control still comes
+/// right after the client in both orders: a cost a client left behind once
+/// it had gone would show in `cpu_ratio_null`. The suite's two children
+/// run the two orders opposite each other (``phase``), so one child's
+/// client never runs at the same moment as the other's.
 package struct MonitorCycles: Sendable {
     /// The states a segment measures.
     package enum State: Int, Sendable, CaseIterable {
@@ -108,9 +118,48 @@ package struct MonitorCycles: Sendable {
     /// The time each change of state is given to settle before its segment is measured.
     static let settleMicroseconds: UInt64 = 150_000
 
+    /// What each state's segments really run: `BACKBEAT_BENCH_MONITOR_ACT`,
+    /// four state names for `off`, `on`, `client` and `control` in turn
+    /// (`off,off,off,off` measures the method's positional bias alone;
+    /// `off,on,on,off` puts a client-less monitor in the client's places),
+    /// else each state itself. For checking the method, not for figures.
+    static var acted: [State] {
+        let names = ["off": State.off, "on": .on, "client": .client, "control": .control]
+        let asked = ProcessInfo.processInfo.environment[actVariable]?.split(separator: ",").compactMap {
+            names[String($0)]
+        }
+        guard let asked, asked.count == State.allCases.count else { return State.allCases }
+        return asked
+    }
+    /// The environment variable that sets ``acted``.
+    static let actVariable = "BACKBEAT_BENCH_MONITOR_ACT"
+
+    /// Which of the two orders this child's first cycle takes:
+    /// `BACKBEAT_BENCH_MONITOR_PHASE`, 0 (the default: off first) or 1
+    /// (control first); the suite gives its two children one each.
+    static var phase: Int {
+        ProcessInfo.processInfo.environment[phaseVariable] == "1" ? 1 : 0
+    }
+    /// The environment variable that sets ``phase``.
+    static let phaseVariable = "BACKBEAT_BENCH_MONITOR_PHASE"
+
+    /// The order of cycle `cycle`: off, on, client, control, mirrored; or,
+    /// on the other cycles, the same with off and control, and on and
+    /// client, in each other's places.
+    ///
+    /// - Parameters:
+    ///   - cycle: the cycle's number from 0.
+    ///   - phase: ``phase``: which order cycle 0 takes.
+    package static func order(ofCycle cycle: Int, phase: Int) -> [State] {
+        let half: [State] = (cycle + phase) % 2 == 0 ? [.off, .on, .client, .control] : [.control, .client, .on, .off]
+        return half + half.reversed()
+    }
+
     /// Cycles through the states on `engine` (playing the scene) for about
     /// `seconds`, each cycle mirrored (off, on, client, control, control,
-    /// client, on, off), and returns the CPU of every segment.
+    /// client, on, off, or every other cycle control, client, on, off, off,
+    /// on, client, control: ``order(ofCycle:phase:)``), and returns the CPU
+    /// of every segment.
     ///
     /// The process's CPU is `CLOCK_PROCESS_CPUTIME_ID` (every thread, in
     /// nanoseconds), less the client thread's own, since a monitor runs in
@@ -118,21 +167,24 @@ package struct MonitorCycles: Sendable {
     ///
     /// - Parameters:
     ///   - engine: the device engine playing the scene, monitoring off.
-    ///   - seconds: the run's length; at least one cycle is measured.
+    ///   - seconds: the run's length; at least two cycles are measured.
     static func run(engine: AudioEngine, seconds: Int) throws -> MonitorCycles {
-        let order: [State] = [.off, .on, .client, .control, .control, .client, .on, .off]
         let segmentMicroseconds = Self.segmentMicroseconds
-        let cycle = UInt64(order.count) * (segmentMicroseconds + settleMicroseconds)
-        let cycles = max(1, Int((UInt64(max(seconds, 3)) * 1_000_000 - 3_000_000) / cycle))
+        let cycle = UInt64(2 * State.allCases.count) * (segmentMicroseconds + settleMicroseconds)
+        // An even number, so that each order is measured as often.
+        let fitting = Int((UInt64(max(seconds, 3)) * 1_000_000 - 3_000_000) / cycle)
+        let cycles = max(2, fitting - fitting % 2)
         var cpu = Array(repeating: [Double](), count: State.allCases.count)
         var client: InProcessClient?
         var snapshots = 0
+        let acted = Self.acted
+        let phase = Self.phase
         // The scene settles first: the stream fills, and the first
         // segment (always off) would otherwise carry the start's leftovers.
         DeviceScene.sleepMicroseconds(3_000_000)
-        for _ in 0..<cycles {
-            for state in order {
-                switch state {
+        for cycle in 0..<cycles {
+            for state in order(ofCycle: cycle, phase: phase) {
+                switch acted[state.rawValue] {
                 case .off, .control:
                     if let reader = client { snapshots += reader.stop() }
                     client = nil

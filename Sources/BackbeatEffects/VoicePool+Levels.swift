@@ -12,7 +12,7 @@ import Musl
 /// For every voice that really plays (holds a source, is not paused or
 /// fading out; virtual and dormant voices add nothing), the level is read
 /// from its sound's ``LevelEnvelope`` (the mean square and peak of each
-/// 64-frame block of the decoded sound) over the snapshot's window, ending
+/// 256-frame block of the decoded sound) over the snapshot's window, ending
 /// where OpenAL says the voice is now (its source's sample offset), at most
 /// 128 blocks sampled evenly across the window (at most a second): a loop
 /// wraps into its region, a voice that started inside the window counts

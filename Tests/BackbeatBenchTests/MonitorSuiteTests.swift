@@ -51,3 +51,30 @@ struct MonitorCycleRatioTests {
         }
     }
 }
+
+@Suite("Monitor cycle orders")
+struct MonitorCycleOrderTests {
+    @Test(
+        "Over two cycles off and control, and on and the client, take the same places; the phases never share a client")
+    func placesAndPhases() {
+        for phase in [0, 1] {
+            let two = [0, 1].map { MonitorCycles.order(ofCycle: $0, phase: phase) }
+            let places = { (state: MonitorCycles.State) in
+                two.flatMap { order in order.indices.filter { order[$0] == state } }.sorted()
+            }
+            #expect(places(.off) == places(.control), "phase \(phase)")
+            #expect(places(.on) == places(.client), "phase \(phase)")
+            for order in two {
+                #expect(order.count == 8)
+                #expect(order == order.reversed(), "each cycle is mirrored")
+                // A cost a client left behind falls on the control: it comes right after a client.
+                let afterClient = order.indices.dropLast().filter { order[$0] == .client }.map { order[$0 + 1] }
+                #expect(afterClient.contains(.control))
+            }
+        }
+        for cycle in 0..<4 {
+            let (a, b) = (MonitorCycles.order(ofCycle: cycle, phase: 0), MonitorCycles.order(ofCycle: cycle, phase: 1))
+            #expect(zip(a, b).allSatisfy { !($0 == .client && $1 == .client) }, "cycle \(cycle)")
+        }
+    }
+}

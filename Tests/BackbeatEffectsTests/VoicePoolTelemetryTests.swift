@@ -220,9 +220,9 @@ struct VoicePoolTelemetryTests {
         arguments: [-1, 0, 2])
     func windowAcrossParts(loops: Int) throws {
         try withOfflineEngine { engine in
-            // Each 64-frame block at its own level, so a misplaced block shows.
+            // Each block at its own level, so a misplaced block shows.
             let frames = 48_000
-            let samples = (0..<frames).map { Float($0 / 64 % 97 + 1) / 100 }
+            let samples = (0..<frames).map { Float($0 / LevelEnvelope.blockFrames % 97 + 1) / 100 }
             let sound = try SoundEffect(
                 buffer: try PCMBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1), floats: samples),
                 name: "ramp", loopPoints: try LoopPoints(start: 10_000, end: 17_000), engine: engine)
@@ -241,12 +241,13 @@ struct VoicePoolTelemetryTests {
                         #expect(level.meanSquare == 0)
                         continue
                     }
-                    let count = min(VoicePool.levelSamples, max(1, Int((active / 64).rounded(.up))))
+                    let block = LevelEnvelope.blockFrames
+                    let count = min(VoicePool.levelSamples, max(1, Int((active / Double(block)).rounded(.up))))
                     var sum = 0.0
                     for i in 0..<count {
                         let t = played - active + (Double(i) + 0.5) * active / Double(count)
                         let frame = VoicePool.soundFrame(played: Int(t), resident: resident, loops: loops)
-                        sum += Double(resident.envelope.meanSquares[frame / 64])
+                        sum += Double(resident.envelope.meanSquares[frame / block])
                     }
                     let expected = sum / Double(count) * active / span
                     #expect(
