@@ -130,6 +130,11 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     weak var pool: VoicePool?
     /// The sound event that started it, if one did: what a monitor calls it by.
     var eventName: String?
+    /// The gain a monitor's snapshot last listed it at, and that gain in dB:
+    /// most voices hold still between snapshots, and a logarithm for each
+    /// listed voice was a tenth of a snapshot's own work. (-1, -120) is what
+    /// ``VoicePool/decibels(_:)`` gives -1, so it is right from the start.
+    var telemetryDecibels: (gain: Float, decibels: Double) = (-1, -120)
 
     /// Tells the pool to recompute audibility at the next update step. With the lock held.
     func audibilityChanged() {

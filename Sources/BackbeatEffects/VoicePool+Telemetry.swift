@@ -155,7 +155,20 @@ extension VoicePool {
         }
         return TelemetrySnapshot.Voice(
             id: voice.id.raw, name: voice.telemetryName, bus: voice.bus?.name ?? "effects", state: state,
-            reason: reason, gainDB: Self.decibels(gain), point: point)
+            reason: reason, gainDB: Self.decibels(gain, of: voice), point: point)
+    }
+
+    /// ``decibels(_:)`` of `gain`, taken from what `voice` kept of the last
+    /// snapshot when its gain is the same, bit for bit.
+    ///
+    /// - Parameters:
+    ///   - gain: the voice's gain now.
+    ///   - voice: the voice, which keeps the gain and its dB for the next snapshot.
+    static func decibels(_ gain: Float, of voice: Voice) -> Double {
+        if voice.telemetryDecibels.gain.bitPattern == gain.bitPattern { return voice.telemetryDecibels.decibels }
+        let decibels = decibels(gain)
+        voice.telemetryDecibels = (gain, decibels)
+        return decibels
     }
 
     /// A gain in dB, −120 for silence or less.

@@ -117,7 +117,34 @@ struct TelemetryJSONWriter: TextOutputStream {
     /// - Parameter value: the number.
     mutating func integer(_ value: some BinaryInteger) {
         separate()
-        bytes.append(contentsOf: value.description.utf8)
+        // Digit by digit into the line: `description` made a string each time.
+        if let magnitude = UInt64(exactly: value) {
+            digits(of: magnitude)
+        } else if let negative = Int64(exactly: value) {
+            bytes.append(UInt8(ascii: "-"))
+            digits(of: negative.magnitude)
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    /// Appends `value` in decimal, as `description` writes it.
+    ///
+    /// - Parameter value: the number.
+    private mutating func digits(of value: UInt64) {
+        let start = bytes.count
+        var rest = value
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10))
+            rest /= 10
+        } while rest > 0
+        var low = start
+        var high = bytes.count - 1
+        while low < high {
+            bytes.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
     }
 
     /// Writes `true` or `false`.

@@ -93,8 +93,10 @@ final class TelemetrySnapshotEncoder {
         copiedVoices = copied
         swap(&lengths, &nextLengths)
         current = 1 - current
-        previousVoices.removeAll(keepingCapacity: true)
-        previousVoices.append(contentsOf: snapshot.voices.prefix(Self.slots))
+        // The snapshot's own array, shared rather than copied voice by voice
+        // (a snapshot lists at most `slots`): it is let go of at the next line.
+        previousVoices =
+            snapshot.voices.count <= Self.slots ? snapshot.voices : Array(snapshot.voices.prefix(Self.slots))
         return line
     }
 

@@ -83,6 +83,25 @@ struct VoicePoolTelemetryTests {
         }
     }
 
+    /// A voice keeps its last listed gain's dB for the next snapshot: one
+    /// whose gain changed must read the new level, one that held still the same.
+    @Test("A voice's level follows its volume from one snapshot to the next")
+    func levelFollowsVolume() throws {
+        try withOfflineEngine { engine in
+            let sound = try Self.tone(440, engine)
+            let voice = sound.play(volume: 0.8, looping: .forever)
+            _ = try engine.render(frames: 4_800)
+            #expect(abs((Self.entry(Self.snapshot(engine), voice)?.gainDB ?? 0) - 20 * log10(0.8)) < 0.01)
+            #expect(abs((Self.entry(Self.snapshot(engine), voice)?.gainDB ?? 0) - 20 * log10(0.8)) < 0.01)
+            voice.volume = 0.2
+            _ = try engine.render(frames: 4_800)
+            #expect(abs((Self.entry(Self.snapshot(engine), voice)?.gainDB ?? 0) - 20 * log10(0.2)) < 0.01)
+            voice.volume = 0
+            _ = try engine.render(frames: 4_800)
+            #expect(Self.entry(Self.snapshot(engine), voice)?.gainDB == -120)
+        }
+    }
+
     @Test("A sound event's voices go by the event's name")
     func eventName() throws {
         try withOfflineEngine { engine in

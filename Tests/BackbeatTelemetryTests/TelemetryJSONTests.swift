@@ -51,6 +51,27 @@ import Testing
         }
     }
 
+    /// Whole numbers are written digit by digit into the line: the same
+    /// text as `description`, at every length and at both ends of the range.
+    @Test func integersAreWrittenAsTheirDescriptions() {
+        let unsigned: [UInt64] = [0, 1, 9, 10, 99, 100, 12_345, 1 << 32, UInt64(Int64.max), .max]
+        let signed: [Int64] = [-1, -9, -10, -12_345, .min, .max]
+        for value in unsigned {
+            var json = TelemetryJSONWriter(capacity: 32)
+            json.integer(value)
+            #expect(String(decoding: json.bytes, as: UTF8.self) == value.description)
+        }
+        for value in signed {
+            var json = TelemetryJSONWriter(capacity: 32)
+            json.beginArray()
+            json.integer(value)
+            json.integer(Int32(truncatingIfNeeded: value))
+            json.endArray()
+            let expected = "[\(value),\(Int32(truncatingIfNeeded: value))]"
+            #expect(String(decoding: json.bytes, as: UTF8.self) == expected)
+        }
+    }
+
     /// The server writes each snapshot into the array of the one before:
     /// the same line as ``TelemetrySnapshot/jsonLine``, in the same storage
     /// once nothing else holds it, and in new storage while something does.
