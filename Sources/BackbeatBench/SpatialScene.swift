@@ -155,6 +155,10 @@ package struct SpatialScene: Sendable {
         /// Work a game does each game frame between moving the emitters and
         /// rendering (the `acoustics` suite's `AcousticSimulation.update()`), timed with them.
         package var eachFrame: (() -> Void)?
+        /// Work the bench itself does after each game frame, outside the
+        /// time ``render(frames:into:)`` returns (the `acoustics` suite's
+        /// count of the voices): what a game would not do.
+        package var afterFrame: (() -> Void)?
         /// The rendering thread's CPU time within what ``render(frames:into:)``
         /// returns as spent (moving and rendering), so far: the rest of that
         /// wall time the thread waited (for the engine lock, or for a core).
@@ -220,6 +224,7 @@ package struct SpatialScene: Sendable {
                 try engine.render(frames: scene.gameFrame, reusing: &block)
                 cpuSpent += threadCPUNanoseconds() - cpuStart
                 spent += monotonicNanoseconds() - start
+                afterFrame?()
                 samples.withUnsafeMutableBufferPointer { out in
                     for i in 0..<block.count where done * 2 + i < out.count { out[done * 2 + i] = block[i] }
                 }
