@@ -138,13 +138,8 @@ struct TelemetryJSONWriter: TextOutputStream {
             bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10))
             rest /= 10
         } while rest > 0
-        var low = start
-        var high = bytes.count - 1
-        while low < high {
-            bytes.swapAt(low, high)
-            low += 1
-            high -= 1
-        }
+        // Written lowest digit first: turned round in place.
+        bytes[start...].reverse()
     }
 
     /// Writes `true` or `false`.
