@@ -73,6 +73,17 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var isSettled = false
     var gain: Float
     var panValue: Float
+    // The two below are declared here, beside the gain, rather than with the
+    // rest of what a monitor reads: a snapshot reads them for every voice it
+    // lists, and on the object's far end they were a cache line of their own,
+    // cold ten times a second (most of a listed voice's cost).
+    /// The sound event that started it, if one did: what a monitor calls it by.
+    var eventName: String?
+    /// The gain a monitor's snapshot last listed it at, and that gain in dB:
+    /// most voices hold still between snapshots, and a logarithm for each
+    /// listed voice was a tenth of a snapshot's own work. (-1, -120) is what
+    /// ``VoicePool/decibels(_:)`` gives -1, so it is right from the start.
+    var telemetryDecibels: (gain: Float, decibels: Double) = (-1, -120)
     /// Where the voice is in the world; nil while it is 2D (panned). A
     /// dormant voice's point lives in the pool's table (see ``isDormant``).
     var positionValue: Audio3DPoint? {
@@ -128,13 +139,6 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var mix = VoiceMix()
     /// The pool it plays in, told when something that changes its audibility changes.
     weak var pool: VoicePool?
-    /// The sound event that started it, if one did: what a monitor calls it by.
-    var eventName: String?
-    /// The gain a monitor's snapshot last listed it at, and that gain in dB:
-    /// most voices hold still between snapshots, and a logarithm for each
-    /// listed voice was a tenth of a snapshot's own work. (-1, -120) is what
-    /// ``VoicePool/decibels(_:)`` gives -1, so it is right from the start.
-    var telemetryDecibels: (gain: Float, decibels: Double) = (-1, -120)
 
     /// Tells the pool to recompute audibility at the next update step. With the lock held.
     func audibilityChanged() {

@@ -74,6 +74,26 @@ package final class Lock: @unchecked Sendable {
         #endif
     }
 
+    /// Takes the lock if no thread holds it, without waiting.
+    ///
+    /// - Returns: Whether this thread now holds it (then pair with ``unlock()``).
+    package func tryLock() -> Bool {
+        guard pthread_mutex_trylock(mutex) == 0 else { return false }
+        #if DEBUG
+        owner.store(Self.currentThread, ordering: .relaxed)
+        #endif
+        return true
+    }
+
+    /// Runs `body` holding the lock if no thread holds it now; nil, without
+    /// running it, when one does.
+    @inlinable
+    package func withLockIfFree<T>(_ body: () throws -> T) rethrows -> T? {
+        guard tryLock() else { return nil }
+        defer { unlock() }
+        return try body()
+    }
+
     /// Releases the lock, which this thread holds.
     package func unlock() {
         #if DEBUG

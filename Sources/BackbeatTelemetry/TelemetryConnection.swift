@@ -32,6 +32,8 @@ final class TelemetryConnection {
     var input: [UInt8] = []
     /// Whether the last send found the socket full (poll for POLLOUT).
     var blocked = false
+    /// Whether a send from a publishing thread failed: the server's thread closes it.
+    var failed = false
 
     /// The bytes being sent, and how many of them went out.
     private var chunk: [UInt8]

@@ -8,7 +8,9 @@ import Musl
 #endif
 
 /// Where the engine's update thread leaves snapshots and events for the
-/// server's thread, and what it reads back: a slot for the newest snapshot,
+/// server's thread, and what it reads back: a slot for the newest snapshot
+/// (when the publishing thread could not send it itself; see
+/// ``TelemetryServerLoop/deliverNow(_:due:)``),
 /// a bounded ring of events, and a wake pipe. Publishing never waits on the
 /// network: it takes a lock that the server holds only to swap these out,
 /// and writes one byte to the pipe only when the server is not already due
@@ -76,6 +78,28 @@ final class TelemetryHandoff: @unchecked Sendable {
             wakeLocked()
         }
         _ = replaced
+    }
+
+    /// Whether a snapshot may go to the clients now, from the publishing
+    /// thread (``TelemetryServerLoop/deliverNow(_:due:)``): not while events
+    /// published before it wait for the server's thread (they go out first,
+    /// in order) or once closing. A snapshot waiting in the slot, older than
+    /// the one going now, is dropped, so that the server does not send it after.
+    func claimDirectDelivery() -> Bool {
+        var dropped: TelemetrySnapshot?
+        let claimed = lock.withLock { () -> Bool in
+            guard !closed, events.isEmpty, droppedEvents == 0 else { return false }
+            swap(&dropped, &snapshot)
+            return true
+        }
+        _ = dropped
+        return claimed
+    }
+
+    /// Wakes the server's thread, to poll again (a client's socket filled,
+    /// or a send failed, on the publishing thread).
+    func wake() {
+        lock.withLock { wakeLocked() }
     }
 
     /// Adds `event` to the ring, dropping the oldest when it is full.

@@ -11,21 +11,25 @@ import Musl
 /// commands.
 ///
 /// The socket's folder is private (0700, this user's) and the socket 0600;
-/// a client of another user id is refused (SO_PEERCRED). One thread of the
-/// server's own does all the I/O. The engine hands it snapshots and events
-/// with ``publish(_:due:)``, which never waits on a client;
+/// a client of another user id is refused (SO_PEERCRED). A thread of the
+/// server's own accepts clients, reads their commands and sends events and
+/// replies. The engine hands it snapshots and events with
+/// ``publish(_:due:)``, which never waits on a client: a snapshot is sent
+/// from the publishing thread as far as the sockets take it at once, and
+/// what they do not take, the server's thread sends when they have room;
 /// each client gets a hello line, then snapshots at its own rate in engine
 /// time (``TelemetryProtocol/defaultRate`` until it sends a `rate` command),
 /// every event, and one reply per command. `set` and `reload` commands go to
 /// the handler; `rate` the server answers itself.
 package final class TelemetryServer: @unchecked Sendable {
     // @unchecked: the stored properties are constants; the handoff is
-    // Sendable and the loop is touched only by the server's thread.
+    // Sendable and the loop guards its own state (see TelemetryServerLoop).
 
     /// The socket file's path.
     package let path: String
 
     private let handoff: TelemetryHandoff
+    private let loop: TelemetryServerLoop
     private let thread: JoinableThread
 
     /// Starts serving at `path`.
@@ -60,10 +64,10 @@ package final class TelemetryServer: @unchecked Sendable {
             unlink(path)
             throw error
         }
-        let loop = TelemetryServerLoop(
+        loop = TelemetryServerLoop(
             listener: listener, path: path, socketFile: socketFile, handoff: handoff, hello: hello,
             handler: handler)
-        thread = JoinableThread(name: "Backbeat monitor") { loop.run() }
+        thread = JoinableThread(name: "Backbeat monitor") { [loop] in loop.run() }
         thread.start()
     }
 
@@ -78,8 +82,10 @@ package final class TelemetryServer: @unchecked Sendable {
     package var clientCount: Int { handoff.clientCount.load(ordering: .relaxed) }
 
     /// Hands a snapshot to the clients that are due one. Never waits on a
-    /// client: the server's thread encodes and sends it; a snapshot it has
-    /// not taken yet is replaced.
+    /// client: it is encoded and sent from this thread, as far as each
+    /// socket takes it at once (``TelemetryServerLoop/deliverNow(_:due:)``),
+    /// or, while the server's thread is busy with a client or events wait
+    /// to go first, left for that thread, replacing one it has not taken yet.
     ///
     /// - Parameters:
     ///   - snapshot: the snapshot, built under the engine lock.
@@ -89,7 +95,11 @@ package final class TelemetryServer: @unchecked Sendable {
     ///     counts in due times, so that a late snapshot followed by one on
     ///     time does not look early and go unsent.
     package func publish(_ snapshot: TelemetrySnapshot, due: Double? = nil) {
-        handoff.publish(snapshot, due: min(due ?? snapshot.time, snapshot.time))
+        let due = min(due ?? snapshot.time, snapshot.time)
+        // With nobody watching, monitoring costs one atomic load.
+        guard handoff.clientCount.load(ordering: .relaxed) > 0 else { return }
+        if loop.deliverNow(snapshot, due: due) { return }
+        handoff.publish(snapshot, due: due)
     }
 
     /// Hands an event line to every client (none, and nothing is kept, when

@@ -1,3 +1,5 @@
+import BackbeatSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,9 +10,17 @@ import Musl
 /// socket and every client, all non-blocking. It accepts and checks
 /// clients, reads their commands, encodes each snapshot once for the clients
 /// due one, and sends what each socket takes.
+///
+/// A snapshot usually goes out from the thread that publishes it (the
+/// engine's update thread), through ``deliverNow(_:due:)``: encoded and
+/// sent to the sockets that take it at once, without waking this thread.
+/// Waking it was most of what a client cost the game: a pipe write, a poll
+/// returning, a read, and a thread switched in, ten times a second.
 final class TelemetryServerLoop: @unchecked Sendable {
-    // @unchecked: after `run()` starts, only the server's thread touches
-    // this object; the handoff is its only shared part, and is Sendable.
+    // @unchecked: every `var` (and the clients, the encoder and the read
+    // buffer) is touched only with `state` held: by the server's thread, or
+    // by a publishing thread that got it without waiting. The handoff is
+    // Sendable.
 
     /// Clients served at once at most; the next one is told so and closed.
     static let maximumClients = 16
@@ -31,6 +41,10 @@ final class TelemetryServerLoop: @unchecked Sendable {
     /// Set when accept ran out of descriptors: the listener is left out of
     /// the poll for a moment, since it would stay readable and spin.
     private var acceptPaused = false
+    /// Guards the loop's state between its thread and a publishing thread.
+    private let state = Lock()
+    /// Set once the loop has closed every client: nothing is sent after.
+    private var stopped = false
 
     init(
         listener: Int32, path: String, socketFile: (device: UInt, inode: UInt), handoff: TelemetryHandoff,
@@ -52,49 +66,104 @@ final class TelemetryServerLoop: @unchecked Sendable {
     func run() {
         var descriptors: [pollfd] = []
         while true {
-            descriptors.removeAll(keepingCapacity: true)
-            descriptors.append(pollfd(fd: handoff.wakeReader, events: Int16(POLLIN), revents: 0))
-            descriptors.append(pollfd(fd: acceptPaused ? -1 : listener, events: Int16(POLLIN), revents: 0))
-            for client in clients {
-                var events: Int16 = 0
-                if client.acceptsCommands { events |= Int16(POLLIN) }
-                if client.blocked { events |= Int16(POLLOUT) }
-                descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
+            var timeout: Int32 = -1
+            state.withLock {
+                descriptors.removeAll(keepingCapacity: true)
+                descriptors.append(pollfd(fd: handoff.wakeReader, events: Int16(POLLIN), revents: 0))
+                descriptors.append(pollfd(fd: acceptPaused ? -1 : listener, events: Int16(POLLIN), revents: 0))
+                for client in clients {
+                    var events: Int16 = 0
+                    if client.acceptsCommands { events |= Int16(POLLIN) }
+                    if client.blocked { events |= Int16(POLLOUT) }
+                    descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
+                }
+                timeout = acceptPaused ? 100 : -1
             }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), acceptPaused ? 100 : -1)
+            // Without the lock: a publishing thread sends meanwhile. It never
+            // adds or removes a client, so the descriptors stay theirs.
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 {
                 // EINTR, or a shortage the next try may not meet: the server
                 // keeps serving rather than stop behind the engine's back.
                 if errno != EINTR { usleep(10_000) }
                 continue
             }
-            acceptPaused = false
-            if descriptors[0].revents != 0 {
-                let taken = handoff.take(events: &spareEvents)
-                if taken.closed { break }
-                deliver(snapshot: taken.snapshot, due: taken.due, dropped: taken.dropped)
-            }
-            // Clients first, by the descriptors polled (accepting appends to `clients`).
-            var gone: [TelemetryConnection] = []
-            for (client, polled) in zip(clients, descriptors.dropFirst(2)) where polled.revents != 0 {
-                if !serve(client, revents: polled.revents) { gone.append(client) }
-            }
-            // Before accepting, which may hand a closed client's descriptor number to a new one.
-            remove(gone)
-            if descriptors[1].revents != 0 { acceptClients() }
-            flushAll()
+            let closed = state.withLock { serveLocked(descriptors) }
+            if closed { break }
         }
-        shutDown()
+        state.withLock { shutDown() }
+    }
+
+    /// What the server's thread does once its poll returns: the handoff,
+    /// the clients that polled ready, a new client, and every socket's output.
+    /// With `state` held.
+    ///
+    /// - Parameter descriptors: the poll's descriptors, as `run()` built them.
+    /// - Returns: whether the handoff says close.
+    private func serveLocked(_ descriptors: [pollfd]) -> Bool {
+        acceptPaused = false
+        if descriptors[0].revents != 0 {
+            let taken = handoff.take(events: &spareEvents)
+            if taken.closed { return true }
+            deliver(snapshot: taken.snapshot, due: taken.due, dropped: taken.dropped, events: spareEvents)
+        }
+        // Clients first, by the descriptors polled (accepting appends to `clients`).
+        var gone: [TelemetryConnection] = []
+        for (client, polled) in zip(clients, descriptors.dropFirst(2)) {
+            // A send that failed on a publishing thread.
+            if client.failed {
+                gone.append(client)
+            } else if polled.revents != 0 && !serve(client, revents: polled.revents) {
+                gone.append(client)
+            }
+        }
+        // Before accepting, which may hand a closed client's descriptor number to a new one.
+        remove(gone)
+        if descriptors[1].revents != 0 { acceptClients() }
+        flushAll()
+        return false
+    }
+
+    /// Sends `snapshot` to the clients due one, from the publishing thread,
+    /// as the server's thread would: encoded once, then as much of each line
+    /// as its socket takes at once, never waiting. What a socket does not
+    /// take, and a send that fails, wake the server's thread, which polls
+    /// that client for room and closes a failed one. Nothing is done, and
+    /// false returned, when the server's thread holds the state (it is
+    /// serving a command or a new client), events wait to go before the
+    /// snapshot, or the server is closing: the caller leaves the snapshot
+    /// in the handoff then.
+    ///
+    /// - Parameters:
+    ///   - snapshot: the newest snapshot.
+    ///   - due: the engine time it was due at.
+    /// - Returns: whether it was delivered (sent, or queued behind what a socket still holds).
+    func deliverNow(_ snapshot: TelemetrySnapshot, due: Double) -> Bool {
+        state.withLockIfFree { () -> Bool in
+            guard !stopped, handoff.claimDirectDelivery() else { return false }
+            deliver(snapshot: snapshot, due: due, dropped: 0, events: [])
+            var wake = false
+            for client in clients where !client.failed && !client.blocked && client.hasOutput {
+                if !client.flush() {
+                    client.failed = true
+                    wake = true
+                } else if client.blocked {
+                    wake = true
+                }
+            }
+            if wake { handoff.wake() }
+            return true
+        } ?? false
     }
 
     /// Hands the snapshot to every client due one at `due` (encoding it
     /// once, if any is) and the events to every client.
-    private func deliver(snapshot: TelemetrySnapshot?, due: Double, dropped: Int) {
+    private func deliver(snapshot: TelemetrySnapshot?, due: Double, dropped: Int, events: [TelemetryEvent]) {
         if dropped > 0 {
-            let time = spareEvents.first?.time ?? snapshot?.time ?? 0
+            let time = events.first?.time ?? snapshot?.time ?? 0
             for client in clients { client.countDroppedEvents(dropped, at: time) }
         }
-        for event in spareEvents {
+        for event in events {
             let line = event.jsonLine
             for client in clients { client.offerEvent(line, at: event.time) }
         }
@@ -297,6 +366,7 @@ final class TelemetryServerLoop: @unchecked Sendable {
     }
 
     private func shutDown() {
+        stopped = true
         for client in clients { close(client.descriptor) }
         clients.removeAll()
         updateCounters()

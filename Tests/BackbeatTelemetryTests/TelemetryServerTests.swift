@@ -220,6 +220,36 @@ import Testing
         }
     }
 
+    /// A snapshot goes out from the publishing thread when it can, and
+    /// through the server's thread when events wait or that thread is busy
+    /// (where a newer one may replace it): either way a client reads every
+    /// event in order, and snapshots only ever newer, ending with the newest.
+    @Test func eventsAndSnapshotsKeepTheirOrderWhicheverThreadSendsThem() throws {
+        try withServer { server, _ in
+            let client = try TelemetryClient(path: server.path)
+            _ = try client.readHello()
+            var published: [Double] = []
+            for second in 0..<200 {
+                if second % 3 != 2 {
+                    server.publish(
+                        TelemetryEvent(time: Double(second), event: .voiceStarted, voice: UInt64(second)))
+                    published.append(Double(second))
+                }
+                // A second apart: each is due at the default rate.
+                server.publish(makeSnapshot(time: Double(second) + 0.5))
+            }
+            var events: [Double] = []
+            var snapshots: [Double] = []
+            while snapshots.last != 199.5 {
+                let line = try #require(try client.next())
+                if let event = line.event { events.append(event.time) }
+                if let snapshot = line.snapshot { snapshots.append(snapshot.time) }
+            }
+            #expect(events == published)
+            #expect(snapshots == snapshots.sorted() && Set(snapshots).count == snapshots.count)
+        }
+    }
+
     @Test func setGoesToTheHandlerAndItsReplyComesBackWithTheID() throws {
         let log = CommandLog()
         let refusing: @Sendable (TelemetryCommand) -> String? = {
