@@ -53,10 +53,30 @@ extension AcousticSimulation {
         _ threshold: Float, _ cached: Cached, listener: SIMD3<Float>, position: SIMD3<Float>
     ) -> Bool {
         if cached.listener == listener && cached.position == position { return true }
-        let allowed = max(threshold, relativeMovementThreshold * length(cached.position - cached.listener))
+        return stayed(
+            from: (cached.position, cached.listener), to: (position, listener), within: threshold,
+            relative: relativeMovementThreshold)
+    }
+
+    /// Whether neither a voice nor the listener moved, since a result was
+    /// worked out for them, by more than `reach` metres, or `relative` of
+    /// the distance between them then when that is more: the test both a
+    /// cached path (``movementThreshold``) and a path's audibility
+    /// (``PathAudibility``) stand by.
+    ///
+    /// - Parameters:
+    ///   - then: Where the voice and the listener were.
+    ///   - now: Where they are now.
+    ///   - reach: The movement allowed, in metres.
+    ///   - relative: The movement allowed as a fraction of the distance then.
+    static func stayed(
+        from then: (position: SIMD3<Float>, listener: SIMD3<Float>),
+        to now: (position: SIMD3<Float>, listener: SIMD3<Float>), within reach: Float, relative: Float
+    ) -> Bool {
+        let allowed = max(reach, relative * length(then.position - then.listener))
         let squared = allowed * allowed
-        let l = cached.listener - listener
-        let p = cached.position - position
+        let l = then.listener - now.listener
+        let p = then.position - now.position
         return (l * l).sum() <= squared && (p * p).sum() <= squared
     }
 

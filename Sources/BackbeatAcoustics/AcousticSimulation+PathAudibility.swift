@@ -46,12 +46,10 @@ extension AcousticSimulation {
     static func stands(
         _ entry: PathAudibility, position: SIMD3<Float>, listener: SIMD3<Float>, generation: Int
     ) -> Bool {
-        guard entry.generation == generation else { return false }
-        let allowed = max(pathReach, relativePathReach * length(entry.position - entry.listener))
-        let squared = allowed * allowed
-        let l = entry.listener - listener
-        let p = entry.position - position
-        return (l * l).sum() <= squared && (p * p).sum() <= squared
+        entry.generation == generation
+            && stayed(
+                from: (entry.position, entry.listener), to: (position, listener), within: pathReach,
+                relative: relativePathReach)
     }
 
     /// The gain a voice's audibility takes from its traced path: the path's

@@ -164,13 +164,9 @@ public final class AcousticSimulation: @unchecked Sendable {
             estimateAudibilityLocked(scene, listener: listener, awake: awake)
             // The heard voices, and the virtual ones whose path keeps them
             // virtual: their path follows them, so one that comes out from
-            // behind a wall is heard again.
-            let voices = awake.filter { state in
-                state.isReal
-                    || pathAudibility[state.voice.id].map {
-                        Self.stands($0, position: state.position, listener: listener, generation: generation)
-                    } ?? false
-            }
+            // behind a wall is heard again. The estimates above dropped
+            // every awake voice's path that no longer stands.
+            let voices = awake.filter { $0.isReal || pathAudibility[$0.voice.id] != nil }
             updates += 1
             var kept = [Cached?](repeating: nil, count: voices.count)
             // After a change of geometry every path is worked out; voices new

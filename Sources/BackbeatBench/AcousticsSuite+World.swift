@@ -8,6 +8,31 @@ extension AcousticsSuite {
     /// the middle of the room in column 2, row 1 (x 20–30 m, z 10–20 m), at ear height.
     static let worldOrigin = Audio3DPoint(x: 25, y: 1.7, z: 15)
 
+    /// What one side of ``worldXRealTime(count:scene:seconds:rounds:log:)``
+    /// (acoustics on, or off) tallied over the rounds.
+    struct SideTally {
+        /// The engine's update steps.
+        var steps = 0
+        /// The rendering thread's CPU time (moving, rendering and working out
+        /// the points, the same on both sides).
+        var renderCPU: UInt64 = 0
+        /// The timed part alone (moving and rendering): its wall time, and
+        /// the rendering thread's CPU in it (the difference is time it
+        /// waited: for the engine lock, or a core).
+        var timed: (wall: UInt64, cpu: UInt64) = (0, 0)
+        /// The rendering thread over the whole of the side's render (working
+        /// out the points too): the time it waited for a core, and the time
+        /// it slept (wall less CPU less that wait: the engine lock, held by
+        /// the game thread).
+        var waited: (core: UInt64, slept: UInt64) = (0, 0)
+        /// What the voices cost OpenAL, summed over the game frames sampled
+        /// (every ``censusEvery``th), and how many were.
+        var census = MixCensus()
+        var censusSamples = 0
+        /// Dormant voices put to sleep and woken.
+        var transitions = (sleeps: 0, wakes: 0)
+    }
+
     /// What ``worldXRealTime(count:scene:seconds:rounds:log:)`` measured.
     struct WorldRun {
         /// Each round's throughput with acoustics on, × real time.
@@ -20,35 +45,11 @@ extension AcousticsSuite {
         var paths = 0
         /// The updates' thread CPU time, over the rounds.
         var updateNanoseconds: UInt64 = 0
-        /// The engine's update steps over the rounds, acoustics on and off,
-        /// and the seconds of audio each side rendered in all.
-        var stepsOn = 0
-        var stepsOff = 0
+        /// The seconds of audio each side rendered in all.
         var seconds = 0.0
-        /// The rendering thread's CPU time (moving, rendering and working out
-        /// the points, the same on both sides), acoustics on and off, over the rounds.
-        var renderCPUOn: UInt64 = 0
-        var renderCPUOff: UInt64 = 0
-        /// The timed part alone (moving and rendering), acoustics on and off
-        /// over the rounds: its wall time, and the rendering thread's CPU in it
-        /// (the difference is time it waited: for the engine lock, or a core).
-        var timedOn: (wall: UInt64, cpu: UInt64) = (0, 0)
-        var timedOff: (wall: UInt64, cpu: UInt64) = (0, 0)
-        /// The rendering thread over the whole of each side's render
-        /// (working out the points too), acoustics on and off: the time it
-        /// waited for a core, and the time it slept (wall less CPU less that
-        /// wait: the engine lock, held by the game thread).
-        var waitedOn: (core: UInt64, slept: UInt64) = (0, 0)
-        var waitedOff: (core: UInt64, slept: UInt64) = (0, 0)
-        /// What the voices cost OpenAL, summed over the game frames sampled
-        /// (every ``censusEvery``th), acoustics on and off.
-        var censusOn = MixCensus()
-        var censusOff = MixCensus()
-        var censusSamplesOn = 0
-        var censusSamplesOff = 0
-        /// Dormant voices woken and put to sleep, acoustics on and off, over the rounds.
-        var transitionsOn = (sleeps: 0, wakes: 0)
-        var transitionsOff = (sleeps: 0, wakes: 0)
+        /// Each side's tallies: acoustics on, and off.
+        var withAcoustics = SideTally()
+        var without = SideTally()
     }
 
     /// Every how many game frames ``worldXRealTime(count:scene:seconds:rounds:log:)``
@@ -111,32 +112,19 @@ extension AcousticsSuite {
             let delay = threadRunDelayNanoseconds() &- delayStart
             let slept = (monotonicNanoseconds() - wallStart) &- cpu &- delay
             let waited = (core: delay, slept: Int64(bitPattern: slept) > 0 ? slept : 0)
-            if acoustics {
-                run.waitedOn = (run.waitedOn.core + waited.core, run.waitedOn.slept + waited.slept)
-            } else {
-                run.waitedOff = (run.waitedOff.core + waited.core, run.waitedOff.slept + waited.slept)
-            }
-            if acoustics { run.renderCPUOn += cpu } else { run.renderCPUOff += cpu }
-            if acoustics {
-                (run.censusOn, run.censusSamplesOn) = (run.censusOn.adding(census), run.censusSamplesOn + censusSamples)
-            } else {
-                (run.censusOff, run.censusSamplesOff) = (
-                    run.censusOff.adding(census), run.censusSamplesOff + censusSamples
-                )
-            }
-            if acoustics {
-                run.timedOn = (run.timedOn.wall + spent, run.timedOn.cpu + side.cpuSpent)
-            } else {
-                run.timedOff = (run.timedOff.wall + spent, run.timedOff.cpu + side.cpuSpent)
-            }
             let steps = side.engine.withLock(waking: false) { side.engine.renderCounts.steps }
-            let t = side.engine.dormantTransitions
-            if acoustics {
-                run.transitionsOn = (run.transitionsOn.sleeps + t.sleeps, run.transitionsOn.wakes + t.wakes)
-            } else {
-                run.transitionsOff = (run.transitionsOff.sleeps + t.sleeps, run.transitionsOff.wakes + t.wakes)
-            }
-            if acoustics { run.stepsOn += steps } else { run.stepsOff += steps }
+            let transitions = side.engine.dormantTransitions
+            let totals: WritableKeyPath<WorldRun, SideTally> = acoustics ? \.withAcoustics : \.without
+            run[keyPath: totals].steps += steps
+            run[keyPath: totals].renderCPU += cpu
+            run[keyPath: totals].timed.wall += spent
+            run[keyPath: totals].timed.cpu += side.cpuSpent
+            run[keyPath: totals].waited.core += waited.core
+            run[keyPath: totals].waited.slept += waited.slept
+            run[keyPath: totals].census = run[keyPath: totals].census.adding(census)
+            run[keyPath: totals].censusSamples += censusSamples
+            run[keyPath: totals].transitions.sleeps += transitions.sleeps
+            run[keyPath: totals].transitions.wakes += transitions.wakes
             if acoustics { run.seconds += Double(frames) / Double(spatial.sampleRate) }
             if let game, let simulation {
                 let tally = game.stop()

@@ -102,17 +102,17 @@ package struct AcousticsSuite: BenchSuite {
                     + "\(String(format: "%.1f", Double(world.paths) / Double(max(1, world.updates)))) paths each")
             let seconds = max(world.seconds, 1e-9)
             log(
-                "update steps per second of audio: acoustics on \(Int((Double(world.stepsOn) / seconds).rounded())), "
-                    + "off \(Int((Double(world.stepsOff) / seconds).rounded()))")
+                "update steps per second of audio: acoustics on \(Int((Double(world.withAcoustics.steps) / seconds).rounded())), "
+                    + "off \(Int((Double(world.without.steps) / seconds).rounded()))")
             log(
                 "render thread CPU per second of audio: acoustics on "
-                    + "\(String(format: "%.1f", Double(world.renderCPUOn) / 1e6 / seconds)) ms, off "
-                    + "\(String(format: "%.1f", Double(world.renderCPUOff) / 1e6 / seconds)) ms")
+                    + "\(String(format: "%.1f", Double(world.withAcoustics.renderCPU) / 1e6 / seconds)) ms, off "
+                    + "\(String(format: "%.1f", Double(world.without.renderCPU) / 1e6 / seconds)) ms")
             func timed(_ t: (wall: UInt64, cpu: UInt64)) -> String {
                 String(format: "%.1f ms (CPU %.1f ms)", Double(t.wall) / 1e6 / seconds, Double(t.cpu) / 1e6 / seconds)
             }
             log(
-                "moving and rendering per second of audio: acoustics on \(timed(world.timedOn)), off \(timed(world.timedOff))"
+                "moving and rendering per second of audio: acoustics on \(timed(world.withAcoustics.timed)), off \(timed(world.without.timed))"
             )
             func waited(_ w: (core: UInt64, slept: UInt64)) -> String {
                 String(
@@ -120,23 +120,25 @@ package struct AcousticsSuite: BenchSuite {
                     Double(w.slept) / 1e6 / seconds)
             }
             log(
-                "render thread waits per second of audio: acoustics on \(waited(world.waitedOn)), off \(waited(world.waitedOff))"
+                "render thread waits per second of audio: acoustics on \(waited(world.withAcoustics.waited)), off \(waited(world.without.waited))"
             )
-            func census(_ c: MixCensus, _ samples: Int) -> String {
-                let n = Double(max(1, samples))
+            func census(_ side: SideTally) -> String {
+                let (c, n) = (side.census, Double(max(1, side.censusSamples)))
                 func mean(_ v: Int) -> String { String(format: "%.1f", Double(v) / n) }
                 return "\(mean(c.real)) real (\(mean(c.filtered)) filtered: \(mean(c.lowShelf)) low shelf, "
                     + "\(mean(c.highShelf)) high shelf; \(mean(c.sending)) sending; "
                     + "\(mean(c.quietByPath)) below the threshold by their path), \(mean(c.virtual)) awake virtual, "
                     + "\(mean(c.effectSlots)) effect slots"
             }
-            log("voices per game frame: acoustics on \(census(world.censusOn, world.censusSamplesOn))")
-            log("voices per game frame: acoustics off \(census(world.censusOff, world.censusSamplesOff))")
+            log("voices per game frame: acoustics on \(census(world.withAcoustics))")
+            log("voices per game frame: acoustics off \(census(world.without))")
+            func transitions(_ side: SideTally) -> String {
+                let (t, perSecond) = (side.transitions, { (n: Int) in Int((Double(n) / seconds).rounded()) })
+                return "\(perSecond(t.sleeps)) slept, \(perSecond(t.wakes)) woken"
+            }
             log(
-                "dormant voices per second of audio: acoustics on \(Int((Double(world.transitionsOn.sleeps) / seconds).rounded())) "
-                    + "slept, \(Int((Double(world.transitionsOn.wakes) / seconds).rounded())) woken; off "
-                    + "\(Int((Double(world.transitionsOff.sleeps) / seconds).rounded())) slept, "
-                    + "\(Int((Double(world.transitionsOff.wakes) / seconds).rounded())) woken")
+                "dormant voices per second of audio: acoustics on \(transitions(world.withAcoustics)); "
+                    + "off \(transitions(world.without))")
             figures += [
                 Figure(
                     key: "xrealtime_10k", rounds: world.on,

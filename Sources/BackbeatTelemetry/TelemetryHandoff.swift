@@ -67,8 +67,7 @@ final class TelemetryHandoff: @unchecked Sendable {
     ///   - snapshot: the newest snapshot.
     ///   - due: the engine time it was due at, which the clients' rates count in.
     func publish(_ snapshot: TelemetrySnapshot, due: Double) {
-        // With nobody watching, monitoring costs one atomic load.
-        guard clientCount.load(ordering: .relaxed) > 0 else { return }
+        // The server published it only with a client connected (TelemetryServer.publish).
         // The replaced snapshot is released after the lock, not under it.
         var replaced: TelemetrySnapshot? = snapshot
         lock.withLock {
