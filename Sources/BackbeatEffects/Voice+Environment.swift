@@ -391,6 +391,7 @@ extension Voice {
         AuxiliarySend(to: slot, through: mix.current.send.then(busFilter))
             .apply(0, of: source, on: device, over: &mix.appliedSend)
         voice.mix = mix
+        voice.directGain = mix.isUsed ? mix.current.direct.gain : 1
         let turning = voice.stepDirection(source: source, to: stepEnd, engine: engine)
         let gliding = stepEnd < mix.glideEnd || turning
         voice.mix.glideDue = nil

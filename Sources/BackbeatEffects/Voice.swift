@@ -65,6 +65,11 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// Higher wins when sources run out.
     public let priority: Int
 
+    // From `phase` to the head of `record` is what a monitor's snapshot
+    // reads of every voice it visits (with the id and sound), declared
+    // together so that it spans a few cache lines: a snapshot comes ten
+    // times a second, when most voices are cold, and fields spread over the
+    // object were a cache miss each (most of a snapshot's cost).
     var phase: Phase = .waitingForLoad {
         didSet { isSettled = false }
     }
@@ -73,10 +78,11 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     var isSettled = false
     var gain: Float
     var panValue: Float
-    // The two below are declared here, beside the gain, rather than with the
-    // rest of what a monitor reads: a snapshot reads them for every voice it
-    // lists, and on the object's far end they were a cache line of their own,
-    // cold ten times a second (most of a listed voice's cost).
+    var rateValue: Float
+    /// The broadband gain of the direct path's filter as the last update
+    /// step set it (`mix.current.direct.gain` once the mix is used, else 1),
+    /// kept here for a monitor's snapshot, which reads nothing of `mix`.
+    var directGain: Float = 1
     /// The sound event that started it, if one did: what a monitor calls it by.
     var eventName: String?
     /// The gain a monitor's snapshot last listed it at, and that gain in dB:
@@ -84,6 +90,10 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// listed voice was a tenth of a snapshot's own work. (-1, -120) is what
     /// ``VoicePool/decibels(_:)`` gives -1, so it is right from the start.
     var telemetryDecibels: (gain: Float, decibels: Double) = (-1, -120)
+    var renderingValue = AudioRenderingAlgorithm.automatic
+    var userPaused = false
+    /// Strong: buses do not hold voices, and the update step reads it for every voice.
+    var bus: Bus?
     /// Where the voice is in the world; nil while it is 2D (panned). A
     /// dormant voice's point lives in the pool's table (see ``isDormant``).
     var positionValue: Audio3DPoint? {
@@ -121,12 +131,7 @@ public final class Voice: @unchecked Sendable, Hashable, Identifiable, CustomStr
     /// The voice's own distance curve; nil follows the engine's.
     var distanceValue: AudioDistanceAttenuationParameters?
     var radiusValue: Float = 0
-    var renderingValue = AudioRenderingAlgorithm.automatic
-    var rateValue: Float
-    var userPaused = false
     var completion: (@Sendable (Bool) -> Void)?
-    /// Strong: buses do not hold voices, and the update step reads it for every voice.
-    var bus: Bus?
     /// The path it moves along over engine time, if any (see ``move(along:duration:)``).
     var glide: Glide? {
         didSet { if glide != nil, record.isDormant { pool?.wake(self) } }

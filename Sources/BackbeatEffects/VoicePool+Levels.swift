@@ -13,7 +13,10 @@ import Musl
 /// fading out; virtual and dormant voices add nothing), the level is read
 /// from its sound's ``LevelEnvelope`` (the mean square and peak of each
 /// 256-frame block of the decoded sound) over the snapshot's window, ending
-/// where OpenAL says the voice is now (its source's sample offset), at most
+/// where the voice is at the snapshot's engine frame (its played count, which
+/// the update step keeps by engine time, carried on to that frame: no OpenAL
+/// query, which was a lock, a search of the mixer's voices and a few cache
+/// misses per voice, ten times a second), at most
 /// 128 blocks sampled evenly across the window (at most a second): a loop
 /// wraps into its region, a voice that started inside the window counts
 /// silence before its start. That mean square is multiplied by the square
@@ -58,10 +61,10 @@ extension VoicePool {
         let right = Audio3DPoint(x: f.y * u.z - f.z * u.y, y: f.z * u.x - f.x * u.z, z: f.x * u.y - f.y * u.x)
         for voice in voices {
             guard !voice.record.isDormant, voice.phase == .playing, !voice.userPaused,
-                let source = voice.record.source, let bus = voice.bus, case .loaded(let r) = voice.playedLoadState
+                voice.record.source != nil, let bus = voice.bus, case .loaded(let r) = voice.playedLoadState
             else { continue }
             var gain = max(0, voice.record.appliedGain)
-            if voice.mix.isUsed { gain *= voice.mix.current.direct.gain }
+            gain *= voice.directGain
             var pan = voice.panValue
             if voice.renderingValue == .stereoPassThrough {
                 pan = .nan
@@ -70,7 +73,7 @@ extension VoicePool {
                 pan = Self.pan(of: p, listener: listener, right: right)
             }
             guard gain > 0 else { continue }
-            let played = Double(consumedFrames(voice, source))
+            let played = playedEstimate(of: voice, at: builder.frame, resident: r, outputRate: outputRate)
             let span = window * Self.step(voice, r, outputRate: outputRate)
             let (meanSquare, peak) = Self.windowLevel(
                 r.envelope, resident: r, loops: voice.numberOfLoops, played: played, span: span)

@@ -9,12 +9,29 @@ extension VoicePool {
     /// and its update step read or write it, under the engine lock. The
     /// voice's own settings (volume, rate, position, cone) stay on the voice.
     struct Record {
+        // Its head, up to `startFrame`, is what a monitor's snapshot reads
+        // of every voice (see `Voice.phase`).
+
         /// Its row in the pool's table while it is alive (-1: none).
         var slot = -1
         /// Virtual and out of earshot, asleep in the pool's table: no update step
         /// visits it; its time since ``dormantSince`` is worked out when asked for
         /// or when it wakes (the pool keeps it, not the list of voices).
         var isDormant = false
+        /// The OpenAL source it holds while audible (or fading out, or paused).
+        var source: ALSource?
+        /// Gain last sent to OpenAL, to skip redundant calls.
+        var appliedGain: Float = -1
+        /// The sound as it was when its file was reloaded while this voice
+        /// played: the voice finishes on it (nil: it plays the sound's current buffer).
+        var pinned: RetiredSound?
+        /// Sound frames played since the start, across loops: read from OpenAL when
+        /// a voice pauses or loses its source, advanced by engine time otherwise.
+        var played: Double = 0
+        /// The last update that advanced `played` while playing.
+        var lastPlayedFrame: Int64 = 0
+        /// The engine frame its sound began on.
+        var startFrame: Int64 = 0
         /// The update step its ``played`` count was last brought up to before it went dormant.
         var dormantSince: Int64 = 0
         /// A virtual voice's time stood still at its last update step (it or its
@@ -34,26 +51,12 @@ extension VoicePool {
         /// loop counting its wraps (a look per half round) is looked at on any
         /// step in the last half of that span, so one wakeup serves many voices.
         var queueCheckSlack: Int64 = 0
-        /// The OpenAL source it holds while audible (or fading out, or paused).
-        var source: ALSource?
-        /// Gain last sent to OpenAL, to skip redundant calls.
-        var appliedGain: Float = -1
         /// When the voice was asked to start, for "oldest" in stealing.
         var requestFrame: Int64 = 0
-        /// The engine frame its sound began on.
-        var startFrame: Int64 = 0
         /// It waited for its sound to load before it started (said by its start event).
         var startedAfterLoad = false
-        /// The sound as it was when its file was reloaded while this voice
-        /// played: the voice finishes on it (nil: it plays the sound's current buffer).
-        var pinned: RetiredSound?
-        /// Sound frames played since the start, across loops: read from OpenAL when
-        /// a voice pauses or loses its source, advanced by engine time otherwise.
-        var played: Double = 0
         /// `played` when the current source was attached (less its start offset).
         var playedBeforeAttach = 0
-        /// The last update that advanced `played` while playing.
-        var lastPlayedFrame: Int64 = 0
         /// Frames of the sound's buffers unqueued so far (finite loops) and the silent lead-in.
         var unqueuedFrames = 0
         var leadInFrames = 0

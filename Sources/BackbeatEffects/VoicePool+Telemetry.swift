@@ -109,7 +109,7 @@ extension VoicePool {
         } else {
             gain = level
         }
-        if voice.mix.isUsed { gain *= voice.mix.current.direct.gain }
+        gain *= voice.directGain
         return gain
     }
 

@@ -172,12 +172,18 @@ extension VoicePool {
     /// Advances the engine-time estimate of what a playing voice has played
     /// (used when a device vanishes without saying where its sources were).
     func estimatePlayed(_ voice: Voice, to frame: Int64, resident r: SoundEffect.Resident, outputRate: Int) {
-        let audibleFrom = max(voice.record.lastPlayedFrame, voice.record.startFrame)
-        if frame > audibleFrom {
-            voice.record.played +=
-                Double(frame - audibleFrom) * Double(voice.rateValue) * Double(r.sampleRate) / Double(outputRate)
-        }
+        voice.record.played = playedEstimate(of: voice, at: frame, resident: r, outputRate: outputRate)
         voice.record.lastPlayedFrame = frame
+    }
+
+    /// What a playing voice has played by `frame`, by engine time: its
+    /// played count carried on from the last update that advanced it (or
+    /// from its start, after a lead-in) at OpenAL's step for its rate
+    /// (``step(_:_:outputRate:)``). Changes nothing.
+    func playedEstimate(of voice: Voice, at frame: Int64, resident r: SoundEffect.Resident, outputRate: Int) -> Double {
+        let audibleFrom = max(voice.record.lastPlayedFrame, voice.record.startFrame)
+        guard frame > audibleFrom else { return voice.record.played }
+        return voice.record.played + Double(frame - audibleFrom) * Self.step(voice, r, outputRate: outputRate)
     }
 
     /// Output frames the voice's queue is sure to last beyond the buffer
