@@ -1,6 +1,6 @@
 /// Writes the server's snapshot lines, one after another, copying each
-/// voice that reads the same as in the line before from a cache of the
-/// bytes written for it then, instead of writing its numbers again.
+/// voice that reads the same as in the line before from that line's bytes,
+/// instead of writing its numbers again.
 ///
 /// Most of a snapshot's line is its voices, and most voices of a scene
 /// (looping ambiences, music stems, anything that does not move) read the
@@ -8,125 +8,128 @@
 /// numbers out again was most of what the server's thread did for a client.
 /// The line is the one ``TelemetrySnapshot/jsonLine`` writes, byte for byte.
 ///
-/// Its memory is fixed when the server starts, whatever clients do: two
-/// tables of ``TelemetryProtocol/maximumListedVoices`` slots of
-/// ``slotBytes`` each (the last line's voices, read; this line's, written;
-/// they take turns), 128 KiB of address space that pages in only as far as
-/// snapshots list voices. A voice whose object is longer than a slot is
-/// written every time. Nothing here grows with the clients, their number or
-/// what they send: the line is written into the last one's storage, as
-/// before, and no line is kept beyond it.
+/// It keeps two lines: the last one, which it copies voices from (where
+/// each voice's object lies in it is a range per voice), and the one
+/// before, whose storage the next line is written into, with no allocation
+/// once the clients have sent it and let go of it. A client that still
+/// holds a line keeps its own copy: nothing is written over a line handed
+/// out. Nothing here grows with the clients, their number or what they send.
 final class TelemetrySnapshotEncoder {
-    /// Voices cached at most: the most a snapshot lists.
-    static let slots = TelemetryProtocol.maximumListedVoices
-    /// The longest voice object cached, in bytes (a typical one is about 150).
-    static let slotBytes = 256
-
-    /// The line written last: the next is written into its storage, with
-    /// no allocation once the clients have sent it (they let go of it then).
+    /// The line written last, which the next one copies voices from.
     private var line: [UInt8] = []
-    /// The slot tables: `tables[current]` holds the last line's voices.
-    private let tables: UnsafeMutableRawBufferPointer
-    private var current = 0
-    /// Each slot's length in the last line's table (-1: not cached), and in the one being written.
-    private var lengths: [Int]
-    private var nextLengths: [Int]
-    /// The last line's voices, in its order (at most ``slots``).
+    /// The line before it: the next line is written into its storage.
+    private var spare: [UInt8] = []
+    /// Where each voice's object lies in `line`, in its order; and in the line being written.
+    private var ranges: [Range<Int>] = []
+    private var nextRanges: [Range<Int>] = []
+    /// The last line's voices, in its order.
     private var previousVoices: [TelemetrySnapshot.Voice] = []
     /// The last line's voices by id, made only when a voice is not where it was.
-    private var previousIndex: [UInt64: Int]
+    private var previousIndex: [UInt64: Int] = [:]
     private var previousIndexValid = false
 
     /// How many voice objects the last ``line(for:)`` copied rather than wrote (tests).
     private(set) var copiedVoices = 0
 
-    init() {
-        tables = .allocate(byteCount: 2 * Self.slots * Self.slotBytes, alignment: 16)
-        lengths = [Int](repeating: -1, count: Self.slots)
-        nextLengths = lengths
-        previousIndex = Dictionary(minimumCapacity: Self.slots)
-    }
-
-    deinit { tables.deallocate() }
-
     /// The snapshot's line, ending in `\n`.
     ///
     /// - Parameter snapshot: the snapshot.
-    /// - Returns: the line; the caller may keep it (the encoder writes the
-    ///   next line into its storage only once nothing else holds it).
+    /// - Returns: the line; the caller may keep it (the encoder writes a
+    ///   later line into its storage only once nothing else holds it).
     func line(for snapshot: TelemetrySnapshot) -> [UInt8] {
         previousIndexValid = false
-        let readBase = current * Self.slots * Self.slotBytes
-        let writeBase = (1 - current) * Self.slots * Self.slotBytes
+        nextRanges.removeAll(keepingCapacity: true)
         var copied = 0
-        snapshot.writeJSONLine(into: &line) { json in
-            for (position, voice) in snapshot.voices.enumerated() {
-                guard position < Self.slots else {
-                    TelemetrySnapshot.write(voice, to: &json)
-                    continue
+        // Voices are read in place through pointers, in this line and the
+        // last one: an array's element is copied out (its strings retained,
+        // then released) at every read, which was a fifth of a line.
+        let lastVoices = previousVoices
+        let last = line
+        snapshot.voices.withUnsafeBufferPointer { voices in
+            lastVoices.withUnsafeBufferPointer { previous in
+                last.withUnsafeBytes { lastBytes in
+                    snapshot.writeJSONLine(into: &spare) { json in
+                        copied = writeVoices(voices, after: previous, copyingFrom: lastBytes, to: &json)
+                    }
                 }
-                let target = writeBase + position * Self.slotBytes
-                if let earlier = previousPosition(of: voice, near: position) {
-                    let length = lengths[earlier]
-                    let from = readBase + earlier * Self.slotBytes
-                    let source = UnsafeRawBufferPointer(rebasing: tables[from..<from + length])
-                    json.encodedValue(source)
-                    UnsafeMutableRawBufferPointer(rebasing: tables[target..<target + length]).copyMemory(from: source)
-                    nextLengths[position] = length
-                    copied += 1
-                    continue
-                }
-                let start = json.bytes.count
-                TelemetrySnapshot.write(voice, to: &json)
-                let range = json.valueRange(since: start)
-                guard range.count <= Self.slotBytes else {
-                    nextLengths[position] = -1
-                    continue
-                }
-                json.bytes.withUnsafeBytes { written in
-                    UnsafeMutableRawBufferPointer(rebasing: tables[target..<target + range.count])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: written[range]))
-                }
-                nextLengths[position] = range.count
             }
         }
         copiedVoices = copied
-        swap(&lengths, &nextLengths)
-        current = 1 - current
-        // The snapshot's own array, shared rather than copied voice by voice
-        // (a snapshot lists at most `slots`): it is let go of at the next line.
-        previousVoices =
-            snapshot.voices.count <= Self.slots ? snapshot.voices : Array(snapshot.voices.prefix(Self.slots))
+        swap(&line, &spare)
+        swap(&ranges, &nextRanges)
+        // The snapshot's own array, shared rather than copied voice by voice.
+        previousVoices = snapshot.voices
         return line
     }
 
-    /// Where `voice`, written alike and cached, was in the last line: at
-    /// the same place, or else anywhere (by id); nil when it is new, changed
-    /// or too long to cache.
-    private func previousPosition(of voice: TelemetrySnapshot.Voice, near position: Int) -> Int? {
-        if position < previousVoices.count, previousVoices[position].id == voice.id {
-            guard lengths[position] >= 0, Self.readsTheSame(previousVoices[position], voice) else { return nil }
+    /// Writes the objects of `voices` into `json`, each copied from the last
+    /// line when it reads the same as there, and notes where each lies.
+    ///
+    /// - Parameters:
+    ///   - voices: this line's voices.
+    ///   - previous: the last line's voices.
+    ///   - last: the last line's bytes.
+    ///   - json: the line being written.
+    /// - Returns: how many voice objects were copied rather than written.
+    private func writeVoices(
+        _ voices: UnsafeBufferPointer<TelemetrySnapshot.Voice>,
+        after previous: UnsafeBufferPointer<TelemetrySnapshot.Voice>, copyingFrom last: UnsafeRawBufferPointer,
+        to json: inout TelemetryJSONWriter
+    ) -> Int {
+        guard let base = voices.baseAddress else { return 0 }
+        var copied = 0
+        for position in 0..<voices.count {
+            if let earlier = previousPosition(of: base + position, near: position, in: previous) {
+                let range = ranges[earlier]
+                json.encodedValue(UnsafeRawBufferPointer(rebasing: last[range]))
+                nextRanges.append(json.bytes.count - range.count..<json.bytes.count)
+                copied += 1
+                continue
+            }
+            let start = json.bytes.count
+            TelemetrySnapshot.write((base + position).pointee, to: &json)
+            nextRanges.append(json.valueRange(since: start))
+        }
+        return copied
+    }
+
+    /// Where `voice`, written alike, was in the last line: at the same
+    /// place, or else anywhere (by id); nil when it is new or changed.
+    ///
+    /// - Parameters:
+    ///   - voice: the voice in this line.
+    ///   - position: its place in this line.
+    ///   - previous: the last line's voices.
+    private func previousPosition(
+        of voice: UnsafePointer<TelemetrySnapshot.Voice>, near position: Int,
+        in previous: UnsafeBufferPointer<TelemetrySnapshot.Voice>
+    ) -> Int? {
+        guard let base = previous.baseAddress else { return nil }
+        if position < previous.count, (base + position).pointee.id == voice.pointee.id {
+            guard position < ranges.count, Self.readsTheSame(base + position, voice) else { return nil }
             return position
         }
-        guard !previousVoices.isEmpty else { return nil }
         if !previousIndexValid {
             previousIndex.removeAll(keepingCapacity: true)
-            for (index, earlier) in previousVoices.enumerated() { previousIndex[earlier.id] = index }
+            for index in previous.indices { previousIndex[(base + index).pointee.id] = index }
             previousIndexValid = true
         }
-        guard let index = previousIndex[voice.id], lengths[index] >= 0,
-            Self.readsTheSame(previousVoices[index], voice)
+        guard let index = previousIndex[voice.pointee.id], index < ranges.count, Self.readsTheSame(base + index, voice)
         else { return nil }
         return index
     }
 
     /// Whether two voices are written as the same bytes: every field equal,
     /// the numbers bit for bit (−0 and 0 compare equal but are written apart).
-    static func readsTheSame(_ a: TelemetrySnapshot.Voice, _ b: TelemetrySnapshot.Voice) -> Bool {
-        guard a.id == b.id, a.state == b.state, a.gainDB.bitPattern == b.gainDB.bitPattern,
-            a.name == b.name, a.bus == b.bus, a.reason == b.reason
+    /// Read through pointers, field by field, with no copy of either.
+    static func readsTheSame(
+        _ a: UnsafePointer<TelemetrySnapshot.Voice>, _ b: UnsafePointer<TelemetrySnapshot.Voice>
+    ) -> Bool {
+        guard a.pointee.id == b.pointee.id, a.pointee.state == b.pointee.state,
+            a.pointee.gainDB.bitPattern == b.pointee.gainDB.bitPattern, a.pointee.name == b.pointee.name,
+            a.pointee.bus == b.pointee.bus, a.pointee.reason == b.pointee.reason
         else { return false }
-        switch (a.point, b.point) {
+        switch (a.pointee.point, b.pointee.point) {
         case (nil, nil): return true
         case (let p?, let q?):
             return p.x.bitPattern == q.x.bitPattern && p.y.bitPattern == q.y.bitPattern
