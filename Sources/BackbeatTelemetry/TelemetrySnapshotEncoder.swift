@@ -19,7 +19,8 @@ final class TelemetrySnapshotEncoder {
     private var line: [UInt8] = []
     /// The line before it: the next line is written into its storage.
     private var spare: [UInt8] = []
-    /// Where each voice's object lies in `line`, in its order; and in the line being written.
+    /// Where each voice's object lies in `line`, one per voice of
+    /// `previousVoices`; and in the line being written.
     private var ranges: [Range<Int>] = []
     private var nextRanges: [Range<Int>] = []
     /// The last line's voices, in its order.
@@ -106,7 +107,7 @@ final class TelemetrySnapshotEncoder {
     ) -> Int? {
         guard let base = previous.baseAddress else { return nil }
         if position < previous.count, (base + position).pointee.id == voice.pointee.id {
-            guard position < ranges.count, Self.readsTheSame(base + position, voice) else { return nil }
+            guard Self.readsTheSame(base + position, voice) else { return nil }
             return position
         }
         if !previousIndexValid {
@@ -114,8 +115,7 @@ final class TelemetrySnapshotEncoder {
             for index in previous.indices { previousIndex[(base + index).pointee.id] = index }
             previousIndexValid = true
         }
-        guard let index = previousIndex[voice.pointee.id], index < ranges.count, Self.readsTheSame(base + index, voice)
-        else { return nil }
+        guard let index = previousIndex[voice.pointee.id], Self.readsTheSame(base + index, voice) else { return nil }
         return index
     }
 
