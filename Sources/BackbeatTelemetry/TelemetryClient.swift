@@ -145,6 +145,15 @@ package final class TelemetryClient {
         }
     }
 
+    /// Shuts the connection down without closing it: a read that waits on
+    /// it, on another thread, returns nil at once. The one call that may come
+    /// from another thread, while the connection is open; the owner closes it
+    /// once its reading thread is done.
+    package func interrupt() {
+        guard descriptor >= 0 else { return }
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     /// Closes the connection; later reads return nil.
     package func close() {
         guard descriptor >= 0 else { return }

@@ -49,6 +49,31 @@ import Testing
         }
     }
 
+    @Test func anInterruptEndsAReadWaitingOnAnotherThread() throws {
+        try withServer { server, _ in
+            let client = try TelemetryClient(path: server.path)
+            _ = try client.readHello()
+            let reading = DispatchSemaphore(value: 0)
+            let ended = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var line: String? = "unread"
+            // The reading thread has the client until `ended`; this one only interrupts it.
+            nonisolated(unsafe) let reader = client
+            Thread {
+                reading.signal()
+                // No snapshot is published: only the interrupt can end this wait.
+                line = try? reader.nextRawLine(timeout: nil)
+                ended.signal()
+            }.start()
+            reading.wait()
+            usleep(50_000)
+            client.interrupt()
+            #expect(ended.wait(timeout: .now() + 10) == .success)
+            #expect(line == nil)
+            client.close()
+            #expect(try client.nextRawLine(timeout: 0) == nil)
+        }
+    }
+
     @Test func theEndOfTheStreamIsNil() throws {
         try withTemporaryDirectory { root in
             let server = try TelemetryServer(path: root + "/backbeat/1.sock", hello: testHello) { _ in .ok(id: nil) }
