@@ -45,6 +45,9 @@ package final class TelemetrySnapshotBuilder {
         self.snapshot = snapshot
         self.frame = frame
         self.window = window
+        // Room for a game's few buses at once: grown one bus at a time, the
+        // array was allocated again as each bus came.
+        levels.reserveCapacity(8)
     }
 
     /// Adds one voice's (or stream's) level to its bus.

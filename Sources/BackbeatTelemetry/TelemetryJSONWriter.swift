@@ -132,14 +132,19 @@ struct TelemetryJSONWriter: TextOutputStream {
     ///
     /// - Parameter value: the number.
     private mutating func digits(of value: UInt64) {
-        let start = bytes.count
-        var rest = value
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10))
-            rest /= 10
-        } while rest > 0
-        // Written lowest digit first: turned round in place.
-        bytes[start...].reverse()
+        // Lowest digit first, from the end of a buffer on the stack (20
+        // digits hold any UInt64). Reversing them in the line through a
+        // slice of it copied the slice: an allocation per number.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var start = buffer.count
+            var rest = value
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+        }
     }
 
     /// Writes `true` or `false`.
