@@ -213,11 +213,8 @@ package struct MonitorCycles: Sendable {
 /// second; its thread's CPU is known, so that it can be left out.
 ///
 /// It waits on its socket for each line and for nothing else, as a monitor
-/// in another process does: a client that woke on a timeout to look for its
-/// stop (every 50 ms, as it once did) woke about 14 times a second more than
-/// its lines, and each wakeup's interrupt and switch land on a core the
-/// scene's threads share, in the CPU the suite counts. ``stop()`` shuts the
-/// connection down to end the wait.
+/// in another process does, so that it wakes only for its lines; ``stop()``
+/// shuts the connection down to end the wait.
 private final class InProcessClient: @unchecked Sendable {
     // @unchecked: `thread`, `client` and `failure` are set before `ready` is signalled and read after;
     // `lines` is written by the thread before `done` is signalled and read after.
