@@ -1,6 +1,7 @@
 import BackbeatEngine
 import BackbeatTelemetry
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -212,18 +213,19 @@ package struct MonitorCycles: Sendable {
 /// A monitor client on a thread of the child's own, reading 10 snapshots a
 /// second; its thread's CPU is known, so that it can be left out.
 ///
-/// It waits on its socket for each line and for nothing else, as a monitor
-/// in another process does, so that it wakes only for its lines; ``stop()``
-/// shuts the connection down to end the wait.
+/// It reads as `backbeat monitor` does: on its own clock
+/// (``TelemetryReadClock``), taking at each tick the lines that came.
+/// ``stop()`` ends it at its next tick.
 private final class InProcessClient: @unchecked Sendable {
     // @unchecked: `thread`, `client` and `failure` are set before `ready` is signalled and read after;
-    // `lines` is written by the thread before `done` is signalled and read after.
+    // `lines` is written by the thread before `done` is signalled and read after; `stopping` is atomic.
     private let ready = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private var thread = pthread_t()
     private var client: TelemetryClient?
     private var lines = 0
     private var failure: String?
+    private let stopping = Atomic<Bool>(false)
 
     /// Connects to `socket` and asks for 10 snapshots a second, on a new thread.
     init(socket: String) throws {
@@ -241,8 +243,13 @@ private final class InProcessClient: @unchecked Sendable {
             }
             self.client = client
             ready.signal()
-            // Until the game or `stop()` ends the connection, or a read fails.
-            while (try? client.nextRawLine(timeout: nil)) != nil { lines += 1 }
+            // Until `stop()`, or the game ends the connection, or a read fails.
+            var clock = TelemetryReadClock(rate: TelemetryProtocol.defaultRate)
+            while !stopping.load(ordering: .relaxed) {
+                guard clock.sleepToTick(atMost: clock.period) else { continue }
+                guard let taken = try? client.availableRawLines() else { return }
+                lines += taken.count
+            }
         }.start()
         ready.wait()
         if let failure {
@@ -259,9 +266,9 @@ private final class InProcessClient: @unchecked Sendable {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    /// Ends the connection, waits for the thread and closes; returns the lines read.
+    /// Stops the thread at its next tick, waits for it and closes; returns the lines read.
     func stop() -> Int {
-        client?.interrupt()
+        stopping.store(true, ordering: .relaxed)
         done.wait()
         client?.close()
         return lines

@@ -7,10 +7,20 @@ import Musl
 #endif
 
 /// A monitor's connection to a game's socket: sends commands, reads lines.
-/// Blocking, for one thread (the command-line tool's).
+/// For one thread (the command-line tool's).
+///
+/// A monitor that follows a game reads on its own clock
+/// (``TelemetryReadClock``): it sleeps to each tick, then takes the lines
+/// that came (``availableRawLines()``). One that waits on the socket is
+/// woken by each line the game sends, and the game's send pays for that
+/// wakeup (Monitoring.md). ``nextRawLine(timeout:)`` waits, for a hello, a
+/// command's reply or a test.
 package final class TelemetryClient {
     /// The longest line read; a longer one is an error rather than unbounded memory.
     static let maximumLineLength = 64 * 1024 * 1024
+    /// The most bytes one ``availableRawLines()`` reads: a game that sends
+    /// without pause cannot hold its reader there.
+    static let takeLimit = 4 * 1024 * 1024
 
     /// The socket's path.
     package let path: String
@@ -121,37 +131,36 @@ package final class TelemetryClient {
         clock_gettime(CLOCK_MONOTONIC, &clock)
         let deadline = timeout.map { Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 + max(0, $0) }
         while true {
-            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeFirst(newline + 1)
-                scanned = 0
-                return line
-            }
-            scanned = buffer.count
-            if ended || descriptor < 0 {
-                // A last line without a newline still counts.
-                guard !buffer.isEmpty else { return nil }
-                defer {
-                    buffer.removeAll()
-                    scanned = 0
-                }
-                return String(decoding: buffer, as: UTF8.self)
-            }
-            guard buffer.count <= Self.maximumLineLength else {
-                throw TelemetryClientError("a line from \(path) is longer than \(Self.maximumLineLength) bytes")
-            }
+            if let line = takeLine() { return line }
+            if ended || descriptor < 0 { return takeLastLine() }
+            try checkLineLength()
             try waitForInput(until: deadline, timeout: timeout ?? 0)
-            try readSome()
+            _ = try readSome()
         }
     }
 
-    /// Shuts the connection down without closing it: a read that waits on
-    /// it, on another thread, returns nil at once. The one call that may come
-    /// from another thread, while the connection is open; the owner closes it
-    /// once its reading thread is done.
-    package func interrupt() {
-        guard descriptor >= 0 else { return }
-        shutdown(descriptor, Int32(SHUT_RDWR))
+    /// Every line that has come, as received, without waiting for more: what
+    /// a monitor reading on its own clock (``TelemetryReadClock``) takes at
+    /// each tick. Reads at most ``takeLimit`` bytes; the rest waits for the
+    /// next call.
+    ///
+    /// - Returns: the lines, without their newlines, in order (none when
+    ///   nothing came); nil once the game has closed the connection and every
+    ///   line was taken.
+    /// - Throws: ``TelemetryClientError`` on a read error or a line too long.
+    package func availableRawLines() throws(TelemetryClientError) -> [String]? {
+        var taken = 0
+        while taken < Self.takeLimit, !ended, descriptor >= 0, try hasInput() {
+            taken += try readSome()
+        }
+        var lines: [String] = []
+        while let line = takeLine() { lines.append(line) }
+        if ended || descriptor < 0 {
+            if let last = takeLastLine() { lines.append(last) }
+            return lines.isEmpty ? nil : lines
+        }
+        try checkLineLength()
+        return lines
     }
 
     /// Closes the connection; later reads return nil.
@@ -159,6 +168,47 @@ package final class TelemetryClient {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)
         descriptor = -1
+    }
+
+    /// The next whole line in `buffer`, taken out of it; nil when none is whole yet.
+    private func takeLine() -> String? {
+        guard let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
+            scanned = buffer.count
+            return nil
+        }
+        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+        buffer.removeFirst(newline + 1)
+        scanned = 0
+        return line
+    }
+
+    /// What is left in `buffer` once the stream has ended: a last line without
+    /// a newline still counts. Nil when nothing is left.
+    private func takeLastLine() -> String? {
+        guard !buffer.isEmpty else { return nil }
+        defer {
+            buffer.removeAll()
+            scanned = 0
+        }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    private func checkLineLength() throws(TelemetryClientError) {
+        guard buffer.count <= Self.maximumLineLength else {
+            throw TelemetryClientError("a line from \(path) is longer than \(Self.maximumLineLength) bytes")
+        }
+    }
+
+    /// Whether a read would find something now (data, or the end of the stream).
+    private func hasInput() throws(TelemetryClientError) -> Bool {
+        var polled = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&polled, 1, 0)
+            if ready >= 0 { return ready > 0 }
+            if errno != EINTR {
+                throw TelemetryClientError("cannot read from \(path): \(TelemetrySocket.describe(errno))")
+            }
+        }
     }
 
     private func waitForInput(until deadline: Double?, timeout: Double) throws(TelemetryClientError) {
@@ -178,16 +228,20 @@ package final class TelemetryClient {
         }
     }
 
-    private func readSome() throws(TelemetryClientError) {
+    /// Reads what one receive gives into `buffer`; returns how many bytes.
+    private func readSome() throws(TelemetryClientError) -> Int {
         let result = chunk.withUnsafeMutableBytes { TelemetrySocket.receive(descriptor, into: $0) }
         switch result {
         case .success(0):
             ended = true
+            return 0
         case .success(let count):
             buffer.append(contentsOf: chunk[..<count])
+            return count
         case .failure(let error) where error.code == ECONNRESET:
             // The game closed with our commands unread (it refused us): what it sent is all there is.
             ended = true
+            return 0
         case .failure(let error):
             throw TelemetryClientError("cannot read from \(path): \(error)")
         }

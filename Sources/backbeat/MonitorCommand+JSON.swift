@@ -13,13 +13,17 @@ extension MonitorCommand {
             // A reader that stops early (`| head -n 1`) ends the run quietly, not with SIGPIPE.
             signal(SIGPIPE, SIG_IGN)
             let stop = MonitorStopFlag.onSignals()
+            // On its own clock, at the rate asked: the game's sends wake nobody.
+            var clock = TelemetryReadClock(rate: rate ?? TelemetryProtocol.defaultRate)
             var printed = 0
             while count.map({ printed < $0 }) ?? true {
                 if stop.isSet { return }
-                guard let line = try connection.nextLine(timeout: 0.2) else { continue }
-                guard line.type == "snapshot" else { continue }
-                guard Self.writeOut(line.raw + "\n") else { return }
-                printed += 1
+                guard clock.sleepToTick(atMost: 0.2) else { continue }
+                for line in try connection.availableLines() where line.type == "snapshot" {
+                    guard count.map({ printed < $0 }) ?? true else { break }
+                    guard Self.writeOut(line.raw + "\n") else { return }
+                    printed += 1
+                }
             }
         }
     }

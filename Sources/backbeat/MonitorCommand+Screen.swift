@@ -20,10 +20,13 @@ extension MonitorCommand {
             var pending: [Int: TelemetrySetting] = [:]
             var nextID = 1
             var dirty = true
+            // The game's lines are taken on the clock's ticks (its sends wake
+            // nobody); keys are answered as they are typed.
+            var clock = TelemetryReadClock(rate: rate ?? TelemetryProtocol.defaultRate)
             while !stop.isSet {
-                // Wait briefly for a line, then look at the keys: a key is
-                // answered within one wait even when no snapshot comes.
-                if let line = try connection.nextLine(timeout: 0.03) {
+                terminal.waitForKeys(seconds: clock.secondsLeft)
+                let lines = clock.takeTick() ? try connection.availableLines() : []
+                for line in lines {
                     switch line.kind {
                     case .hello(let hello):
                         screen.title = "\(hello.process) (PID \(hello.pid))"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackbeatTelemetry
 import Foundation
 
 // `backbeat monitor PID --web`: the game's lines on a live page (Web/).
@@ -38,13 +39,19 @@ extension MonitorCommand {
         print("http://127.0.0.1:\(listener.port)/")
         fflush(nil)
 
-        // The game's lines are read on a thread of their own (the read blocks),
+        // The game's lines are read on a thread of their own, on its own
+        // clock at the game's default rate (the game's sends wake nobody),
         // straight into the hub; the end of the stream is the game going away.
         let (gone, goneContinuation) = AsyncStream.makeStream(of: Void.self)
         Thread.detachNewThread {
             var reason = "its monitor socket closed"
+            var clock = TelemetryReadClock(rate: TelemetryProtocol.defaultRate)
             do {
-                while let line = try link.nextLine() { hub.publish(line) }
+                while true {
+                    guard clock.sleepToTick(atMost: 1) else { continue }
+                    guard let lines = try link.availableLines() else { break }
+                    for line in lines { hub.publish(line) }
+                }
             } catch {
                 reason = "\(error)"
             }

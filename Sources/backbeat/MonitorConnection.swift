@@ -73,6 +73,18 @@ final class MonitorConnection {
         try Self.next(from: client, until: Date().addingTimeInterval(timeout))
     }
 
+    /// Every line that has come, without waiting (at each tick of the
+    /// mode's ``TelemetryReadClock``).
+    ///
+    /// - Returns: the lines, in order; none when nothing came.
+    /// - Throws: when the game closed the connection or a read failed.
+    func availableLines() throws -> [Line] {
+        guard let lines = try client.availableRawLines() else {
+            throw MonitorCommandError("the game closed the connection")
+        }
+        return lines.map(Self.parse)
+    }
+
     /// The next line before `deadline`, nil when none came in time.
     private static func next(from client: TelemetryClient, until deadline: Date) throws -> Line? {
         let timeout = max(0.001, deadline.timeIntervalSinceNow)

@@ -44,6 +44,15 @@ final class MonitorTerminal {
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
+    /// Waits until a key is typed or `seconds` have passed (a signal ends
+    /// the wait sooner).
+    ///
+    /// - Parameter seconds: the longest wait.
+    func waitForKeys(seconds: Double) {
+        var polled = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        _ = poll(&polled, 1, Int32(min(max(0, seconds), 1) * 1000 + 0.999))
+    }
+
     /// The bytes typed since the last call; empty when none.
     func typed() -> [UInt8] {
         var bytes: [UInt8] = []

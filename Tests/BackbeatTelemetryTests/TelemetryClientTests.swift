@@ -49,28 +49,46 @@ import Testing
         }
     }
 
-    @Test func anInterruptEndsAReadWaitingOnAnotherThread() throws {
+    @Test func availableLinesTakeWhatCameWithoutWaiting() throws {
         try withServer { server, _ in
             let client = try TelemetryClient(path: server.path)
             _ = try client.readHello()
-            let reading = DispatchSemaphore(value: 0)
-            let ended = DispatchSemaphore(value: 0)
-            nonisolated(unsafe) var line: String? = "unread"
-            // The reading thread has the client until `ended`; this one only interrupts it.
-            nonisolated(unsafe) let reader = client
-            Thread {
-                reading.signal()
-                // No snapshot is published: only the interrupt can end this wait.
-                line = try? reader.nextRawLine(timeout: nil)
-                ended.signal()
-            }.start()
-            reading.wait()
-            usleep(50_000)
-            client.interrupt()
-            #expect(ended.wait(timeout: .now() + 10) == .success)
-            #expect(line == nil)
-            client.close()
-            #expect(try client.nextRawLine(timeout: 0) == nil)
+            // Nothing was published: nothing to take, and the connection is still open.
+            #expect(try client.availableRawLines() == [])
+            let snapshot = makeSnapshot(time: 1, voices: 64)
+            server.publish(snapshot)
+            // The server may send from its own thread: look until it came,
+            // for 10 s at most (a guard against a hang).
+            var lines: [String] = []
+            for _ in 0..<10_000 where lines.isEmpty {
+                lines = try #require(try client.availableRawLines())
+                usleep(1_000)
+            }
+            #expect(lines.map { Array($0.utf8) } == [Array(snapshot.jsonLine.dropLast())])
+        }
+    }
+
+    @Test func availableLinesAreEveryWholeLineInOneTake() throws {
+        try withPeer { client, peer throws in
+            // In the socket as soon as each send returns: no wait is needed.
+            send(peer, "{\"type\":\"ok\",\"id\":1}\n{\"type\":\"ok\",\"id\":2}\n{\"type\":")
+            #expect(try client.availableRawLines() == [#"{"type":"ok","id":1}"#, #"{"type":"ok","id":2}"#])
+            // The half line waits for its end.
+            #expect(try client.availableRawLines() == [])
+            send(peer, "\"ok\",\"id\":3}\n")
+            #expect(try client.availableRawLines() == [#"{"type":"ok","id":3}"#])
+        }
+    }
+
+    @Test func availableLinesEndInNilOnceTheGameHasGone() throws {
+        try withPeer { client, peer throws in
+            send(peer, "{\"type\":\"ok\"}\n{\"type\":\"ok\",\"id\":2}\npartial")
+            close(peer)
+            // The lines and the end are in the socket before the first look;
+            // a last line without a newline still counts.
+            #expect(try client.availableRawLines() == [#"{"type":"ok"}"#, #"{"type":"ok","id":2}"#, "partial"])
+            #expect(try client.availableRawLines() == nil)
+            #expect(try client.availableRawLines() == nil)
         }
     }
 
@@ -86,5 +104,27 @@ import Testing
                 for _ in 0..<100 { try client.send(TelemetryCommand(action: .reload)) }
             }
         }
+    }
+
+    /// A client connected to a peer socket of the test's own, which `body`
+    /// writes to (and may close).
+    private func withPeer(_ body: (TelemetryClient, Int32) throws -> Void) throws {
+        try withTemporaryDirectory { root in
+            let path = root + "/peer.sock"
+            let listener = try TelemetrySocket.makeStream(nonBlocking: false).get()
+            defer { close(listener) }
+            #expect(TelemetrySocket.withAddress(of: path) { bind(listener, $0, $1) } == 0)
+            #expect(listen(listener, 1) == 0)
+            let client = try TelemetryClient(path: path)
+            let peer = accept(listener, nil, nil)
+            try #require(peer >= 0)
+            try body(client, peer)
+            close(peer)
+        }
+    }
+
+    private func send(_ peer: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        #expect(TelemetrySocket.sendSome(peer, bytes, from: 0) == .success(bytes.count))
     }
 }
