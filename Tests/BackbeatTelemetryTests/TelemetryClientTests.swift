@@ -30,17 +30,9 @@ import Testing
     }
 
     @Test func aLastLineWithoutANewlineIsReadThenNil() throws {
-        try withTemporaryDirectory { root in
-            let path = root + "/peer.sock"
-            let listener = try TelemetrySocket.makeStream(nonBlocking: false).get()
-            defer { close(listener) }
-            #expect(TelemetrySocket.withAddress(of: path) { bind(listener, $0, $1) } == 0)
-            #expect(listen(listener, 1) == 0)
-            let client = try TelemetryClient(path: path)
-            let peer = accept(listener, nil, nil)
-            #expect(peer >= 0)
-            #expect(TelemetrySocket.sendSome(peer, Array("{\"type\":\"ok\"}\npartial".utf8), from: 0) == .success(21))
-            close(peer)
+        try withPeer { client, peer throws in
+            send(peer, "{\"type\":\"ok\"}\npartial")
+            endStream(peer)
             // In the socket already, so a timeout of zero still reads it.
             #expect(try client.nextRawLine(timeout: 0) == #"{"type":"ok"}"#)
             #expect(try client.nextRawLine(timeout: 10) == "partial")
@@ -83,7 +75,7 @@ import Testing
     @Test func availableLinesEndInNilOnceTheGameHasGone() throws {
         try withPeer { client, peer throws in
             send(peer, "{\"type\":\"ok\"}\n{\"type\":\"ok\",\"id\":2}\npartial")
-            close(peer)
+            endStream(peer)
             // The lines and the end are in the socket before the first look;
             // a last line without a newline still counts.
             #expect(try client.availableRawLines() == [#"{"type":"ok"}"#, #"{"type":"ok","id":2}"#, "partial"])
@@ -107,7 +99,7 @@ import Testing
     }
 
     /// A client connected to a peer socket of the test's own, which `body`
-    /// writes to (and may close).
+    /// writes to (and may end, ``endStream(_:)``); closed after `body`.
     private func withPeer(_ body: (TelemetryClient, Int32) throws -> Void) throws {
         try withTemporaryDirectory { root in
             let path = root + "/peer.sock"
@@ -118,9 +110,14 @@ import Testing
             let client = try TelemetryClient(path: path)
             let peer = accept(listener, nil, nil)
             try #require(peer >= 0)
+            defer { close(peer) }
             try body(client, peer)
-            close(peer)
         }
+    }
+
+    /// Ends what the peer sends, as a game that closed would: the client reads the end of the stream.
+    private func endStream(_ peer: Int32) {
+        #expect(shutdown(peer, Int32(SHUT_WR)) == 0)
     }
 
     private func send(_ peer: Int32, _ text: String) {
